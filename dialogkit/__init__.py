@@ -1,0 +1,1 @@
+"""dialogkit: declarative YAML flows compiled into state machines, with working memory."""

@@ -1,0 +1,1 @@
+"""Token accounting and the priority-trimmed context window sent to an LLM."""

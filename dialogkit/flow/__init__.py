@@ -1,0 +1,1 @@
+"""The bot file: schema, loading with positioned problems, compilation, drawing."""

@@ -1,0 +1,1 @@
+"""The OpenAI-compatible client: timeouts, retries, usage accounting."""

@@ -1,0 +1,1 @@
+"""Working memory: entity tracking, reference resolution, ticket summaries, memory actions."""

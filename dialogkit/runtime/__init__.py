@@ -1,0 +1,1 @@
+"""The turn pipeline: sessions, policy, responses, actions."""

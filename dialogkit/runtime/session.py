@@ -1,0 +1,169 @@
+"""Session state as plain, serialisable data.
+
+Everything a turn needs lives here so any store can save it in one transaction and a process
+killed between turns loses nothing that was committed. The shared state machines never hold
+per-session data: a turn binds this data to them and reads the new state back.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+SCHEMA_VERSION = 1
+
+
+class _Data(BaseModel):
+    model_config = ConfigDict(extra="ignore", validate_assignment=False)
+
+
+class SlotChange(_Data):
+    """A value a slot held before a correction replaced it: kept as history, not overwritten."""
+
+    value: Any
+    turn: int
+    at: float
+    superseded_at: float
+
+
+class Task(_Data):
+    """One flow being worked on. The top of ``Session.stack`` is the active task."""
+
+    id: str = Field(default_factory=lambda: uuid.uuid4().hex[:12])
+    flow: str
+    state: str = "TASK_INIT"
+    slots: dict[str, Any] = Field(default_factory=dict)
+    slot_turns: dict[str, int] = Field(default_factory=dict)      # turn that filled each slot
+    slot_history: dict[str, list[SlotChange]] = Field(default_factory=dict)
+    prefilled: list[str] = Field(default_factory=list)            # slots filled from persistence
+    pending_slot: str | None = None                               # the question awaiting an answer
+    reprompts: int = 0
+    started_turn: int = 0
+
+
+class Message(_Data):
+    """One entry of the full history (the dual track's complete side)."""
+
+    role: Literal["user", "assistant", "system"]
+    content: str
+    turn: int
+    at: float = Field(default_factory=time.time)
+    language: str = "en"
+    pinned: bool = False
+
+
+class Entity(_Data):
+    """A tracked entity of the session's working memory."""
+
+    id: str
+    type: str
+    kind: str = "other"
+    value: Any
+    aliases: list[str] = Field(default_factory=list)
+    mentions: int = 0
+    attributes: dict[str, Any] = Field(default_factory=dict)
+    first_turn: int = 0
+    last_turn: int = 0
+    first_position: int = 0          # global mention order: the n-th mention of the session
+    last_position: int = 0
+    mention_turns: list[int] = Field(default_factory=list)
+    scope: Literal["session", "user"] = "session"
+
+
+class SummaryItem(_Data):
+    """One line of the ticket summary, kept in both languages and tagged with its turn."""
+
+    key: str                          # stable id so an update replaces instead of appending
+    zh: str
+    en: str
+    turn: int
+
+
+class SummaryState(_Data):
+    """The incremental ticket summary plus the hierarchical round summaries."""
+
+    facts: list[SummaryItem] = Field(default_factory=list)       # what the user stated
+    confirmed: list[SummaryItem] = Field(default_factory=list)   # what both sides confirmed
+    pending: list[SummaryItem] = Field(default_factory=list)     # actions still to happen
+    round_summaries: list[dict[str, Any]] = Field(default_factory=list)   # one per 5 rounds
+    block_summaries: list[dict[str, Any]] = Field(default_factory=list)   # one per 3 of those
+
+
+class Candidate(_Data):
+    """One option of a clarification question."""
+
+    value: Any
+    type: str
+    label: str
+    entity_id: str | None = None
+
+
+class PendingClarification(_Data):
+    """A question the bot asked because a reference or a slot value was ambiguous."""
+
+    kind: Literal["reference", "slot_value"]
+    candidates: list[Candidate]
+    original_text: str
+    expression: str = ""             # the ambiguous words ("它", "him")
+    slot: str | None = None
+    flow: str | None = None
+    language: str = "en"
+    turn: int = 0
+
+
+class PersistedValue(_Data):
+    """A persisted slot value (session- or user-scoped) with its superseded history."""
+
+    value: Any
+    at: float = Field(default_factory=time.time)
+    flow: str | None = None
+    history: list[SlotChange] = Field(default_factory=list)
+
+
+class Usage(_Data):
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    calls: int = 0
+    failures: int = 0
+
+
+class Session(_Data):
+    """Everything one conversation remembers between turns."""
+
+    version: int = SCHEMA_VERSION
+    id: str
+    user_id: str
+    language: str = "en"
+    created_at: float = Field(default_factory=time.time)
+    updated_at: float = Field(default_factory=time.time)
+    turn: int = 0
+    stack: list[Task] = Field(default_factory=list)
+    history: list[Message] = Field(default_factory=list)
+    entities: list[Entity] = Field(default_factory=list)
+    entity_counter: int = 0
+    mention_counter: int = 0
+    last_list: list[str] = Field(default_factory=list)       # entity ids of the last list mentioned
+    summary: SummaryState = Field(default_factory=SummaryState)
+    pending: PendingClarification | None = None
+    session_slots: dict[str, PersistedValue] = Field(default_factory=dict)
+    executed: dict[str, dict[str, Any]] = Field(default_factory=dict)   # idempotency key -> result
+    usage: Usage = Field(default_factory=Usage)
+    last_turn_added: dict[str, Any] = Field(default_factory=dict)      # what the last user turn added (for forgetting)
+
+    @property
+    def task(self) -> Task | None:
+        return self.stack[-1] if self.stack else None
+
+    @property
+    def state(self) -> str:
+        return self.stack[-1].state if self.stack else "IDLE"
+
+    @property
+    def flow(self) -> str | None:
+        return self.stack[-1].flow if self.stack else None
+
+    def entity(self, entity_id: str) -> Entity | None:
+        return next((e for e in self.entities if e.id == entity_id), None)

@@ -1,0 +1,1 @@
+"""Session stores: memory://, sqlite:///path, redis://host:port/db."""

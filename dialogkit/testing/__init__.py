@@ -1,0 +1,1 @@
+"""Test helpers for dialogkit users: conversation driver, YAML test runner, scripted LLM server."""

@@ -1,0 +1,1 @@
+"""Utterance -> Interpretation: language, entities, intents, conversational cues."""
