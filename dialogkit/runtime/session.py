@@ -141,7 +141,9 @@ class Session(_Data):
     updated_at: float = Field(default_factory=time.time)
     turn: int = 0
     stack: list[Task] = Field(default_factory=list)
-    history: list[Message] = Field(default_factory=list)
+    history: list[Message] = Field(default_factory=list)        # the loaded tail of the full history
+    history_offset: int = 0          # absolute index of history[0]; stores append, never rewrite
+    full_tokens: int = 0             # running token total of the full history (dual track's cost side)
     entities: list[Entity] = Field(default_factory=list)
     entity_counter: int = 0
     mention_counter: int = 0

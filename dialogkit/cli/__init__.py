@@ -1,0 +1,1 @@
+"""The ``dialogkit`` command line: chat, test, validate, graph, schema."""
