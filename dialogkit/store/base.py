@@ -1,0 +1,319 @@
+"""What every session store promises, and the parts all of them share.
+
+A turn runs inside ``store.transaction(session_id)``: the session's lock is held, the session is
+loaded with the tail of its history, and everything the turn changes (the session blob, new
+history messages, user-scoped slots) is *staged* and written atomically when the ``with`` block
+exits normally. If the block raises, nothing is written: a crash mid-turn never leaves half a
+turn behind.
+
+Why history lives apart from the session blob: a turn at 2,000 stored messages must cost about
+what a turn at 20 costs. The blob is saved without ``history``; messages are appended one row
+(or list entry) each and never rewritten, and a load reads only the last ``history_tail`` of
+them. ``Session.history_offset`` is the absolute index of ``history[0]``, so on save every
+message whose absolute index is at or past the stored count is new.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import AbstractContextManager, contextmanager
+from dataclasses import dataclass, field
+from typing import Protocol, runtime_checkable
+from urllib.parse import urlsplit, urlunsplit
+
+from pydantic import TypeAdapter, ValidationError
+from pydantic_core import PydanticSerializationError
+
+from dialogkit.errors import StoreError
+from dialogkit.runtime.session import SCHEMA_VERSION, Message, PersistedValue, Session
+
+__all__ = [
+    "HOST",
+    "KeyedLocks",
+    "PendingWrite",
+    "SessionStore",
+    "StagedTxn",
+    "StoreTxn",
+    "decode_messages",
+    "decode_session",
+    "decode_slot",
+    "encode_message",
+    "encode_session",
+    "encode_slot",
+    "lock_timeout_message",
+    "pid_alive",
+    "redact_url",
+    "slice_bounds",
+]
+
+HOST = socket.gethostname()
+"""Recorded with cross-process locks so a lock left by a dead process on this host is reclaimed."""
+
+
+@runtime_checkable
+class StoreTxn(Protocol):
+    """One turn of one session, run under that session's lock."""
+
+    session: Session | None
+
+    def user_slots(self, user_id: str) -> dict[str, PersistedValue]: ...
+
+    def set_user_slot(self, user_id: str, name: str, value: PersistedValue) -> None: ...
+
+    def delete_user_slot(self, user_id: str, name: str) -> None: ...
+
+    def save(self, session: Session) -> None: ...
+
+
+@runtime_checkable
+class SessionStore(Protocol):
+    """Where sessions, their full history and user-scoped slots live between turns."""
+
+    url: str
+
+    def transaction(
+        self, session_id: str, *, history_tail: int = 200, timeout_s: float = 30.0
+    ) -> AbstractContextManager[StoreTxn]: ...
+
+    def load(self, session_id: str, *, history_tail: int | None = 200) -> Session | None: ...
+
+    def history(self, session_id: str, start: int = 0, end: int | None = None) -> list[Message]: ...
+
+    def user_slots(self, user_id: str) -> dict[str, PersistedValue]: ...
+
+    def delete_session(self, session_id: str) -> None: ...
+
+    def purge_expired(self, older_than: float) -> int: ...
+
+    def close(self) -> None: ...
+
+
+# --------------------------------------------------------------------------- serialisation
+
+_MESSAGES = TypeAdapter(list[Message])
+
+
+def encode_session(session: Session) -> str:
+    """The session blob: everything but ``history``, which is stored message by message."""
+    try:
+        return session.model_dump_json(exclude={"history"})
+    except PydanticSerializationError as exc:
+        raise StoreError(f"session {session.id!r} holds a value that cannot be saved: {exc}") from exc
+
+
+def encode_message(session_id: str, message: Message) -> str:
+    try:
+        return message.model_dump_json()
+    except PydanticSerializationError as exc:
+        raise StoreError(f"session {session_id!r}: a history message cannot be saved: {exc}") from exc
+
+
+def encode_slot(user_id: str, name: str, value: PersistedValue) -> str:
+    try:
+        return value.model_dump_json()
+    except PydanticSerializationError as exc:
+        raise StoreError(f"user {user_id!r}: slot {name!r} holds a value that cannot be saved: {exc}") from exc
+
+
+def decode_session(session_id: str, blob: str | bytes, messages: list[str], offset: int) -> Session:
+    """Rebuild a session from its blob and a tail of message rows starting at ``offset``.
+
+    A corrupt row or a blob written by another schema version is a ``StoreError`` that names the
+    session, so an operator can find and delete it; never a raw pydantic traceback.
+    """
+    try:
+        session = Session.model_validate_json(blob)
+    except ValidationError as exc:
+        raise StoreError(f"session {session_id!r} is corrupt in the store and cannot be loaded: "
+                         f"{_first_error(exc)}") from exc
+    if session.version != SCHEMA_VERSION:
+        raise StoreError(f"session {session_id!r} was saved with schema version {session.version}; "
+                         f"this dialogkit reads version {SCHEMA_VERSION}")
+    session.history = decode_messages(session_id, messages)
+    session.history_offset = offset
+    return session
+
+
+def decode_messages(session_id: str, rows: list[str]) -> list[Message]:
+    """Parse message rows in one pydantic call: one call for 200 rows is far cheaper than 200."""
+    if not rows:
+        return []
+    try:
+        return _MESSAGES.validate_json("[" + ",".join(rows) + "]")
+    except ValidationError as exc:
+        raise StoreError(f"session {session_id!r} has a corrupt history message: "
+                         f"{_first_error(exc)}") from exc
+
+
+def decode_slot(user_id: str, name: str, raw: str | bytes) -> PersistedValue:
+    try:
+        return PersistedValue.model_validate_json(raw)
+    except ValidationError as exc:
+        raise StoreError(f"user {user_id!r}: stored slot {name!r} is corrupt: {_first_error(exc)}") from exc
+
+
+def _first_error(exc: ValidationError) -> str:
+    errors = exc.errors()
+    if not errors:
+        return "invalid data"
+    first = errors[0]
+    where = ".".join(str(part) for part in first.get("loc", ())) or "document"
+    return f"{where}: {first.get('msg', 'invalid')}"
+
+
+# --------------------------------------------------------------------------- staging
+
+@dataclass
+class PendingWrite:
+    """Everything one turn commits, already serialised, so a commit is pure I/O."""
+
+    session_id: str
+    blob: str | None = None                  # None: the session itself was not saved this turn
+    user_id: str = ""
+    updated_at: float = 0.0
+    first_index: int = 0                     # absolute index of appended[0] (= stored count at load)
+    appended: list[str] = field(default_factory=list)
+    slots: dict[tuple[str, str], str | None] = field(default_factory=dict)   # None = delete
+
+    @property
+    def history_count(self) -> int:
+        return self.first_index + len(self.appended)
+
+    @property
+    def empty(self) -> bool:
+        return self.blob is None and not self.slots
+
+
+class StagedTxn:
+    """The ``StoreTxn`` every store hands out: reads go to the store, writes are staged.
+
+    ``save`` serialises a snapshot immediately, so a caller that keeps mutating the session after
+    saving does not change what is committed, and an unserialisable value fails at ``save`` (inside
+    the turn) rather than at commit.
+    """
+
+    def __init__(
+        self,
+        session_id: str,
+        session: Session | None,
+        stored_count: int,
+        read_user_slots: Callable[[str], dict[str, PersistedValue]],
+    ) -> None:
+        self.session = session
+        self.pending = PendingWrite(session_id=session_id, first_index=stored_count)
+        self._read_user_slots = read_user_slots
+
+    def user_slots(self, user_id: str) -> dict[str, PersistedValue]:
+        """The user's slots as this turn sees them: stored values plus this turn's staged writes."""
+        slots = self._read_user_slots(user_id)
+        for (owner, name), raw in self.pending.slots.items():
+            if owner != user_id:
+                continue
+            if raw is None:
+                slots.pop(name, None)
+            else:
+                slots[name] = decode_slot(user_id, name, raw)
+        return slots
+
+    def set_user_slot(self, user_id: str, name: str, value: PersistedValue) -> None:
+        self.pending.slots[(user_id, name)] = encode_slot(user_id, name, value)
+
+    def delete_user_slot(self, user_id: str, name: str) -> None:
+        self.pending.slots[(user_id, name)] = None
+
+    def save(self, session: Session) -> None:
+        pending = self.pending
+        if session.id != pending.session_id:
+            raise StoreError(f"transaction for session {pending.session_id!r} cannot save "
+                             f"session {session.id!r}")
+        stored = pending.first_index
+        if session.history_offset > stored:
+            raise StoreError(f"session {session.id!r}: history starts at message "
+                             f"{session.history_offset} but only {stored} are stored")
+        skip = stored - session.history_offset
+        appended = [encode_message(session.id, m) for m in session.history[skip:]]
+        pending.blob = encode_session(session)
+        pending.user_id = session.user_id
+        pending.updated_at = session.updated_at
+        pending.appended = appended
+
+
+# --------------------------------------------------------------------------- locks
+
+@dataclass
+class _LockEntry:
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    users: int = 0
+
+
+class KeyedLocks:
+    """One ``threading.Lock`` per key, created on demand and dropped when nobody uses it.
+
+    Reference counting keeps the table from growing with every session ever seen, without the
+    race of deleting a lock another thread is waiting on.
+    """
+
+    def __init__(self) -> None:
+        self._guard = threading.Lock()
+        self._locks: dict[str, _LockEntry] = {}
+
+    @contextmanager
+    def hold(self, key: str, timeout_s: float, describe: str) -> Iterator[None]:
+        with self._guard:
+            entry = self._locks.setdefault(key, _LockEntry())
+            entry.users += 1
+        try:
+            if not entry.lock.acquire(timeout=max(timeout_s, 0.0)):
+                raise StoreError(lock_timeout_message(key, timeout_s, describe))
+            try:
+                yield
+            finally:
+                entry.lock.release()
+        finally:
+            with self._guard:
+                entry.users -= 1
+                if entry.users == 0:
+                    del self._locks[key]
+
+    def held(self, key: str) -> bool:
+        """True while some thread holds (or waits for) ``key``'s lock."""
+        with self._guard:
+            return key in self._locks
+
+
+def lock_timeout_message(session_id: str, timeout_s: float, describe: str) -> str:
+    return (f"session {session_id!r} is busy: another turn of it held the lock for more than "
+            f"{timeout_s:g}s ({describe})")
+
+
+def pid_alive(pid: int) -> bool:
+    """Whether a process of this host still runs; used to reclaim locks of killed processes."""
+    if pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def slice_bounds(count: int, start: int, end: int | None) -> tuple[int, int]:
+    """Python slice semantics for absolute history indexes (negative counts from the end)."""
+    lo, hi, _ = slice(start, end).indices(count)
+    return lo, max(lo, hi)
+
+
+def redact_url(url: str) -> str:
+    """The URL with any password replaced by ``***``, safe to show in errors and logs."""
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    user = parts.username or ""
+    host = parts.hostname or ""
+    netloc = f"{user}:***@{host}" + (f":{parts.port}" if parts.port else "")
+    return urlunsplit((parts.scheme, netloc, parts.path, parts.query, parts.fragment))

@@ -1,0 +1,226 @@
+"""``redis://host:port/db``: sessions shared by many processes or machines.
+
+Keys (``prefix`` defaults to ``dialogkit:``)::
+
+    {prefix}session:{id}    string  the session blob, without history
+    {prefix}history:{id}    list    one JSON message per entry, RPUSH-appended, never rewritten
+    {prefix}user:{user_id}  hash    slot name -> persisted value (persist: user)
+    {prefix}lock:{id}       string  the turn lock: "host:pid:token", SET NX PX (a lease)
+    {prefix}updated         zset    session id -> updated_at, for purge_expired
+
+A turn's writes go out in one MULTI/EXEC that WATCHes the lock key, so a turn whose lease
+expired and was taken over commits nothing instead of overwriting the newer turn.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+from dialogkit.errors import StoreError
+from dialogkit.runtime.session import Message, PersistedValue, Session
+from dialogkit.store.base import (
+    HOST,
+    PendingWrite,
+    StagedTxn,
+    decode_messages,
+    decode_session,
+    decode_slot,
+    lock_timeout_message,
+    pid_alive,
+    redact_url,
+    slice_bounds,
+)
+
+__all__ = ["STORE_SCHEMA", "RedisStore"]
+
+STORE_SCHEMA = 1
+
+# Delete the lock only if it still holds our value: never release a lease someone else took over.
+_RELEASE = """
+if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end
+return 0
+"""
+
+
+class RedisStore:
+    """Sessions in Redis; ``redis`` (the optional dependency) is imported only when used."""
+
+    def __init__(self, url: str, *, prefix: str | None = None, lock_lease_s: float = 120.0,
+                 connect_timeout_s: float = 5.0) -> None:
+        try:
+            import redis
+        except ImportError as exc:   # pragma: no cover - redis is a declared extra
+            raise StoreError("the redis store needs the 'redis' package: pip install 'dialogkit[redis]'") from exc
+        self._redis = redis
+        self.url = redact_url(url)
+        parts = urlsplit(url)
+        query = dict(parse_qsl(parts.query))
+        self.prefix = prefix if prefix is not None else query.pop("prefix", "dialogkit:")
+        client_url = urlunsplit((parts.scheme, parts.netloc, parts.path, urlencode(query), parts.fragment))
+        self.lock_lease_s = lock_lease_s
+        try:
+            self._client = redis.Redis.from_url(client_url, decode_responses=True,
+                                                socket_connect_timeout=connect_timeout_s,
+                                                socket_timeout=max(connect_timeout_s, 30.0))
+        except (ValueError, redis.RedisError) as exc:
+            raise StoreError(f"invalid redis store URL {self.url}: {exc}") from exc
+        self._release = self._client.register_script(_RELEASE)
+        with self._errors():
+            self._client.ping()
+            self._client.set(self._key("schema"), str(STORE_SCHEMA), nx=True)
+            found = self._client.get(self._key("schema"))
+        if found != str(STORE_SCHEMA):
+            raise StoreError(f"session store {self.url} has schema version {found}; "
+                             f"this dialogkit reads version {STORE_SCHEMA}")
+
+    # ------------------------------------------------------------------ public API
+
+    @contextmanager
+    def transaction(
+        self, session_id: str, *, history_tail: int = 200, timeout_s: float = 30.0
+    ) -> Iterator[StagedTxn]:
+        token = f"{HOST}:{os.getpid()}:{uuid.uuid4().hex}"
+        self._take_lock(session_id, token, timeout_s)
+        try:
+            session, count = self._read(session_id, history_tail)
+            txn = StagedTxn(session_id, session, count, self.user_slots)
+            yield txn
+            self._commit(txn.pending, token)
+        finally:
+            with self._errors():
+                self._release(keys=[self._key("lock", session_id)], args=[token])
+
+    def load(self, session_id: str, *, history_tail: int | None = 200) -> Session | None:
+        return self._read(session_id, history_tail)[0]
+
+    def history(self, session_id: str, start: int = 0, end: int | None = None) -> list[Message]:
+        key = self._key("history", session_id)
+        with self._errors():
+            lo, hi = slice_bounds(self._client.llen(key), start, end)
+            rows = self._client.lrange(key, lo, hi - 1) if hi > lo else []
+        return decode_messages(session_id, rows)
+
+    def user_slots(self, user_id: str) -> dict[str, PersistedValue]:
+        with self._errors():
+            raw = self._client.hgetall(self._key("user", user_id))
+        return {name: decode_slot(user_id, name, data) for name, data in raw.items()}
+
+    def delete_session(self, session_id: str) -> None:
+        with self._errors():
+            pipe = self._client.pipeline(transaction=True)
+            pipe.delete(self._key("session", session_id), self._key("history", session_id))
+            pipe.zrem(self._key("updated"), session_id)
+            pipe.execute()
+
+    def purge_expired(self, older_than: float) -> int:
+        """Delete sessions idle since before ``older_than``; user slots and running turns survive."""
+        purged = 0
+        with self._errors():
+            for sid in self._client.zrangebyscore(self._key("updated"), "-inf", f"({older_than!r}"):
+                if self._client.exists(self._key("lock", sid)):
+                    continue
+                self.delete_session(sid)
+                purged += 1
+        return purged
+
+    def close(self) -> None:
+        with self._errors():
+            self._client.close()
+
+    # ------------------------------------------------------------------ internals
+
+    def _key(self, kind: str, name: str = "") -> str:
+        return f"{self.prefix}{kind}:{name}" if name else f"{self.prefix}{kind}"
+
+    @contextmanager
+    def _errors(self) -> Iterator[None]:
+        """Redis failures become a StoreError naming the (password-free) URL."""
+        try:
+            yield
+        except self._redis.RedisError as exc:
+            raise StoreError(f"session store {self.url} failed: {exc}") from exc
+
+    def _take_lock(self, session_id: str, token: str, timeout_s: float) -> None:
+        key = self._key("lock", session_id)
+        lease_ms = max(1, int(self.lock_lease_s * 1000))
+        deadline = time.monotonic() + timeout_s
+        pause = 0.002
+        with self._errors():
+            while not self._client.set(key, token, nx=True, px=lease_ms):
+                holder = self._client.get(key)
+                if holder is not None and self._holder_dead(holder):
+                    self._release(keys=[key], args=[holder])
+                    continue
+                if time.monotonic() >= deadline:
+                    raise StoreError(lock_timeout_message(session_id, timeout_s, self.url))
+                time.sleep(pause)
+                pause = min(pause * 2, 0.05)
+
+    @staticmethod
+    def _holder_dead(holder: str) -> bool:
+        host, _, rest = holder.partition(":")
+        pid, _, _ = rest.partition(":")
+        return host == HOST and pid.isdigit() and not pid_alive(int(pid))
+
+    def _read(self, session_id: str, history_tail: int | None) -> tuple[Session | None, int]:
+        """Blob, history length and tail in one MULTI/EXEC, so they describe the same moment."""
+        hist = self._key("history", session_id)
+        with self._errors():
+            pipe = self._client.pipeline(transaction=True)
+            pipe.get(self._key("session", session_id))
+            pipe.llen(hist)
+            if history_tail is None:
+                pipe.lrange(hist, 0, -1)
+            elif history_tail > 0:
+                pipe.lrange(hist, -history_tail, -1)
+            else:
+                pipe.lrange(hist, 1, 0)      # an empty range: no tail wanted
+            blob, count, rows = pipe.execute()
+        if blob is None:
+            return None, 0
+        offset = count - len(rows)
+        return decode_session(session_id, blob, rows, offset), count
+
+    def _commit(self, pending: PendingWrite, token: str) -> None:
+        if pending.empty:
+            return
+        sid = pending.session_id
+        lock = self._key("lock", sid)
+        with self._errors(), self._client.pipeline(transaction=True) as pipe:
+            try:
+                pipe.watch(lock)
+                if pipe.get(lock) != token:
+                    raise StoreError(f"session {sid!r}: the turn's lock expired and was taken over "
+                                     f"before it could commit; nothing was saved")
+                pipe.multi()
+                self._queue(pipe, pending)
+                pipe.execute()
+            except self._redis.WatchError as exc:
+                raise StoreError(f"session {sid!r}: the turn's lock was taken over while committing; "
+                                 f"nothing was saved") from exc
+
+    def _queue(self, pipe: Any, pending: PendingWrite) -> None:
+        sid = pending.session_id
+        if pending.blob is not None:
+            hist = self._key("history", sid)
+            pipe.set(self._key("session", sid), pending.blob)
+            # Drop entries past the count this turn loaded (normally none: only a turn that died
+            # between RPUSH and EXEC could leave any, and MULTI/EXEC rules that out).
+            if pending.first_index:
+                pipe.ltrim(hist, 0, pending.first_index - 1)
+            else:
+                pipe.delete(hist)
+            if pending.appended:
+                pipe.rpush(hist, *pending.appended)
+            pipe.zadd(self._key("updated"), {sid: pending.updated_at})
+        for (user_id, name), raw in pending.slots.items():
+            if raw is None:
+                pipe.hdel(self._key("user", user_id), name)
+            else:
+                pipe.hset(self._key("user", user_id), name, raw)

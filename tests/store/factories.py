@@ -1,0 +1,40 @@
+"""Sessions and messages for store tests, in Chinese and in English."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from dialogkit.runtime.session import Message, Session, Task
+
+REDIS_URL = os.environ.get("DIALOGKIT_TEST_REDIS_URL")
+needs_redis = pytest.mark.skipif(
+    not REDIS_URL, reason="set DIALOGKIT_TEST_REDIS_URL=redis://127.0.0.1:6399/0 to run the Redis store tests")
+
+# language -> (user utterance, bot reply, product): the zh and en variants of each behaviour
+CONTENT = {
+    "zh": ("我上周买的手机屏幕碎了，订单号 12345", "已创建工单 T-1001。", "手机"),
+    "en": ("my phone arrived broken, order 12345", "Ticket T-1001 has been created.", "phone"),
+}
+
+
+def make_session(session_id: str, user_id: str = "alice", language: str = "en", messages: int = 0) -> Session:
+    """A session with a task, slots and ``messages`` history entries in the given language."""
+    product = CONTENT[language][2]
+    session = Session(id=session_id, user_id=user_id, language=language)
+    session.stack.append(Task(flow="report_issue", state="PARAM_COLLECT",
+                              slots={"product": product, "order_id": "12345"}))
+    add_messages(session, messages, language)
+    return session
+
+
+def add_messages(session: Session, count: int, language: str = "en") -> None:
+    """Append ``count`` messages, alternating user and assistant, numbered by absolute index."""
+    said, reply, _ = CONTENT[language]
+    for _ in range(count):
+        index = session.history_offset + len(session.history)
+        role = "user" if index % 2 == 0 else "assistant"
+        text = said if role == "user" else reply
+        session.history.append(Message(role=role, content=f"{text} #{index}", turn=index // 2,
+                                        language=language))

@@ -1,0 +1,93 @@
+"""The shared parts of every store: staging, per-key locks, dead-process detection."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+from dialogkit.errors import StoreError
+from dialogkit.runtime.session import PersistedValue
+from dialogkit.store.base import KeyedLocks, SessionStore, StagedTxn, StoreTxn, pid_alive
+from dialogkit.store.memory import MemoryStore
+from dialogkit.store.sqlite import SqliteStore
+from tests.store.factories import add_messages, make_session
+
+
+class TestStagedTxn:
+    @pytest.mark.parametrize("language", ["zh", "en"])
+    def test_save_stages_only_messages_past_the_stored_count(self, language: str) -> None:
+        """With 5 stored and a tail of 2 loaded (offset 3), two new messages are the only ones staged."""
+        session = make_session("s1", language=language, messages=5)
+        session.history = session.history[3:]
+        session.history_offset = 3
+        add_messages(session, 2, language)
+        txn = StagedTxn("s1", session, stored_count=5, read_user_slots=lambda _user: {})
+        txn.save(session)
+        assert txn.pending.first_index == 5 and txn.pending.history_count == 7
+        assert [json.loads(m)["content"].rsplit("#", 1)[1] for m in txn.pending.appended] == ["5", "6"]
+        assert '"history":' not in (txn.pending.blob or "")
+
+    def test_a_staged_delete_hides_a_stored_slot(self) -> None:
+        """Reads inside the turn apply its staged deletes over what is stored."""
+        stored = {"order_id": PersistedValue(value="12345")}
+        txn = StagedTxn("s1", None, 0, read_user_slots=lambda _user: dict(stored))
+        txn.delete_user_slot("alice", "order_id")
+        assert txn.user_slots("alice") == {}
+        assert txn.pending.slots == {("alice", "order_id"): None}
+
+    def test_every_store_satisfies_the_protocols(self, tmp_path: Path) -> None:
+        """The stores and their transactions are what the runtime's type hints promise."""
+        memory = MemoryStore()
+        assert isinstance(memory, SessionStore)
+        with memory.transaction("s1") as txn:
+            assert isinstance(txn, StoreTxn)
+        sqlite = SqliteStore(tmp_path / "s.db")
+        try:
+            assert isinstance(sqlite, SessionStore)
+        finally:
+            sqlite.close()
+
+
+class TestKeyedLocks:
+    def test_locks_are_dropped_when_nobody_uses_them(self) -> None:
+        """The table does not grow with every session ever seen."""
+        locks = KeyedLocks()
+        with locks.hold("s1", 1.0, "test"):
+            assert locks.held("s1")
+        assert not locks.held("s1")
+
+    def test_a_waiter_past_its_timeout_gets_a_store_error(self) -> None:
+        """The message names the session and the wait."""
+        locks = KeyedLocks()
+        inside, leave = threading.Event(), threading.Event()
+
+        def hold() -> None:
+            with locks.hold("s1", 1.0, "test"):
+                inside.set()
+                leave.wait(5)
+
+        thread = threading.Thread(target=hold)
+        thread.start()
+        try:
+            assert inside.wait(5)
+            with pytest.raises(StoreError, match=r"session 's1' is busy.*0\.1s"), locks.hold("s1", 0.1, "test"):
+                pass
+        finally:
+            leave.set()
+            thread.join()
+
+
+class TestPidAlive:
+    def test_this_process_is_alive_and_a_finished_one_is_not(self) -> None:
+        """Locks of finished processes can be reclaimed; ours never are."""
+        done = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                              capture_output=True, text=True, check=True)
+        assert pid_alive(os.getpid())
+        assert not pid_alive(int(done.stdout))
+        assert not pid_alive(0)
