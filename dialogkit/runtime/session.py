@@ -71,6 +71,11 @@ class Entity(_Data):
     last_position: int = 0
     mention_turns: list[int] = Field(default_factory=list)
     scope: Literal["session", "user"] = "session"
+    # parallel to mention_turns, so forgetting one turn can undo exactly what it added
+    mention_positions: list[int] = Field(default_factory=list)
+    mention_texts: list[str] = Field(default_factory=list)
+    attribute_turns: dict[str, int] = Field(default_factory=dict)   # attribute -> turn that set it
+    source: str = "user"             # who mentioned it first: user | bot | action
 
 
 class SummaryItem(_Data):

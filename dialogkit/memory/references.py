@@ -1,0 +1,473 @@
+"""Reference resolution: what "它", "that one", "第二个" and "the same order" point at.
+
+Finding references (:func:`find_references`) only reads the text; binding them
+(:func:`resolve`) reads the session's entity memory. Candidates are filtered by kind (a hard
+rule: 他 never means an order), then ranked by the expected slot's type and kind, by how
+concrete their kind is, and by recency. Two candidates that tie on all of that — typically
+mentioned in the same turn — make the reference ambiguous, and the caller asks which one was
+meant instead of guessing. Entities named in the utterance itself are never its pronouns'
+referents ("订单12345，它…" is about 12345 only through the text, not through memory), except
+that a plural pronoun may take the utterance's own list ("张经理和李主管，让他们…").
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection, Iterable, Sequence
+from dataclasses import dataclass
+
+from dialogkit.memory import lexicon as lx
+from dialogkit.memory.tracker import entity_label, find_entity, value_key
+from dialogkit.runtime.session import Entity, Session
+from dialogkit.understanding.interpretation import Mention
+
+__all__ = ["Ambiguity", "Binding", "Reference", "Resolution", "find_references", "resolve", "task_phrase"]
+
+
+@dataclass(slots=True)
+class Reference:
+    """An expression that points back: where it is, and what it can point at.
+
+    ``category`` is pronoun | demonstrative | ordinal | definite | ellipsis. ``kinds`` maps the
+    entity kinds it accepts to a preference (None: any kind); ``direction`` is "near" for
+    这/this and "far" for 那/that; ``index`` is the 0-based position an ordinal names (negative
+    from the end); ``noun`` is the type noun of a definite description ("订单", "order");
+    ``possessive`` marks "its"/"his"/"their", written back as "order 12345's".
+    An ellipsis has an empty ``expression`` and ``start == end`` where the object is missing.
+    """
+
+    expression: str
+    start: int
+    end: int
+    category: str
+    kinds: dict[str, int] | None = None
+    plural: bool = False
+    direction: str | None = None
+    index: int | None = None
+    noun: str | None = None
+    possessive: bool = False
+
+
+@dataclass(slots=True)
+class Binding:
+    reference: Reference
+    entity: Entity
+
+
+@dataclass(slots=True)
+class Ambiguity:
+    """A reference with several equally good candidates, listed in order of first mention."""
+
+    reference: Reference
+    candidates: list[Entity]
+
+
+@dataclass(slots=True)
+class Resolution:
+    text: str
+    resolved_text: str
+    bindings: list[Binding]
+    ambiguity: Ambiguity | None = None
+
+
+_ZH_NUM = "一二两三四五六七八九十"
+_ZH_PUNCT = "，。！？、；：,.!?;:~… "
+_ZH_COURTESY = r"(?:请你?|麻烦你?|帮我|帮忙|那就|那|就|再)?"
+_ZH_ELLIPSIS_VERBS = ("改到", "改成", "改为", "改在", "换到", "换成", "推迟到", "推迟", "推到", "延期到", "延后到",
+                      "延到", "提前到", "提前", "调到", "调整到", "调整为", "挪到", "移到", "定在", "定到", "设为",
+                      "设置为", "更改为", "更改到", "修改为", "修改成", "改")
+_EN_ELLIPSIS = re.compile(
+    r"^\s*(?:(?:please|can you|could you|can we|could we|let's|lets|i want to|i'd like to|i need to)\s+)?"
+    r"(move|change|reschedule|push|postpone|shift|switch|update|delay|bring|set)\b(\s+it\b)?"
+    r"(?=\s+(?:to|for|until|till|back|forward|later|earlier)\b)", re.IGNORECASE)
+
+
+def _alternation(words: Iterable[str]) -> str:
+    return "|".join(re.escape(w) for w in sorted(set(words), key=len, reverse=True) if w)
+
+
+def _zh_number(text: str) -> int | None:
+    if text.isdigit():
+        return int(text)
+    if len(text) == 1:
+        return lx.ZH_NUMERALS.get(text)
+    if text.startswith("十"):
+        return 10 + (lx.ZH_NUMERALS.get(text[1:], 0))
+    if text.endswith("十"):
+        return lx.ZH_NUMERALS.get(text[0], 0) * 10
+    if len(text) == 3 and text[1] == "十":
+        return lx.ZH_NUMERALS.get(text[0], 0) * 10 + lx.ZH_NUMERALS.get(text[2], 0)
+    return None
+
+
+def _clause_end(text: str, pos: int) -> bool:
+    return pos >= len(text) or text[pos] in _ZH_PUNCT + "\"')"
+
+
+def _zh_references(text: str, nouns: Collection[str]) -> list[tuple[int, Reference]]:
+    """zh candidates with a priority (lower wins an overlap)."""
+    found: list[tuple[int, Reference]] = []
+    noun_alt = _alternation([*nouns, *(n for n in lx.KIND_NOUNS if lx.has_cjk(n))])
+    cls = lx.ZH_CLASSIFIERS
+    if noun_alt:
+        prefix = _alternation(lx.ZH_DEFINITE_PREFIXES)
+        for m in re.finditer(rf"(?:{prefix})(?:那个|这个)?({noun_alt})", text):
+            found.append((0, Reference(m.group(), m.start(), m.end(), "definite", noun=m.group(1))))
+        for m in re.finditer(rf"([这那])一?[{cls}]?({noun_alt})", text):
+            direction = "near" if m.group(1) == "这" else "far"
+            found.append((1, Reference(m.group(), m.start(), m.end(), "definite", direction=direction,
+                                       noun=m.group(2))))
+    noun_part = rf"({noun_alt})?" if noun_alt else "()"
+    for m in re.finditer(rf"第([{_ZH_NUM}\d]+)([{cls}])?{noun_part}", text):
+        index = _zh_number(m.group(1))
+        if index is None or index < 1 or not (m.group(2) or m.group(3) or _clause_end(text, m.end())):
+            continue
+        kinds = lx.PERSON_KINDS if m.group(2) in lx.ZH_PERSON_CLASSIFIERS else None
+        found.append((1, Reference(m.group(), m.start(), m.end(), "ordinal", index=index - 1,
+                                   noun=m.group(3) or None, kinds=kinds)))
+    for word, index in lx.ZH_POSITION_WORDS.items():
+        for m in re.finditer(re.escape(word), text):
+            found.append((1, Reference(word, m.start(), m.end(), "ordinal", index=index)))
+    for m in re.finditer(rf"([这那])一?([{cls}])", text):
+        kinds = lx.PERSON_KINDS if m.group(2) in lx.ZH_PERSON_CLASSIFIERS else lx.THING_KINDS
+        found.append((2, Reference(m.group(), m.start(), m.end(), "demonstrative",
+                                   direction="near" if m.group(1) == "这" else "far", kinds=kinds)))
+    for m in re.finditer("[这那]", text):
+        rest = text[m.end():]
+        if _clause_end(text, m.end()) or rest.startswith(lx.ZH_BARE_DEMONSTRATIVE_NEXT):
+            found.append((3, Reference(m.group(), m.start(), m.end(), "demonstrative",
+                                       direction="near" if m.group() == "这" else "far", kinds=lx.THING_KINDS)))
+    for m in re.finditer(_alternation(lx.ZH_PRONOUNS), text):
+        before = text[m.start() - 1] if m.start() else ""
+        after = text[m.end()] if m.end() < len(text) else ""
+        if before and before in lx.ZH_PRONOUN_BLOCK_BEFORE or after and after in lx.ZH_PRONOUN_BLOCK_AFTER:
+            continue
+        entry = lx.ZH_PRONOUNS[m.group()]
+        found.append((3, Reference(m.group(), m.start(), m.end(), "pronoun", kinds=entry.kinds,
+                                   plural=entry.plural)))
+    m = re.match(rf"\s*{_ZH_COURTESY}({_alternation(_ZH_ELLIPSIS_VERBS)})", text)
+    if m:
+        found.append((4, Reference("", m.start(1), m.start(1), "ellipsis")))
+    return found
+
+
+def _words_after(text: str, pos: int) -> list[str]:
+    return re.findall(r"[a-z0-9]+(?:['’][a-z]+)?|['’]s", text[pos:].lower())[:2]
+
+
+def _en_references(text: str, nouns: Collection[str]) -> list[tuple[int, Reference]]:
+    found: list[tuple[int, Reference]] = []
+    noun_alt = _alternation([*(n for n in nouns if not lx.has_cjk(n)),
+                             *(n for n in lx.KIND_NOUNS if not lx.has_cjk(n))])
+    noun_part = rf"(?:\s+({noun_alt})(?:e?s)?\b)?" if noun_alt else "()"
+    ordinals = _alternation(lx.EN_ORDINALS)
+    for m in re.finditer(rf"\b(the\s+)?({ordinals})\b(\s+ones?\b)?{noun_part}", text, re.IGNORECASE):
+        word = m.group(2).lower()
+        after = _words_after(text, m.end())
+        if not (m.group(3) or m.group(4)):
+            if not m.group(1) or (after and after[0] in lx.EN_ORDINAL_BLOCKED_NOUNS):
+                continue
+            if after and after[0] not in lx.EN_DEMONSTRATIVE_NEXT and not _clause_end(text, _skip_space(text, m.end())):
+                continue
+        elif not (m.group(1) or m.group(3)):
+            continue
+        found.append((1, Reference(m.group(), m.start(), m.end(), "ordinal", index=lx.EN_ORDINALS[word],
+                                   noun=m.group(4))))
+    if noun_alt:
+        dets = _alternation(lx.EN_DEFINITE_DETERMINERS).replace(r"\ ", r"\s+")
+        for m in re.finditer(rf"\b({dets})\s+({noun_alt})(e?s)?\b", text, re.IGNORECASE):
+            det = " ".join(m.group(1).lower().split())
+            direction = {"this": "near", "these": "near", "that": "far", "those": "far"}.get(det)
+            plural = det in {"these", "those"}
+            found.append((0, Reference(m.group(), m.start(), m.end(), "definite", direction=direction,
+                                       noun=m.group(2), plural=plural)))
+    for m in re.finditer(r"\b(this|that)\s+one\b", text, re.IGNORECASE):
+        found.append((1, Reference(m.group(), m.start(), m.end(), "demonstrative", kinds=lx.THING_KINDS,
+                                   direction="near" if m.group(1).lower() == "this" else "far")))
+    for m in re.finditer(r"\b(this|that)\b", text, re.IGNORECASE):
+        if _bare_demonstrative(text, m):
+            found.append((2, Reference(m.group(), m.start(), m.end(), "demonstrative", kinds=lx.THING_KINDS,
+                                       direction="near" if m.group(1).lower() == "this" else "far")))
+    for m in re.finditer(rf"\b({_alternation(lx.EN_PRONOUNS)})\b", text, re.IGNORECASE):
+        entry = lx.EN_PRONOUNS[m.group(1).lower()]
+        found.append((3, Reference(m.group(), m.start(), m.end(), "pronoun", kinds=entry.kinds,
+                                   plural=entry.plural)))
+    for m in re.finditer(rf"\b({_alternation(lx.EN_POSSESSIVES)})\b", text, re.IGNORECASE):
+        entry = lx.EN_POSSESSIVES[m.group(1).lower()]
+        found.append((3, Reference(m.group(), m.start(), m.end(), "pronoun", kinds=entry.kinds,
+                                   plural=entry.plural, possessive=True)))
+    m = _EN_ELLIPSIS.match(text)
+    if m:
+        if m.group(2):
+            it = m.start(2) + m.group(2).index(m.group(2).strip())
+            found.append((-1, Reference(text[it:m.end(2)], it, m.end(2), "ellipsis", kinds=lx.THING_KINDS)))
+        else:
+            found.append((-1, Reference("", m.end(1), m.end(1), "ellipsis")))
+    return found
+
+
+def _skip_space(text: str, pos: int) -> int:
+    while pos < len(text) and text[pos] == " ":
+        pos += 1
+    return pos
+
+
+def _bare_demonstrative(text: str, m: re.Match[str]) -> bool:
+    """Bare this/that stands for a thing only before a verb or at the end of a clause.
+
+    "I think that it broke" (a that-clause) and "that's right" (assent) are not references.
+    """
+    before = re.findall(r"[a-z']+", text[: m.start()].lower())
+    if before and before[-1] in lx.EN_CLAUSE_VERBS:
+        return False
+    after = _words_after(text, m.end())
+    if _clause_end(text, _skip_space(text, m.end())) and not text[m.end():].lstrip().startswith(("'", "’")):
+        return True
+    if not after or after[0] not in lx.EN_DEMONSTRATIVE_NEXT:
+        return False
+    if after[0] in {"'s", "’s", "is", "was"} and len(after) > 1 and after[1] in lx.EN_ASSENT_AFTER:
+        return False
+    return True
+
+
+def find_references(text: str, language: str, *, nouns: Collection[str] = ()) -> list[Reference]:
+    """Every referring expression of ``text``, in order, overlaps settled by priority then length.
+
+    ``nouns`` adds type nouns (the session's entity types) to the lexicon's for definite
+    descriptions ("那个订单", "the same order").
+    """
+    zh = language == "zh"
+    all_nouns = {*nouns, *lx.lexicon_nouns(language)}
+    all_nouns = {n for n in all_nouns if lx.has_cjk(n) == zh}
+    found = _zh_references(text, all_nouns) if zh else _en_references(text, all_nouns)
+    found.sort(key=lambda item: (item[0], -(item[1].end - item[1].start), item[1].start))
+    kept: list[Reference] = []
+    for _, ref in found:
+        if any(_overlap(ref, other) for other in kept):
+            continue
+        kept.append(ref)
+    return sorted(kept, key=lambda r: r.start)
+
+
+def _overlap(a: Reference, b: Reference) -> bool:
+    if a.start == a.end or b.start == b.end:
+        return b.start < a.start < b.end or a.start < b.start < a.end or (a.start == b.start and a.end == b.end)
+    return a.start < b.end and b.start < a.end
+
+
+def task_phrase(label: str, language: str) -> str:
+    """How an ellipsis names the task's object: "会议" in zh, "the meeting" in en."""
+    if language == "zh":
+        return label
+    lowered = label.lower()
+    if any(ch.isdigit() for ch in label) or lowered.startswith(("the ", "a ", "an ", "my ", "your ")):
+        return label
+    return f"the {label}"
+
+
+def _noun_types(session: Session, extra: Sequence[Entity]) -> dict[str, set[str]]:
+    """Type nouns of every type the session knows, in both languages, mapped to their types."""
+    found: dict[str, set[str]] = {}
+    for entity in [*session.entities, *extra]:
+        for lang in ("zh", "en"):
+            for noun in lx.type_nouns(entity.type, lang):
+                found.setdefault(noun.lower(), set()).add(entity.type)
+    return found
+
+
+class _Resolver:
+    """One call of :func:`resolve`: the candidate pool and the ranking rules of that turn."""
+
+    def __init__(self, session: Session, turn: int, mentions: Sequence[Mention],
+                 expected_types: Collection[str], expected_kinds: Collection[str],
+                 task_object: Entity | None) -> None:
+        self.session = session
+        self.mentions = sorted(mentions, key=lambda m: m.start)
+        self.expected_types = set(expected_types)
+        self.expected_kinds = set(expected_kinds)
+        self.task_object = task_object
+        self.current = {(m.type, value_key(m.value)) for m in mentions}
+        # Mentioned before this turn: if tracking already ran for this utterance, what it alone
+        # added is the utterance's own, not something to point back at.
+        pool = [e for e in session.entities
+                if not self.is_current(e) and any(t < turn for t in e.mention_turns)]
+        if task_object is not None and task_object not in pool and not self.is_current(task_object):
+            pool.append(task_object)
+        self.pool = pool
+        self.noun_types = _noun_types(session, [task_object] if task_object else [])
+
+    def is_current(self, entity: Entity) -> bool:
+        """Named in the utterance being resolved."""
+        return (entity.type, value_key(entity.value)) in self.current
+
+    # -- candidate filters -------------------------------------------------------------------
+    def compatible(self, ref: Reference, entities: Sequence[Entity]) -> list[Entity]:
+        kept = []
+        for e in entities:
+            if ref.noun is not None:
+                if not self._noun_matches(ref.noun, e):
+                    continue
+            elif ref.kinds is not None and e.kind not in ref.kinds:
+                continue
+            elif e.type in lx.NON_REFERENTIAL_TYPES and e.type not in self.expected_types:
+                continue
+            kept.append(e)
+        return kept
+
+    def _noun_matches(self, noun: str, entity: Entity) -> bool:
+        noun = noun.lower()
+        if noun in lx.KIND_NOUNS:
+            return entity.kind == lx.KIND_NOUNS[noun]
+        types = self.noun_types.get(noun) or self.noun_types.get(noun.rstrip("s"), set())
+        return entity.type in types
+
+    def _tier(self, ref: Reference, entity: Entity) -> tuple[int, int, int]:
+        kind_pref = ref.kinds.get(entity.kind, 0) if ref.kinds else 0
+        return (entity.type in self.expected_types, entity.kind in self.expected_kinds, kind_pref)
+
+    def _top_tier(self, ref: Reference, cands: list[Entity]) -> list[Entity]:
+        best = max(self._tier(ref, e) for e in cands)
+        return [e for e in cands if self._tier(ref, e) == best]
+
+    # -- selection ---------------------------------------------------------------------------
+    def best(self, ref: Reference, cands: list[Entity]) -> Entity | Ambiguity | None:
+        """The clearly best candidate, or an ambiguity when the best ones tie on recency."""
+        if not cands:
+            return None
+        top = self._top_tier(ref, cands)
+        latest = max(e.last_turn for e in top)
+        tied = [e for e in top if e.last_turn == latest]
+        if len(tied) == 1:
+            return tied[0]
+        return Ambiguity(ref, sorted(tied, key=lambda e: e.first_position))
+
+    def directed(self, ref: Reference, cands: list[Entity]) -> Entity | None:
+        """这/this: the more recently mentioned of the top two; 那/that: the earlier one."""
+        if not cands:
+            return None
+        ranked = sorted(self._top_tier(ref, cands), key=lambda e: e.last_position, reverse=True)
+        if ref.direction == "far" and len(ranked) > 1:
+            return ranked[1]
+        return ranked[0]
+
+    def ordinal(self, ref: Reference) -> Entity | None:
+        listed = [e for e in (self.session.entity(i) for i in self.session.last_list) if e is not None]
+        listed = self.compatible(ref, listed) if (ref.noun or ref.kinds) else listed
+        if not listed:
+            # No list was said: a group mentioned together in the latest turn stands in for one.
+            cands = self.compatible(ref, self.pool)
+            if cands:
+                latest = max(e.last_turn for e in cands)
+                listed = sorted((e for e in cands if e.last_turn == latest), key=lambda e: e.last_position)
+        if ref.index is None or not listed or not -len(listed) <= ref.index < len(listed):
+            return None
+        return listed[ref.index]
+
+    def plural(self, ref: Reference) -> list[Entity]:
+        """They/他们: the utterance's own list, else the last list, else the best group."""
+        own: list[Entity] = []
+        for m in self.mentions:
+            if m.end > ref.start or (ref.kinds is not None and m.kind not in ref.kinds):
+                continue
+            entity = find_entity(self.session, m.type, m.value) or Entity(
+                id="", type=m.type, kind=m.kind, value=m.value, aliases=[m.text])
+            if all(value_key(e.value) != value_key(entity.value) or e.type != entity.type for e in own):
+                own.append(entity)
+        if len(own) >= 2:
+            return own
+        listed = [e for e in (self.session.entity(i) for i in self.session.last_list) if e is not None]
+        listed = [e for e in self.compatible(ref, listed) if not self.is_current(e)]
+        if len(listed) >= 2:
+            return listed
+        cands = self.compatible(ref, self.pool)
+        if not cands:
+            return []
+        top = self._top_tier(ref, cands)
+        latest = max(e.last_turn for e in top)
+        return sorted((e for e in top if e.last_turn == latest), key=lambda e: e.last_position)
+
+
+def _capitalised(text: str, start: int, label: str, language: str) -> str:
+    if language == "en" and label and (not text[:start].strip() or text[:start].rstrip()[-1] in ".!?"):
+        return label[0].upper() + label[1:]
+    return label
+
+
+def _join(labels: list[str], language: str) -> str:
+    if language == "zh":
+        return "和".join(labels)
+    return labels[0] if len(labels) == 1 else ", ".join(labels[:-1]) + " and " + labels[-1]
+
+
+def _explicitly_named(ref: Reference, mentions: Sequence[Mention], text: str) -> bool:
+    """"the order 12345" / "该订单12345" names its object outright: not a reference."""
+    if ref.category != "definite":
+        return False
+    gap = len(text[ref.end:]) - len(text[ref.end:].lstrip(" #:："))
+    return any(m.start == ref.end + gap for m in mentions)
+
+
+def resolve(session: Session, text: str, language: str, *, turn: int, mentions: Sequence[Mention],
+            expected_types: Collection[str] = (), expected_kinds: Collection[str] = (),
+            task_object: Entity | None = None, task_object_label: str | None = None) -> Resolution:
+    """Bind the utterance's references to the session's entities and write the resolved text.
+
+    ``turn`` is the current turn: only entities mentioned in earlier turns are candidates.
+    ``task_object``/``task_object_label`` name what the active task is about ("会议"): an
+    utterance with no object ("改到下午三点") is completed with it. The first ambiguous
+    reference is returned in ``ambiguity`` and left unreplaced; the others are still bound.
+    """
+    resolver = _Resolver(session, turn, mentions, expected_types, expected_kinds, task_object)
+    # The caller's label is a common noun ("会议" -> "the meeting"); an entity's label is a name.
+    object_phrase = (task_phrase(task_object_label, language) if task_object_label
+                     else entity_label(task_object, language) if task_object is not None else None)
+    refs = [r for r in find_references(text, language, nouns=resolver.noun_types.keys())
+            if not any(m.start < r.end and r.start < m.end for m in mentions)
+            and not _explicitly_named(r, mentions, text)]
+    bindings: list[Binding] = []
+    ambiguity: Ambiguity | None = None
+    edits: list[tuple[int, int, str]] = []
+
+    for ref in refs:
+        bound: list[Entity] = []
+        fallback_label: str | None = None
+        if ref.category == "ellipsis" and object_phrase:
+            bound = [task_object] if task_object is not None else []
+            fallback_label = object_phrase
+        elif ref.category == "ordinal":
+            found = resolver.ordinal(ref)
+            bound = [found] if found else []
+        elif ref.plural:
+            bound = resolver.plural(ref)
+        elif ref.direction is not None:
+            found = resolver.directed(ref, resolver.compatible(ref, resolver.pool))
+            bound = [found] if found else []
+        elif ref.category != "ellipsis" or ref.expression:
+            outcome = resolver.best(ref, resolver.compatible(ref, resolver.pool))
+            if isinstance(outcome, Ambiguity):
+                ambiguity = ambiguity or outcome
+                continue
+            bound = [outcome] if outcome else []
+        if not bound and fallback_label is None and ref.category == "pronoun" and object_phrase:
+            bound = [task_object] if task_object is not None else []
+            fallback_label = object_phrase
+        if not bound and not fallback_label:
+            continue
+        bindings.extend(Binding(ref, e) for e in bound)
+        label = fallback_label if fallback_label else _join([entity_label(e, language) for e in bound], language)
+        if ref.possessive:
+            label += "'s"
+        edits.append((ref.start, ref.end, _ellipsis_text(ref, label, language) if ref.category == "ellipsis"
+                      else _capitalised(text, ref.start, label, language)))
+
+    resolved = text
+    for start, end, label in sorted(edits, reverse=True):
+        resolved = resolved[:start] + label + resolved[end:]
+    return Resolution(text=text, resolved_text=resolved, bindings=bindings, ambiguity=ambiguity)
+
+
+def _ellipsis_text(ref: Reference, label: str, language: str) -> str:
+    """zh inserts "将会议" before the verb; en puts "the meeting" after it (or in place of "it")."""
+    if ref.expression:
+        return label
+    return f"将{label}" if language == "zh" else f" {label}"

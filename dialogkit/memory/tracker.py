@@ -1,0 +1,159 @@
+"""Entity memory: what the conversation has talked about, how often, and how recently.
+
+Every function works on the ``Session`` it is given and nothing else, so two sessions can never
+see each other's entities. An entity is identified by its type and canonical value: "iPhone" and
+"手机" are one ``product=phone`` entity whose aliases record both surface forms.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable, Sequence
+from typing import Any
+
+from dialogkit.memory.lexicon import has_cjk, type_nouns
+from dialogkit.runtime.session import Entity, Session
+from dialogkit.understanding.interpretation import Mention
+
+#: Turns after which an unmentioned entity's salience halves.
+HALF_LIFE_TURNS = 3.0
+_IDENTIFIER = re.compile(r"^[A-Za-z]{0,4}[-#]?\d[\w\-]*$")
+
+
+def value_key(value: Any) -> str:
+    """Comparable form of a canonical value: "12345", 12345 and " 12345 " are the same entity."""
+    return str(value).strip().casefold()
+
+
+def find_entity(session: Session, type_name: str, value: Any) -> Entity | None:
+    """The session's entity of this type and canonical value, if it is tracked."""
+    key = value_key(value)
+    return next((e for e in session.entities if e.type == type_name and value_key(e.value) == key), None)
+
+
+def _new_entity(session: Session, type_name: str, value: Any, kind: str, turn: int, source: str) -> Entity:
+    session.entity_counter += 1
+    entity = Entity(id=f"e{session.entity_counter}", type=type_name, kind=kind, value=value,
+                    first_turn=turn, last_turn=turn, source=source)
+    session.entities.append(entity)
+    return entity
+
+
+def track_mentions(session: Session, mentions: Sequence[Mention], *, turn: int, source: str = "user") -> list[Entity]:
+    """Record one utterance's mentions; returns the entities touched, in order of mention.
+
+    Two or more distinct entities of one type mentioned together (or of kind person, whatever
+    their types) become ``session.last_list``, the list ordinals like "第二个" index. Grouping by
+    type keeps "订单12345的手机" from turning an order and a product into a list.
+    """
+    touched: list[Entity] = []
+    for mention in sorted(mentions, key=lambda m: m.start):
+        entity = find_entity(session, mention.type, mention.value)
+        if entity is None:
+            entity = _new_entity(session, mention.type, mention.value, mention.kind, turn, source)
+        elif entity.kind == "other" and mention.kind != "other":
+            entity.kind = mention.kind
+        session.mention_counter += 1
+        if entity.mentions == 0:
+            entity.first_turn = turn
+            entity.first_position = session.mention_counter
+        entity.mentions += 1
+        entity.last_turn = turn
+        entity.last_position = session.mention_counter
+        entity.mention_turns.append(turn)
+        entity.mention_positions.append(session.mention_counter)
+        entity.mention_texts.append(mention.text)
+        if mention.text and mention.text not in entity.aliases:
+            entity.aliases.append(mention.text)
+        touched.append(entity)
+    listed = _list_of(touched)
+    if listed:
+        session.last_list = [e.id for e in listed]
+    return touched
+
+
+def _list_of(entities: Iterable[Entity]) -> list[Entity]:
+    """The largest group of >= 2 distinct same-type (or person-kind) entities, in mention order."""
+    groups: dict[str, list[Entity]] = {}
+    people: list[Entity] = []
+    for entity in entities:
+        group = groups.setdefault(entity.type, [])
+        if entity not in group:
+            group.append(entity)
+        if entity.kind == "person" and entity not in people:
+            people.append(entity)
+    candidates = [g for g in [*groups.values(), people] if len(g) >= 2]
+    if not candidates:
+        return []
+    return max(candidates, key=len)
+
+
+def set_attributes(session: Session, type_name: str, value: Any, attributes: dict[str, Any], *, turn: int,
+                   kind: str = "other") -> Entity:
+    """Attach facts learned about an entity (an order's status after an action).
+
+    An entity never mentioned is created with no mentions: it is known, not talked about, so
+    it does not become a pronoun's favourite by being looked up.
+    """
+    entity = find_entity(session, type_name, value)
+    if entity is None:
+        entity = _new_entity(session, type_name, value, kind, turn, "action")
+    for name, item in attributes.items():
+        entity.attributes[name] = item
+        entity.attribute_turns[name] = turn
+    return entity
+
+
+def salience(entity: Entity, turn: int) -> float:
+    """How present an entity is: halves every ``HALF_LIFE_TURNS`` unmentioned turns, grows with mentions."""
+    age = max(0, turn - entity.last_turn)
+    return (1.0 + math.log1p(entity.mentions)) * 0.5 ** (age / HALF_LIFE_TURNS)
+
+
+def recall(session: Session, *, turn: int, limit: int = 10) -> list[Entity]:
+    """The most salient entities first: what the context window shows the LLM."""
+    ranked = sorted(session.entities, key=lambda e: (salience(e, turn), e.last_position), reverse=True)
+    return ranked[:limit]
+
+
+def is_identifier(value: Any) -> bool:
+    """Values like order numbers read better with their type noun: "订单12345", "order 12345"."""
+    return isinstance(value, str) and bool(_IDENTIFIER.match(value.strip()))
+
+
+def short_label(entity: Entity, language: str) -> str:
+    """How the user would name it: a surface form in the language, else the canonical value."""
+    if is_identifier(entity.value):
+        return str(entity.value)
+    wanted = [a for a in entity.aliases if has_cjk(a) == (language == "zh")]
+    return wanted[0] if wanted else str(entity.value)
+
+
+def entity_label(entity: Entity, language: str) -> str:
+    """A readable, self-contained name: "订单12345" / "order 12345" for identifiers, else the short label."""
+    label = short_label(entity, language)
+    if is_identifier(entity.value):
+        nouns = type_nouns(entity.type, language)
+        if nouns:
+            return f"{nouns[0]}{label}" if language == "zh" else f"{nouns[0]} {label}"
+    return label
+
+
+def render_entities(entities: Iterable[Entity], language: str) -> str:
+    """One line per entity (type, value, aliases, count, attributes) for /entities and the LLM."""
+    lines = []
+    zh = language == "zh"
+    for e in entities:
+        parts = [f"{e.type}{'：' if zh else ': '}{e.value}"]
+        if e.aliases:
+            parts.append(("别名：" if zh else "aliases: ") + ("、" if zh else ", ").join(e.aliases))
+        parts.append(f"提及 {e.mentions} 次" if zh else f"mentions: {e.mentions}")
+        parts.append(f"最近第 {e.last_turn} 轮" if zh else f"last turn: {e.last_turn}")
+        if e.attributes:
+            attrs = ", ".join(f"{k}={v}" for k, v in e.attributes.items())
+            parts.append(("属性：" if zh else "attributes: ") + attrs)
+        lines.append(("｜" if zh else " | ").join(parts))
+    if not lines:
+        return "（暂无实体）" if zh else "(no entities)"
+    return "\n".join(lines)
