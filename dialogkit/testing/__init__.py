@@ -1,1 +1,33 @@
-"""Test helpers for dialogkit users: conversation driver, YAML test runner, scripted LLM server."""
+"""Test helpers for dialogkit users: a conversation driver, the YAML test runner, log capture.
+
+    from dialogkit.testing import conversation
+
+    with conversation("flows/support_ticket.yaml", actions={"create_ticket": {"ticket_id": "T-1"}}) as convo:
+        convo.say("我上周买的手机屏幕碎了").expect(state="PARAM_COLLECT", slots={"product": "phone"})
+"""
+
+from dialogkit.testing.cases import Step, TestCase, TestFile, load_test_file
+from dialogkit.testing.conversation import Conversation, ConversationFailure, Turn, conversation
+from dialogkit.testing.coverage import CoverageTracker
+from dialogkit.testing.expectations import Mismatch
+from dialogkit.testing.logs import capture_turn_logs, events_named
+from dialogkit.testing.runner import FileResult, TestResult, run_file, run_test
+
+__all__ = [
+    "Conversation",
+    "ConversationFailure",
+    "CoverageTracker",
+    "FileResult",
+    "Mismatch",
+    "Step",
+    "TestCase",
+    "TestFile",
+    "TestResult",
+    "Turn",
+    "capture_turn_logs",
+    "conversation",
+    "events_named",
+    "load_test_file",
+    "run_file",
+    "run_test",
+]

@@ -1,0 +1,403 @@
+"""Conversation test files (SPEC section 5): reading, validating, and the case data they hold.
+
+Test files are read from the YAML node tree rather than through a constructor, for two reasons:
+every value keeps the position it was written at (so each problem is reported as
+``file:line:col``, like a bot file), and the text of ``user:`` is taken exactly as written —
+with YAML 1.2 rules ``yes``/``no``/``on``/``off`` are strings anyway, and a number such as
+``user: 0123`` must reach the bot as "0123", not as the integer 123.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ruamel.yaml import YAML
+from ruamel.yaml.error import MarkedYAMLError
+from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+
+from dialogkit.errors import FlowError, Problem
+from dialogkit.flow.schema import STATES
+
+FILE_KEYS: tuple[str, ...] = ("bot", "actions", "tests")
+TEST_KEYS: tuple[str, ...] = ("name", "user_id", "tags", "steps")
+STEP_KEYS: tuple[str, ...] = ("user", "expect", "session", "restart")
+EXPECT_KEYS: tuple[str, ...] = (
+    "flow", "state", "slots", "bot", "action", "clarify", "resolved", "summary", "entities",
+    "max_context_tokens",
+)
+DEFAULT_SESSION = "default"
+"""The name of a test's own session; ``session: default`` returns to it after another one."""
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """One user turn and what must hold after it."""
+
+    user: str
+    expect: dict[str, Any]
+    line: int
+    session: str | None = None        # None: stay in the session the previous step used
+    restart: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class TestCase:
+    """One scripted conversation of a test file."""
+
+    __test__ = False  # not a pytest test class, despite the name
+
+    name: str
+    steps: tuple[Step, ...]
+    file: Path
+    line: int
+    user_id: str | None = None
+    tags: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class TestFile:
+    """A loaded test file: the bot it drives, the action stubs, and its cases."""
+
+    __test__ = False
+
+    path: Path
+    bot: Path
+    actions: dict[str, Any] = field(default_factory=dict)
+    tests: tuple[TestCase, ...] = ()
+
+
+def load_test_file(path: str | Path) -> TestFile:
+    """Read and validate a test file; raise one ``FlowError`` listing every problem found."""
+    path = Path(path)
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise FlowError([Problem(str(path), 1, 1, f"cannot read the test file: {exc.strerror or exc}")]) from exc
+    return parse_test_file(text, path)
+
+
+def parse_test_file(text: str, path: Path) -> TestFile:
+    """Validate test-file ``text`` (as if read from ``path``, which anchors the ``bot:`` path)."""
+    reader = _Reader(str(path))
+    try:
+        root = YAML(typ="rt").compose(text)
+    except MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line, col = (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
+        message = f"invalid YAML: {exc.problem or exc.context}"
+        raise FlowError([Problem(str(path), line, col, message, "check the indentation and quoting")]) from exc
+    if root is None:
+        raise FlowError([Problem(str(path), 1, 1, "the test file is empty", "give it `bot:` and `tests:`")])
+    result = reader.file(root, path)
+    if reader.problems:
+        raise FlowError(reader.problems)
+    assert result is not None
+    return result
+
+
+def is_regex(pattern: str) -> bool:
+    """``/.../`` marks a regular expression in ``bot``, ``resolved`` and ``summary`` expectations."""
+    return len(pattern) >= 2 and pattern.startswith("/") and pattern.endswith("/")
+
+
+class _Reader:
+    """Turns the node tree into cases, collecting problems instead of stopping at the first."""
+
+    def __init__(self, file: str) -> None:
+        self.file_name = file
+        self.problems: list[Problem] = []
+
+    # -- reporting -------------------------------------------------------------------------
+
+    def problem(self, node: Node, message: str, hint: str = "") -> None:
+        mark = node.start_mark
+        self.problems.append(Problem(self.file_name, mark.line + 1, mark.column + 1, message, hint))
+
+    def unknown_key(self, key: ScalarNode, allowed: tuple[str, ...], where: str) -> None:
+        close = difflib.get_close_matches(str(key.value), allowed, n=1)
+        hint = f"did you mean `{close[0]}`?" if close else "allowed keys: " + ", ".join(allowed)
+        self.problem(key, f"unknown key `{key.value}` in {where}", hint)
+
+    # -- shapes ----------------------------------------------------------------------------
+
+    def mapping(self, node: Node, where: str, allowed: tuple[str, ...] | None) -> dict[str, tuple[Node, Node]]:
+        """key -> (key node, value node); unknown and duplicate keys are problems."""
+        if not isinstance(node, MappingNode):
+            self.problem(node, f"{where} must be a mapping")
+            return {}
+        out: dict[str, tuple[Node, Node]] = {}
+        for key, value in node.value:
+            name = str(key.value) if isinstance(key, ScalarNode) else ""
+            if allowed is not None and name not in allowed:
+                self.unknown_key(key, allowed, where)
+            elif name in out:
+                self.problem(key, f"duplicate key `{name}` in {where}", "keep only one of them")
+            else:
+                out[name] = (key, value)
+        return out
+
+    def sequence(self, node: Node, where: str) -> list[Node]:
+        if not isinstance(node, SequenceNode):
+            self.problem(node, f"{where} must be a list")
+            return []
+        return list(node.value)
+
+    def text(self, node: Node, where: str, key: Node | None = None) -> str | None:
+        """A scalar's text as written (numbers included); None (with a problem) otherwise.
+
+        An empty value (``user:`` and nothing after it) is reported at its key: the parser places
+        the empty scalar after the line break, which would point the reader at the wrong line.
+        """
+        if not isinstance(node, ScalarNode) or _tag(node) == "null":
+            empty = isinstance(node, ScalarNode) and node.value in ("", None)
+            self.problem(key if empty and key is not None else node, f"{where} must be text")
+            return None
+        return str(node.value)
+
+    def field(self, keys: dict[str, tuple[Node, Node]], name: str) -> str | None:
+        """The text of key ``name`` when present (a problem if it is not text), else None."""
+        if name not in keys:
+            return None
+        key, value = keys[name]
+        return self.text(value, f"`{name}`", key)
+
+    def flag(self, node: Node, where: str) -> bool:
+        value = _plain(node)
+        if not isinstance(value, bool):
+            self.problem(node, f"{where} must be true or false")
+            return False
+        return value
+
+    # -- the file --------------------------------------------------------------------------
+
+    def file(self, root: Node, path: Path) -> TestFile | None:
+        top = self.mapping(root, "the test file", FILE_KEYS)
+        if not isinstance(root, MappingNode):
+            return None
+        bot_path = Path()
+        if "bot" not in top:
+            self.problem(root, "missing `bot:`", "name the bot file, relative to this test file")
+        else:
+            bot_text = self.field(top, "bot")
+            if bot_text is not None:
+                bot_path = (path.parent / bot_text).resolve()
+                if not bot_path.is_file():
+                    self.problem(top["bot"][1], f"bot file not found: {bot_path}",
+                                 "the path is relative to the test file's folder")
+        actions = self.actions(top["actions"][1]) if "actions" in top else {}
+        tests: list[TestCase] = []
+        if "tests" not in top:
+            self.problem(root, "missing `tests:`", "add a list of tests, each with `name` and `steps`")
+        else:
+            seen: dict[str, Node] = {}
+            for node in self.sequence(top["tests"][1], "`tests`"):
+                case = self.case(node, path)
+                if case is None:
+                    continue
+                if case.name in seen:
+                    self.problem(node, f"duplicate test name `{case.name}`", "give each test its own name")
+                seen[case.name] = node
+                tests.append(case)
+        return TestFile(path=path, bot=bot_path, actions=actions, tests=tuple(tests))
+
+    def actions(self, node: Node) -> dict[str, Any]:
+        """Action stubs: a mapping of values the action returns, or ``{error: message}``."""
+        out: dict[str, Any] = {}
+        for name, (_key, value) in self.mapping(node, "`actions`", None).items():
+            stub = _plain(value)
+            if stub is None:
+                stub = {}
+            if not isinstance(stub, dict):
+                self.problem(value, f"the stub of `{name}` must be a mapping of the values it returns",
+                             "e.g. {ticket_id: T-1001}, or {error: message} to take the failure path")
+                continue
+            if "error" in stub and not isinstance(stub["error"], str):
+                self.problem(value, f"the `error` of stub `{name}` must be text")
+            out[name] = stub
+        return out
+
+    def case(self, node: Node, path: Path) -> TestCase | None:
+        keys = self.mapping(node, "a test", TEST_KEYS)
+        if not isinstance(node, MappingNode):
+            return None
+        name = self.field(keys, "name")
+        if "name" not in keys:
+            self.problem(node, "a test needs a `name`")
+        user_id = self.field(keys, "user_id")
+        tags: list[str] = []
+        if "tags" in keys:
+            for tag in self.sequence(keys["tags"][1], "`tags`"):
+                value = self.text(tag, "a tag")
+                if value is not None and not re.fullmatch(r"[A-Za-z_]\w*", value):
+                    self.problem(tag, f"tag `{value}` is not a valid marker name",
+                                 "use letters, digits and underscores")
+                elif value is not None:
+                    tags.append(value)
+        steps: list[Step] = []
+        if "steps" not in keys:
+            self.problem(node, "a test needs `steps`", "each step has `user:` and optionally `expect:`")
+        else:
+            step_nodes = self.sequence(keys["steps"][1], "`steps`")
+            if isinstance(keys["steps"][1], SequenceNode) and not step_nodes:
+                self.problem(keys["steps"][1], "a test needs at least one step")
+            steps = [s for s in (self.step(n) for n in step_nodes) if s is not None]
+        if name is None:
+            return None
+        line = node.start_mark.line + 1
+        return TestCase(name=name, steps=tuple(steps), file=path, line=line, user_id=user_id, tags=tuple(tags))
+
+    def step(self, node: Node) -> Step | None:
+        keys = self.mapping(node, "a step", STEP_KEYS)
+        if not isinstance(node, MappingNode):
+            return None
+        if "user" not in keys:
+            self.problem(node, "a step needs `user:`", "write what the user says in this turn")
+            return None
+        user = self.field(keys, "user")
+        session = self.field(keys, "session")
+        restart = self.flag(keys["restart"][1], "`restart`") if "restart" in keys else False
+        expect = self.expect(keys["expect"][1]) if "expect" in keys else {}
+        if user is None:
+            return None
+        return Step(user=user, expect=expect, line=node.start_mark.line + 1, session=session, restart=restart)
+
+    # -- expectations ----------------------------------------------------------------------
+
+    def expect(self, node: Node) -> dict[str, Any]:
+        if isinstance(node, ScalarNode) and _tag(node) == "null":
+            return {}
+        out: dict[str, Any] = {}
+        for name, (_key, value) in self.mapping(node, "`expect`", EXPECT_KEYS).items():
+            checked = getattr(self, f"expect_{name}")(value)
+            if checked is not _INVALID:
+                out[name] = checked
+        return out
+
+    def expect_flow(self, node: Node) -> Any:
+        if isinstance(node, ScalarNode) and _tag(node) == "null":
+            return None          # `flow: null`: no task is active (IDLE)
+        return self.text(node, "`flow`") or _INVALID
+
+    def expect_state(self, node: Node) -> Any:
+        value = self.text(node, "`state`")
+        if value is None:
+            return _INVALID
+        if value not in STATES:
+            close = difflib.get_close_matches(value.upper(), STATES, n=1)
+            hint = f"did you mean `{close[0]}`?" if close else "states: " + ", ".join(STATES)
+            self.problem(node, f"unknown state `{value}`", hint)
+            return _INVALID
+        return value
+
+    def expect_slots(self, node: Node) -> Any:
+        out: dict[str, Any] = {}
+        for name, (_key, value) in self.mapping(node, "`slots`", None).items():
+            out[name] = _plain(value, keep_numbers=True)
+        return out if isinstance(node, MappingNode) else _INVALID
+
+    def _pattern(self, node: Node, where: str) -> Any:
+        value = self.text(node, where)
+        if value is None:
+            return _INVALID
+        if is_regex(value):
+            try:
+                re.compile(value[1:-1])
+            except re.error as exc:
+                self.problem(node, f"bad regular expression in {where}: {exc}")
+                return _INVALID
+        return value
+
+    def expect_bot(self, node: Node) -> Any:
+        return self._pattern(node, "`bot`")
+
+    def expect_resolved(self, node: Node) -> Any:
+        return self._pattern(node, "`resolved`")
+
+    def expect_summary(self, node: Node) -> Any:
+        return self._pattern(node, "`summary`")
+
+    def expect_action(self, node: Node) -> Any:
+        if isinstance(node, ScalarNode):
+            if _tag(node) == "null":
+                return None      # `action: null`: no action ran in this step
+            return str(node.value)
+        keys = self.mapping(node, "`action`", ("name", "with"))
+        if not isinstance(node, MappingNode):
+            return _INVALID
+        if "name" not in keys:
+            self.problem(node, "`action` needs a `name`", "write {name: create_ticket, with: {order_id: '123'}}")
+            return _INVALID
+        name = self.text(keys["name"][1], "`action.name`")
+        with_ = {}
+        if "with" in keys:
+            with_node = keys["with"][1]
+            with_ = {k: _plain(v, keep_numbers=True) for k, (_kn, v) in self.mapping(with_node, "`with`", None).items()}
+        return _INVALID if name is None else {"name": name, "with": with_}
+
+    def expect_clarify(self, node: Node) -> Any:
+        if isinstance(node, SequenceNode):
+            return [_plain(item, keep_numbers=True) for item in node.value]
+        value = _plain(node)
+        if not isinstance(value, bool):
+            self.problem(node, "`clarify` must be true, false, or the list of candidates")
+            return _INVALID
+        return value
+
+    def expect_entities(self, node: Node) -> Any:
+        if isinstance(node, ScalarNode) and _tag(node) != "null":
+            return [_plain(node, keep_numbers=True)]
+        items = self.sequence(node, "`entities`")
+        return [_plain(item, keep_numbers=True) for item in items] if isinstance(node, SequenceNode) else _INVALID
+
+    def expect_max_context_tokens(self, node: Node) -> Any:
+        value = _plain(node)
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            self.problem(node, "`max_context_tokens` must be a whole number of tokens")
+            return _INVALID
+        return value
+
+
+_INVALID = object()
+
+
+def _tag(node: Node) -> str:
+    """The short name of a resolved tag: str, int, float, bool, null, map, seq."""
+    return str(node.tag).rsplit(":", 1)[-1]
+
+
+def _plain(node: Node, keep_numbers: bool = False) -> Any:
+    """The value of a node under YAML 1.2 core rules; ``keep_numbers`` keeps numbers as written.
+
+    Expected slot values keep their written form ("0123" stays "0123"); the comparison
+    normalises numbers itself, so ``150`` still matches 150, 150.0 and "150".
+    """
+    if isinstance(node, MappingNode):
+        return {str(k.value): _plain(v, keep_numbers) for k, v in node.value}
+    if isinstance(node, SequenceNode):
+        return [_plain(item, keep_numbers) for item in node.value]
+    tag, text = _tag(node), str(node.value)
+    if tag == "null":
+        return None
+    if tag == "bool":
+        return text.lower() == "true"
+    if tag == "int" and not keep_numbers:
+        return int(text, 0) if text.lower().startswith(("0x", "0o")) else int(text)
+    if tag == "float" and not keep_numbers:
+        special = {".inf": "inf", "+.inf": "inf", "-.inf": "-inf", ".nan": "nan"}
+        return float(special.get(text.lower(), text))
+    return text
+
+
+def iter_test_files(paths: list[Path]) -> Iterator[Path]:
+    """Files to run: a file as given, a directory searched recursively for ``test_*.yaml``."""
+    for path in paths:
+        if path.is_dir():
+            found = sorted({*path.rglob("test_*.yaml"), *path.rglob("test_*.yml")})
+            yield from (p for p in found if not any(part.startswith(".") for part in p.relative_to(path).parts))
+        else:
+            yield path

@@ -1,0 +1,167 @@
+"""Runs conversation tests: one file, one test, each on a fresh store, with results to report.
+
+Every test gets its own temporary folder holding a SQLite store, so tests never see each
+other's sessions, and ``restart: true`` closes the bot and builds a new one on that same file:
+persistence is proved through the store, not assumed from an object kept in memory.
+"""
+
+from __future__ import annotations
+
+import tempfile
+import time
+import traceback
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from dialogkit.errors import DialogkitError, FlowError, Problem
+from dialogkit.testing.cases import TestCase, TestFile, load_test_file
+from dialogkit.testing.conversation import Conversation, Turn
+from dialogkit.testing.coverage import CoverageTracker
+from dialogkit.testing.expectations import Mismatch
+from dialogkit.testing.protocols import BotFactory, BotLike
+from dialogkit.testing.selection import compile_keyword
+
+
+def open_bot(path: Path, store: str, actions: Mapping[str, Any]) -> BotLike:
+    """The default factory: ``dialogkit.Bot.from_file`` with the test's store and stubs."""
+    try:
+        from dialogkit import Bot  # type: ignore[attr-defined]
+    except ImportError as exc:
+        raise DialogkitError("dialogkit.Bot is not available in this installation") from exc
+    bot: BotLike = Bot.from_file(path, store=store, actions=dict(actions))
+    return bot
+
+
+@dataclass(frozen=True, slots=True)
+class StepFailure:
+    """The step where a test stopped: its mismatches, or the error the bot raised."""
+
+    step: int                        # 1-based; 0 when the bot could not even be loaded
+    user: str
+    line: int
+    expect: dict[str, Any] = field(default_factory=dict)
+    mismatches: list[Mismatch] = field(default_factory=list)
+    error: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class TestResult:
+    """The outcome of one test, with the transcript up to where it stopped."""
+
+    __test__ = False
+
+    file: Path
+    name: str
+    line: int
+    transcript: list[Turn]
+    failure: StepFailure | None = None
+    duration: float = 0.0
+
+    @property
+    def passed(self) -> bool:
+        return self.failure is None
+
+
+@dataclass(slots=True)
+class FileResult:
+    """The results of one test file; ``problems`` when the file itself did not load."""
+
+    path: Path
+    results: list[TestResult] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+
+    @property
+    def passed(self) -> int:
+        return sum(r.passed for r in self.results)
+
+    @property
+    def failed(self) -> int:
+        return sum(not r.passed for r in self.results) + (1 if self.problems else 0)
+
+
+def run_file(
+    path: Path,
+    *,
+    keyword: str | None = None,
+    factory: BotFactory | None = None,
+    coverage: CoverageTracker | None = None,
+) -> FileResult:
+    """Load a test file and run its tests (those ``keyword`` selects, when given)."""
+    try:
+        test_file = load_test_file(path)
+    except FlowError as exc:
+        return FileResult(path=path, problems=list(exc.problems))
+    selected = compile_keyword(keyword) if keyword else None
+    result = FileResult(path=path)
+    for case in test_file.tests:
+        if selected is not None and not selected(f"{path.name} {case.name}"):
+            continue
+        result.results.append(run_test(test_file, case, factory=factory, coverage=coverage))
+    return result
+
+
+def run_test(
+    test_file: TestFile,
+    case: TestCase,
+    *,
+    factory: BotFactory | None = None,
+    coverage: CoverageTracker | None = None,
+) -> TestResult:
+    """Run one test on an empty store; never raises for a failure of the bot under test."""
+    build = factory or open_bot
+    started = time.perf_counter()
+    with tempfile.TemporaryDirectory(prefix="dialogkit-test-", ignore_cleanup_errors=True) as folder:
+        store = f"sqlite:///{Path(folder) / 'sessions.db'}"
+        try:
+            bot = build(test_file.bot, store, test_file.actions)
+        except Exception as exc:  # noqa: BLE001 - a bot that fails to load fails the test, with why
+            failure = StepFailure(step=0, user="", line=case.line, error=_load_error(test_file.bot, exc))
+            return TestResult(test_file.path, case.name, case.line, [], failure, time.perf_counter() - started)
+        convo = Conversation(
+            bot,
+            user_id=case.user_id,
+            session_id="test-session",
+            reopen=lambda: build(test_file.bot, store, test_file.actions),
+        )
+        if coverage is not None:
+            convo.observers.append(coverage.observer(test_file.bot))
+        try:
+            failure = _run_steps(convo, case)
+        finally:
+            _close_quietly(convo)
+    return TestResult(test_file.path, case.name, case.line, list(convo.transcript), failure,
+                      time.perf_counter() - started)
+
+
+def _run_steps(convo: Conversation, case: TestCase) -> StepFailure | None:
+    for number, step in enumerate(case.steps, start=1):
+        try:
+            if step.restart:
+                convo.restart()
+            convo.say(step.user, session=step.session)
+            mismatches = convo.check(step.expect)
+        except Exception as exc:  # noqa: BLE001 - the bot's crash is this step's failure
+            error = "".join(traceback.format_exception(exc, limit=-8)).rstrip()
+            return StepFailure(number, step.user, step.line, dict(step.expect), error=error)
+        if mismatches:
+            return StepFailure(number, step.user, step.line, dict(step.expect), mismatches)
+    return None
+
+
+def _load_error(bot_path: Path, exc: Exception) -> str:
+    if isinstance(exc, FlowError):
+        return f"the bot file {bot_path} did not load:\n" + "\n".join(str(p) for p in exc.problems)
+    if isinstance(exc, DialogkitError):
+        return f"the bot {bot_path} could not be built: {exc}"
+    detail = "".join(traceback.format_exception(exc, limit=-8)).rstrip()
+    return f"the bot {bot_path} could not be built:\n{detail}"
+
+
+def _close_quietly(convo: Conversation) -> None:
+    """Close the bot so its SQLite file is released before the folder is removed."""
+    try:
+        convo.close()
+    except Exception:  # noqa: BLE001, S110 - a failing close must not hide the test's outcome
+        pass
