@@ -1,0 +1,239 @@
+"""A scripted OpenAI-compatible server for testing LLM code paths without a network.
+
+It speaks just enough of ``POST /v1/chat/completions`` for the real ``openai`` SDK to talk to
+it, and answers from a script, so tests exercise the true client stack (HTTP, retries,
+timeouts, parsing) instead of a monkeypatched SDK::
+
+    from openai import OpenAI
+    from dialogkit.testing.llm_server import Reply, ScriptedLLMServer, Status
+
+    with ScriptedLLMServer([Status(429, retry_after=0), Reply("hello")]) as server:
+        client = OpenAI(base_url=server.base_url, api_key="test", max_retries=0)
+        ...                       # first call gets a 429, the next one "hello"
+        assert server.requests[-1]["messages"][0]["role"] == "system"
+
+A script is a list consumed in order (a plain ``str`` means ``Reply(str)``, a ``dict`` means a
+``Reply`` whose content is that dict as JSON), or a callable ``script(request_body) -> item``.
+When a list runs out the server answers 500 with ``script exhausted`` so a test that makes an
+unexpected call fails loudly.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any, Union
+
+
+__all__ = [
+    "Delay",
+    "Drop",
+    "Garbage",
+    "Reply",
+    "ScriptedLLMServer",
+    "Status",
+]
+
+@dataclass
+class Reply:
+    """A successful completion: text ``content`` or a ``tool_call`` ({"name", "arguments"})."""
+
+    content: str | None = None
+    usage: dict[str, int] | None = None
+    tool_call: dict[str, Any] | None = None
+    finish_reason: str | None = None
+
+
+@dataclass
+class Delay:
+    """Wait ``seconds`` before answering with ``then`` (the server side of a timeout)."""
+
+    seconds: float
+    then: ScriptItem = field(default_factory=lambda: Reply(""))
+
+
+@dataclass
+class Status:
+    """An HTTP error status (429, 500, 400 ...), optionally with a ``Retry-After`` header."""
+
+    code: int
+    retry_after: float | None = None
+    message: str = ""
+
+
+@dataclass
+class Garbage:
+    """A 200 answer whose body is ``text`` verbatim (not the JSON the SDK expects)."""
+
+    text: str = "not json"
+
+
+@dataclass
+class Drop:
+    """Close the connection without answering."""
+
+
+ScriptItem = Union[Reply, Delay, Status, Garbage, Drop, str, dict]
+Script = Union[Sequence[ScriptItem], Callable[[dict[str, Any]], ScriptItem]]
+
+
+def _approx_tokens(text: str) -> int:
+    return max(1, len(text) // 4) if text else 0
+
+
+class ScriptedLLMServer:
+    """A ``ThreadingHTTPServer`` on 127.0.0.1 (random port) answering from a script.
+
+    ``requests`` holds every request body (parsed JSON) in arrival order and ``headers`` the
+    matching request headers; ``base_url`` ends in ``/v1`` like the SDK expects.
+    """
+
+    def __init__(self, script: Script, *, model: str = "scripted-model") -> None:
+        self._script = script
+        self._items = list(script) if not callable(script) else []
+        self._lock = threading.Lock()
+        self._closing = threading.Event()
+        self.model = model
+        self.requests: list[dict[str, Any]] = []
+        self.headers: list[dict[str, str]] = []
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), self._handler_class())
+        self._httpd.daemon_threads = True
+        self._thread: threading.Thread | None = None
+
+    @property
+    def port(self) -> int:
+        return int(self._httpd.server_address[1])
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    def start(self) -> ScriptedLLMServer:
+        # A short poll interval keeps ``close`` (and so every test using the server) quick.
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.02}, name="scripted-llm", daemon=True
+        )
+        self._thread.start()
+        return self
+
+    def close(self) -> None:
+        self._closing.set()  # wakes any Delay still sleeping
+        self._httpd.shutdown()
+        self._httpd.server_close()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+
+    def __enter__(self) -> ScriptedLLMServer:
+        return self.start()
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    # --------------------------------------------------------------------------- internals
+
+    def _next(self, body: dict[str, Any]) -> ScriptItem | None:
+        if callable(self._script):
+            return self._script(body)
+        with self._lock:
+            return self._items.pop(0) if self._items else None
+
+    def _completion(self, reply: Reply, body: dict[str, Any]) -> dict[str, Any]:
+        message: dict[str, Any] = {"role": "assistant", "content": reply.content}
+        finish = reply.finish_reason or "stop"
+        if reply.tool_call is not None:
+            arguments = reply.tool_call.get("arguments", {})
+            message["tool_calls"] = [{
+                "id": "call_1",
+                "type": "function",
+                "function": {
+                    "name": reply.tool_call["name"],
+                    "arguments": arguments if isinstance(arguments, str) else json.dumps(arguments),
+                },
+            }]
+            finish = reply.finish_reason or "tool_calls"
+        prompt_text = "".join(str(m.get("content") or "") for m in body.get("messages", []))
+        usage = reply.usage or {
+            "prompt_tokens": _approx_tokens(prompt_text),
+            "completion_tokens": _approx_tokens(reply.content or ""),
+        }
+        usage = {**usage, "total_tokens": usage.get("prompt_tokens", 0) + usage.get("completion_tokens", 0)}
+        return {
+            "id": f"chatcmpl-{len(self.requests)}",
+            "object": "chat.completion",
+            "created": int(time.time()),
+            "model": body.get("model", self.model),
+            "choices": [{"index": 0, "message": message, "finish_reason": finish}],
+            "usage": usage,
+        }
+
+    def _handler_class(self) -> type[BaseHTTPRequestHandler]:
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib name
+                """Silence the stdlib's stderr access log."""
+
+            def do_POST(self) -> None:  # noqa: N802 - stdlib name
+                length = int(self.headers.get("Content-Length") or 0)
+                raw = self.rfile.read(length)
+                try:
+                    body = json.loads(raw or b"{}")
+                except ValueError:
+                    body = {"_raw": raw.decode("utf-8", "replace")}
+                with server._lock:
+                    server.requests.append(body)
+                    server.headers.append({k.lower(): v for k, v in self.headers.items()})
+                if not self.path.rstrip("/").endswith("/chat/completions"):
+                    self._send(404, {"error": {"message": f"no route {self.path}", "type": "not_found"}})
+                    return
+                item = server._next(body)
+                if item is None:
+                    self._send(500, {"error": {"message": "script exhausted", "type": "server_error"}})
+                    return
+                self._answer(item, body)
+
+            def _answer(self, item: ScriptItem, body: dict[str, Any]) -> None:
+                if isinstance(item, str):
+                    item = Reply(item)
+                elif isinstance(item, dict):
+                    item = Reply(json.dumps(item, ensure_ascii=False))
+                if isinstance(item, Delay):
+                    if server._closing.wait(item.seconds):
+                        return
+                    self._answer(item.then, body)
+                elif isinstance(item, Reply):
+                    self._send(200, server._completion(item, body))
+                elif isinstance(item, Status):
+                    headers = {} if item.retry_after is None else {"Retry-After": f"{item.retry_after:g}"}
+                    error = {"message": item.message or f"scripted status {item.code}", "type": "scripted", "code": item.code}
+                    self._send(item.code, {"error": error}, headers)
+                elif isinstance(item, Garbage):
+                    self._send_raw(200, item.text.encode("utf-8"), "application/json")
+                elif isinstance(item, Drop):
+                    self.close_connection = True
+                    self.connection.close()
+                else:
+                    raise TypeError(f"unknown script item {item!r}")
+
+            def _send(self, code: int, payload: dict[str, Any], headers: dict[str, str] | None = None) -> None:
+                self._send_raw(code, json.dumps(payload).encode("utf-8"), "application/json", headers)
+
+            def _send_raw(self, code: int, data: bytes, content_type: str, headers: dict[str, str] | None = None) -> None:
+                try:
+                    self.send_response(code)
+                    self.send_header("Content-Type", content_type)
+                    self.send_header("Content-Length", str(len(data)))
+                    for name, value in (headers or {}).items():
+                        self.send_header(name, value)
+                    self.end_headers()
+                    self.wfile.write(data)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass  # the client gave up (a timeout test): nothing left to tell it
+
+        return Handler
