@@ -1,1 +1,69 @@
 """The ``dialogkit`` command line: chat, test, validate, graph, schema."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Optional
+
+import typer
+
+app = typer.Typer(add_completion=False, no_args_is_help=True, help="dialogkit: task-oriented bots from YAML flows.")
+
+
+@app.command()
+def chat(
+    bot_file: Annotated[Path, typer.Argument(help="The bot file (YAML).")],
+    user: Annotated[Optional[str], typer.Option("--user", help="User id (user-scoped slots follow it).")] = None,
+    session: Annotated[Optional[str], typer.Option("--session", help="Session id to continue.")] = None,
+    store: Annotated[Optional[str], typer.Option("--store", help="sqlite:///path, memory:// or redis://host:port/db.")] = None,
+) -> None:
+    """Chat with a bot; /help lists the in-chat commands."""
+    from dialogkit.cli.chat import run_chat
+
+    raise typer.Exit(run_chat(bot_file, user, session, store))
+
+
+@app.command("test")
+def test_(
+    paths: Annotated[list[Path], typer.Argument(help="Test files or directories (test_*.yaml, recursively).")],
+    junit: Annotated[Optional[Path], typer.Option("--junit", help="Write JUnit XML here.")] = None,
+    keyword: Annotated[Optional[str], typer.Option("-k", help="Select tests by name expression.")] = None,
+    coverage: Annotated[bool, typer.Option("--coverage", help="Print per-flow coverage.")] = False,
+) -> None:
+    """Run conversation tests written in YAML."""
+    from dialogkit.cli.test_cmd import test_command
+
+    raise typer.Exit(test_command(paths, junit, keyword, coverage))
+
+
+@app.command()
+def validate(paths: Annotated[list[Path], typer.Argument(help="Bot files to check.")]) -> None:
+    """Load and check bot files; print every problem; exit 1 if any."""
+    from dialogkit.cli.validate import validate_command
+
+    raise typer.Exit(validate_command(paths))
+
+
+@app.command()
+def graph(
+    bot_file: Annotated[Path, typer.Argument(help="The bot file.")],
+    flow: Annotated[Optional[str], typer.Option("--flow", help="Only this flow.")] = None,
+    fmt: Annotated[str, typer.Option("--format", help="mermaid, svg or png.")] = "mermaid",
+    output: Annotated[Optional[Path], typer.Option("-o", "--output", help="Write here instead of stdout.")] = None,
+) -> None:
+    """Draw the compiled state machines."""
+    from dialogkit.cli.graph import graph_command
+
+    raise typer.Exit(graph_command(bot_file, flow, fmt, output))
+
+
+@app.command()
+def schema(output: Annotated[Optional[Path], typer.Option("-o", "--output", help="Write here.")] = None) -> None:
+    """Print the JSON Schema of the bot file, for editor completion."""
+    from dialogkit.cli.schema import schema_command
+
+    raise typer.Exit(schema_command(output))
+
+
+def main() -> None:
+    app()

@@ -145,6 +145,7 @@ class SlotSpec(_Model):
     sensitive: bool = False
     validate_: list[ValidationRule] = Field(default_factory=list, alias="validate")
     description: str | None = None
+    label: Prompt | None = None          # how the slot is named in summaries ("订单号" / "order number")
 
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
 
@@ -172,6 +173,8 @@ class FlowSpec(_Model):
     confirm: ConfirmSpec | None = None
     execute: ExecuteSpec = Field(default_factory=ExecuteSpec)
     memory: dict[Literal[TRIGGERS], list[str]] = Field(default_factory=dict)  # type: ignore[valid-type]
+    object: Prompt | None = None         # what the task is about ("会议" / "meeting"): completes ellipsis
+    follow_up: Prompt | None = None      # pending action the summary lists after the task completes
 
     def slot(self, name: str) -> SlotSpec | None:
         return next((s for s in self.slots if s.name == name), None)

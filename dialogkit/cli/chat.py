@@ -1,0 +1,136 @@
+"""``dialogkit chat``: talk to a bot in the terminal (or through a pipe), inspecting its memory.
+
+Rendering only: every command reads the public ``Bot`` API, so what the chat shows is exactly
+what an embedding application would see.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import uuid
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+from rich.console import Console
+from rich.table import Table
+
+from dialogkit.errors import DialogkitError, FlowError
+from dialogkit.runtime.bot import Bot
+from dialogkit.runtime.reply import Reply
+
+HELP = "/state /summary /entities /stats /context /export FILE /clear /help /exit"
+
+
+def _lines(console: Console, interactive: bool) -> Iterator[str]:
+    while True:
+        try:
+            line = console.input("[bold cyan]you>[/] ") if interactive else sys.stdin.readline()
+        except (EOFError, KeyboardInterrupt):
+            return
+        if not interactive and line == "":
+            return
+        yield line.rstrip("\n")
+
+
+def _render_reply(console: Console, reply: Reply) -> None:
+    console.print("[bold green]bot>[/] ", end="")
+    console.print(reply.text, highlight=False, markup=False)
+    slots = ", ".join(f"{k}={v}" for k, v in reply.slots.items()) or "-"
+    extra = f"  resolved: {reply.resolved}" if reply.resolved else ""
+    if reply.options:
+        extra += "  options: " + " / ".join(reply.options)
+    console.print(f"[dim]  [{reply.state}] flow={reply.flow or '-'} slots: {slots}{extra}[/]", highlight=False)
+
+
+def _state(console: Console, bot: Bot, sid: str) -> None:
+    view = bot.session(sid)
+    console.print(f"state: {view.state}  flow: {view.flow or '-'}  stack: {' > '.join(view.stack) or '-'}",
+                  highlight=False)
+    console.print(f"slots: {json.dumps(view.slots, ensure_ascii=False, default=str)}", highlight=False, markup=False)
+
+
+def _entities(console: Console, bot: Bot, sid: str) -> None:
+    view = bot.session(sid)
+    if not view.entities:
+        console.print("(no entities yet)")
+        return
+    table = Table("type", "value", "kind", "aliases", "mentions", "attributes", "last turn")
+    for e in view.entities:
+        table.add_row(e.type, str(e.value), e.kind, ", ".join(e.aliases), str(e.mentions),
+                      json.dumps(e.attributes, ensure_ascii=False, default=str), str(e.last_turn))
+    console.print(table)
+
+
+def _stats(console: Console, bot: Bot, sid: str) -> None:
+    stats = bot.stats(sid)
+    for key, value in stats.items():
+        console.print(f"{key}: {value}", highlight=False, markup=False)
+
+
+def _context(console: Console, bot: Bot, sid: str) -> None:
+    table = Table("#", "role", "priority", "tokens", "content")
+    for i, m in enumerate(bot.context(sid), 1):
+        content = m.content if len(m.content) < 300 else m.content[:297] + "..."
+        table.add_row(str(i), m.role, str(m.priority), str(m.tokens), content)
+    console.print(table)
+
+
+def _export(console: Console, bot: Bot, sid: str, arg: str) -> None:
+    if not arg:
+        console.print("usage: /export FILE")
+        return
+    path = Path(arg).expanduser()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(bot.export_context(sid), encoding="utf-8")
+    console.print(f"exported to {path}")
+
+
+def run_chat(bot_file: Path, user: str | None, session: str | None, store: str | None) -> int:
+    console = Console(highlight=False)
+    interactive = sys.stdin.isatty()
+    try:
+        bot = Bot.from_file(bot_file, store=store)
+    except FlowError as exc:
+        for problem in exc.problems:
+            console.print(str(problem), markup=False)
+        return 1
+    except DialogkitError as exc:
+        console.print(f"error: {exc}", markup=False)
+        return 1
+    sid = session or f"chat-{uuid.uuid4().hex[:8]}"
+    console.print(f"[bold]{bot.spec.bot.name}[/] — session {sid} (store {bot.store.url}). Type /help for commands.",
+                  highlight=False)
+    commands: dict[str, Callable[[Console, Bot, str], None]] = {
+        "/state": _state, "/entities": _entities, "/stats": _stats, "/context": _context,
+        "/summary": lambda c, b, s: c.print(b.session(s).summary or "(empty)", markup=False),
+    }
+    with bot:
+        for line in _lines(console, interactive):
+            text = line.strip()
+            if not interactive and text:
+                console.print("you> " + text, markup=False)
+            if text in ("/exit", "/quit"):
+                break
+            if text == "/help":
+                console.print(HELP)
+                continue
+            if text == "/clear":
+                sid = f"chat-{uuid.uuid4().hex[:8]}"
+                console.print(f"new session {sid}")
+                continue
+            head, _, arg = text.partition(" ")
+            try:
+                if head == "/export":
+                    _export(console, bot, sid, arg.strip())
+                    continue
+                if head in commands:
+                    commands[head](console, bot, sid)
+                    continue
+                if text.startswith("/"):
+                    console.print(f"unknown command {head}; commands: {HELP}")
+                    continue
+                _render_reply(console, bot.handle(sid, text, user_id=user))
+            except DialogkitError as exc:
+                console.print(f"error: {exc}", markup=False)
+    return 0

@@ -1,0 +1,75 @@
+"""structlog configuration and PII redaction (SPEC section 8).
+
+Phone numbers and e-mail addresses are masked in every event; values of ``sensitive: true``
+slots are masked by the runtime before they reach a log call (``mask_values``).
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+import sys
+from collections.abc import Iterable, MutableMapping
+from typing import Any
+
+import structlog
+
+_EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
+_PHONE = re.compile(r"(?<!\d)(?:\+?\d{1,3}[\s-]?)?(?:1[3-9]\d{9}|\(?\d{3}\)?[\s.-]?\d{3}[\s.-]?\d{4})(?!\d)")
+MASK = "***"
+
+
+def mask_text(text: str) -> str:
+    """Mask e-mail addresses and phone numbers in free text."""
+    return _PHONE.sub(MASK, _EMAIL.sub(MASK, text))
+
+
+def mask_values(text: str, values: Iterable[Any]) -> str:
+    """Mask the given (sensitive) values wherever they occur in ``text``."""
+    for value in sorted({str(v) for v in values if v not in (None, "")}, key=len, reverse=True):
+        text = text.replace(value, MASK)
+    return text
+
+
+def _mask(value: Any) -> Any:
+    if isinstance(value, str):
+        return mask_text(value)
+    if isinstance(value, dict):
+        return {k: _mask(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(_mask(v) for v in value)
+    return value
+
+
+def redact_pii(_: Any, __: str, event_dict: MutableMapping[str, Any]) -> MutableMapping[str, Any]:
+    """structlog processor: mask phones and e-mails in every field of the event."""
+    for key, value in list(event_dict.items()):
+        if key != "event":
+            event_dict[key] = _mask(value)
+    return event_dict
+
+
+_configured = False
+
+
+def configure_logging(*, level: str = "WARNING", json: bool | None = None, force: bool = False) -> None:
+    """Console rendering in a terminal, JSON lines otherwise; idempotent unless ``force``."""
+    global _configured
+    if _configured and not force:
+        return
+    if json is None:
+        json = not sys.stderr.isatty()
+    renderer: Any = structlog.processors.JSONRenderer(ensure_ascii=False) if json else structlog.dev.ConsoleRenderer()
+    structlog.configure(
+        processors=[
+            structlog.contextvars.merge_contextvars,
+            structlog.processors.add_log_level,
+            structlog.processors.TimeStamper(fmt="iso"),
+            redact_pii,
+            renderer,
+        ],
+        wrapper_class=structlog.make_filtering_bound_logger(logging.getLevelName(level.upper())),
+        logger_factory=structlog.PrintLoggerFactory(file=sys.stderr),
+        cache_logger_on_first_use=False,
+    )
+    _configured = True

@@ -1,0 +1,141 @@
+"""Filling and validating slots from one interpretation.
+
+Kept apart from the policy: deciding *which* transition fires and *what values* a turn offers
+are separate questions, and the LLM path reuses the validation for every value it proposes.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from dialogkit.flow.schema import BotFile, FlowSpec, SlotSpec, prompt_text
+from dialogkit.understanding.interpretation import Interpretation, Mention
+
+Validator = Callable[[str, Any], str | None]   # (action name, value) -> error or None
+
+
+@dataclass(slots=True)
+class SlotOffer:
+    """What one utterance offers the active flow."""
+
+    values: dict[str, Any] = field(default_factory=dict)
+    surfaces: dict[str, str] = field(default_factory=dict)          # slot -> text as written
+    conflicts: dict[str, list[Mention]] = field(default_factory=dict)  # slot -> two or more distinct values
+
+    @property
+    def empty(self) -> bool:
+        return not self.values and not self.conflicts
+
+
+def _distinct(mentions: list[Mention]) -> list[Mention]:
+    seen: dict[str, Mention] = {}
+    for m in mentions:
+        seen.setdefault(str(m.value), m)
+    return list(seen.values())
+
+
+def offer_slots(
+    flow: FlowSpec,
+    interp: Interpretation,
+    *,
+    filled: dict[str, Any],
+    pending_slot: str | None,
+    extract: Callable[[str, set[str]], list[Mention]],
+    extra_mentions: list[Mention] = (),  # type: ignore[assignment]
+) -> SlotOffer:
+    """Map the turn's mentions onto the flow's slots.
+
+    Slots sharing one entity type take the values in order of mention, unfilled slots first;
+    one slot offered two different values is a conflict the bot asks about (SPEC section 3, item 2),
+    unless the user is correcting themselves ("不是A，是B" / "not A but B"), where the last wins.
+    """
+    offer = SlotOffer()
+    # A referent fills a slot only when the utterance names no value of that type itself:
+    # "actually it's 67890" corrects to 67890, not to whatever "it" pointed at.
+    direct_types = {m.type for m in interp.mentions}
+    mentions = list(interp.mentions) + [m for m in extra_mentions if m.type not in direct_types]
+    by_type: dict[str, list[SlotSpec]] = {}
+    for slot in flow.slots:
+        if slot.entity:
+            by_type.setdefault(slot.entity, []).append(slot)
+    for type_name, slots in by_type.items():
+        found = _distinct([m for m in mentions if m.type == type_name])
+        if not found and pending_slot in {s.name for s in slots}:
+            found = _distinct(extract(interp.text, {type_name}))
+        if not found:
+            continue
+        if len(slots) == 1:
+            slot = slots[0]
+            if len(found) > 1 and "correction" not in interp.cues:
+                offer.conflicts[slot.name] = found
+                continue
+            chosen = found[-1]
+            offer.values[slot.name] = chosen.value
+            offer.surfaces[slot.name] = chosen.text
+            continue
+        ordered = sorted(slots, key=lambda s: (s.name in filled, s.name != pending_slot))
+        for slot, mention in zip(ordered, found):
+            offer.values[slot.name] = mention.value
+            offer.surfaces[slot.name] = mention.text
+    if pending_slot and not offer.values and not offer.conflicts:
+        slot = flow.slot(pending_slot)
+        if slot is not None and slot.entity is None and interp.text.strip():
+            offer.values[slot.name] = interp.text.strip()
+            offer.surfaces[slot.name] = interp.text.strip()
+    return offer
+
+
+def _number(value: Any) -> float | None:
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return None
+
+
+def validate_slot(slot: SlotSpec, value: Any, language: str, run_validator: Validator) -> str | None:
+    """The first failing rule's message in ``language``, or None when the value passes every rule."""
+    for rule in slot.validate_:
+        failed = False
+        if rule.pattern is not None and not re.search(rule.pattern, str(value)):
+            failed = True
+        if not failed and (rule.min is not None or rule.max is not None):
+            number = _number(value)
+            failed = number is None or (rule.min is not None and number < rule.min) or (
+                rule.max is not None and number > rule.max
+            )
+        if not failed and rule.min_length is not None and len(str(value)) < rule.min_length:
+            failed = True
+        if not failed and rule.max_length is not None and len(str(value)) > rule.max_length:
+            failed = True
+        if not failed and rule.one_of is not None and str(value) not in {str(v) for v in rule.one_of}:
+            failed = True
+        if not failed and rule.action is not None:
+            custom = run_validator(rule.action, value)
+            if custom:
+                return custom
+        if failed:
+            return prompt_text(rule.error, language) or _default_error(language)
+    return None
+
+
+def _default_error(language: str) -> str:
+    return "这个值无效。" if language == "zh" else "That value is not valid."
+
+
+def missing_required(flow: FlowSpec, slots: dict[str, Any]) -> list[SlotSpec]:
+    return [s for s in flow.slots if s.required and slots.get(s.name) is None]
+
+
+def slot_name_label(slot: SlotSpec, language: str) -> str:
+    if slot.label is not None:
+        return prompt_text(slot.label, language)
+    return slot.name.replace("_", " ")
+
+
+def sensitive_values(spec: BotFile, slots: dict[str, Any], flow: FlowSpec | None) -> list[Any]:
+    if flow is None:
+        return []
+    return [slots[s.name] for s in flow.slots if s.sensitive and slots.get(s.name) is not None]
