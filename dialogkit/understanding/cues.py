@@ -1,0 +1,390 @@
+"""Conversational cues: yes, no, cancel, correction, help, forget, greeting.
+
+Cues are what the policy needs besides intents and entities. They are kept *precise*: a cue
+fires for an utterance that is that act, not for one that merely contains the word.
+
+- ``yes`` / ``no``: the utterance starts with an answer word (after fillers such as 嗯/oh) and
+  is nothing else, or the rest is a short tail without digits ("对，就是这个", "yes, go ahead
+  and do it"). "好的我要投诉手机碎了" is not a yes; a question ("可以吗？", "ok?") is neither.
+  A Chinese answer word must end where a word can ("不知道", "好像", "不好意思" are not answers;
+  "确认创建" is, as 确认/确定/同意 take objects).
+- ``correction``: 不对 / 不是…是 / 改成 / 改为 / 换成 / 应该是 / actually / I meant / change it to /
+  not X but Y ... In Chinese a leading 不/不是/不对 followed by the new value is *only* a
+  correction ("不对，订单号是67890"), because there the negation is part of the correction phrase;
+  in English a leading "no" stays an answer too, so "no, it's 67890" is ``correction`` + ``no``.
+  The policy therefore checks ``correction`` before ``no``. "不对" alone is ``no``.
+- ``cancel``: a clause made only of cancel words and fillers ("算了", "取消吧", "never mind",
+  "please cancel it"). "我想取消订单" (which could be a flow of its own) and "forget what I just
+  said" (a ``forget``) are not cancels. A cancel suppresses yes/no ("不用了" is a cancel).
+- ``help``, ``forget``, ``greeting``: phrases; bare "help"/"帮助" only in a short utterance,
+  greetings only at the start.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import NamedTuple
+
+from dialogkit.understanding.language import CJK_RUN, LATIN_WORD, has_cjk
+
+CUE_NAMES: tuple[str, ...] = ("yes", "no", "cancel", "correction", "help", "forget", "greeting")
+CUE_WINDOW = 300  # cues are about how an utterance starts or what it is as a whole
+
+YES_WORDS = (
+    "是",
+    "是的",
+    "是啊",
+    "是滴",
+    "是是",
+    "对",
+    "对的",
+    "对啊",
+    "对对",
+    "对对对",
+    "好",
+    "好的",
+    "好啊",
+    "好吧",
+    "好滴",
+    "好好",
+    "好嘞",
+    "确认",
+    "确定",
+    "可以",
+    "没问题",
+    "行",
+    "行啊",
+    "嗯",
+    "嗯嗯",
+    "没错",
+    "同意",
+    "就这样",
+    "当然",
+    "当然可以",
+    "ok",
+    "okay",
+    "o.k.",
+    "yes",
+    "yeah",
+    "yep",
+    "yup",
+    "ya",
+    "sure",
+    "confirm",
+    "confirmed",
+    "correct",
+    "go ahead",
+    "that's right",
+    "thats right",
+    "right",
+    "sounds good",
+    "please do",
+    "do it",
+    "of course",
+    "absolutely",
+    "yes please",
+    "no problem",
+    "that's correct",
+    "looks good",
+    "alright",
+    "all right",
+    "fine",
+    "affirmative",
+)
+VERB_ANSWERS = frozenset({"确认", "确定", "同意"})
+NO_WORDS = (
+    "不",
+    "不是",
+    "不是的",
+    "不要",
+    "否",
+    "不用",
+    "不行",
+    "不对",
+    "不好",
+    "没有",
+    "不可以",
+    "不需要",
+    "错了",
+    "wrong",
+    "that's wrong",
+    "no",
+    "nope",
+    "nah",
+    "don't",
+    "dont",
+    "do not",
+    "not really",
+    "no thanks",
+    "no thank you",
+    "negative",
+    "not now",
+    "not yet",
+)
+FILLERS = (
+    "啊",
+    "呀",
+    "吧",
+    "呢",
+    "啦",
+    "了",
+    "哦",
+    "噢",
+    "的",
+    "哈",
+    "请",
+    "谢谢",
+    "谢了",
+    "麻烦了",
+    "麻烦你了",
+    "um",
+    "uh",
+    "oh",
+    "well",
+    "so",
+    "thanks",
+    "thank you",
+    "please",
+    "thx",
+    "ty",
+)
+CANCEL_WORDS = (
+    "算了",
+    "取消",
+    "不要了",
+    "不用了",
+    "不办了",
+    "不弄了",
+    "不做了",
+    "不需要了",
+    "不想要了",
+    "放弃",
+    "退出",
+    "停止",
+    "别弄了",
+    "cancel",
+    "never mind",
+    "nevermind",
+    "stop",
+    "forget it",
+    "forget about it",
+    "quit",
+    "abort",
+    "i give up",
+)
+CANCEL_FILLERS = (
+    *FILLERS,
+    "还是",
+    "我要",
+    "我想",
+    "帮我",
+    "那",
+    "那就",
+    "这个",
+    "那个",
+    "它",
+    "这",
+    "任务",
+    "操作",
+    "一下",
+    "先",
+    "就",
+    "都",
+    "全部",
+    "吧",
+    "本次",
+    "这次",
+    "i",
+    "want",
+    "to",
+    "i want to",
+    "i'd like to",
+    "let's",
+    "lets",
+    "just",
+    "it",
+    "that",
+    "this",
+    "the",
+    "task",
+    "request",
+    "my",
+    "everything",
+    "all",
+    "ok",
+    "okay",
+    "for now",
+    "then",
+    "actually",
+    "can you",
+    "please",
+)
+
+_SEPARATORS = " \t\r\n,，。.!！?？;；:：、~～…-—\"'“”‘’()（）[]【】"
+_QUESTION_END = re.compile(r"(?:吗|么|嘛|\?|？)[\s?？!！。.~]*$")
+_CORRECTION = re.compile(
+    r"不对|(?<!是)不是.{0,20}?是|改成|改为|换成|改到|应该是|我是说|我说的是|说错了|更正|纠正|弄错了|搞错了"
+    r"|写错了|打错了|"
+    r"\b(?:actually|i meant|i mean|change (?:it |that |this )?to|make it|should be|correction"
+    r"|i said|not [^,.;!?]{1,30}? but|that's wrong|thats wrong|wrong|instead|rather"
+    r"|switch (?:it |that )?to|move it to|reschedule (?:it )?to)\b",
+)
+_VALUE_AFTER_NO = re.compile(
+    r"\d|\b(?:it's|it is|its|that's|make it|should be|i meant|i said)\b|是"
+)
+_HELP_PHRASES = re.compile(
+    r"你能做什么|你会什么|你会做什么|你可以做什么|你能干什么|你能帮我做什么|有什么功能|有哪些功能|怎么用|如何使用"
+    r"|使用说明|功能列表|"
+    r"\b(?:what can you do|what do you do|what can i do|what are my options|how does this work"
+    r"|how do i use (?:this|you)|what can you help (?:me )?with)\b"
+)
+_HELP_WORDS = re.compile(r"帮助|菜单|\b(?:help|menu)\b")
+_FORGET = re.compile(
+    r"(?:忘记|忘掉|忘了|删掉|删除|撤回|别管|不要管)(?:我)?(?:刚才|刚刚|上一句)(?:说的|讲的|的话|那句|的)?"
+    r"|(?:刚才|刚刚)(?:说|讲)的(?:话)?(?:不算|作废|无效)|"
+    r"\b(?:(?:forget|ignore|disregard|delete|never mind)\s+(?:what|everything)\s+i\s+(?:just\s+)?"
+    r"(?:said|told you|wrote|typed)|scratch that|disregard (?:that|my last message)"
+    r"|ignore (?:that|my last message))\b"
+)
+_GREETING = re.compile(
+    r"^\s*(?:你好|您好|嗨|哈喽|哈啰|早上好|上午好|下午好|晚上好|早安|"
+    r"(?:hello|hi|hey|hiya|howdy|greetings|good (?:morning|afternoon|evening))\b)"
+)
+
+
+class _Token(NamedTuple):
+    kind: str
+    start: int
+    end: int
+
+
+class _Lexicon:
+    """Longest-match tokenizer over a small word list, compiled once.
+
+    Latin entries end on a word boundary; Chinese answer words must be followed by a separator,
+    a filler or the end, so "不知道", "好像", "不好意思" hold no answer. Verbs that take an object
+    (确认/确定/同意: "确认创建") are the exception.
+    """
+
+    def __init__(self, entries: dict[str, str]) -> None:
+        ordered = sorted(entries, key=len, reverse=True)
+        parts = [re.escape(w) + ("" if has_cjk(w) else r"(?![a-z])") for w in ordered]
+        self._pattern = re.compile("|".join(parts))
+        self._kinds = entries
+        self._fillers = re.compile("|".join(re.escape(w) for w in FILLERS if has_cjk(w)))
+
+    def tokens(self, text: str) -> tuple[list[_Token], int]:
+        """Tokens from the start of ``text`` and the offset where unknown text begins."""
+        out: list[_Token] = []
+        at = 0
+        while True:
+            while at < len(text) and text[at] in _SEPARATORS:
+                at += 1
+            match = self._pattern.match(text, at)
+            if match is None:
+                return out, at
+            word = match.group()
+            kind = self._kinds[word]
+            if (
+                kind in ("yes", "no")
+                and has_cjk(word)
+                and word not in VERB_ANSWERS
+                and not self._ends_word(text, match.end())
+            ):
+                return out, at
+            out.append(_Token(kind, at, match.end()))
+            at = match.end()
+
+    def _ends_word(self, text: str, at: int) -> bool:
+        return (
+            at >= len(text)
+            or text[at] in _SEPARATORS
+            or bool(self._fillers.match(text, at))
+            or not has_cjk(text[at])
+        )
+
+
+_ANSWERS = _Lexicon(
+    {
+        **dict.fromkeys(FILLERS, "filler"),
+        **dict.fromkeys(YES_WORDS, "yes"),
+        **dict.fromkeys(NO_WORDS, "no"),
+    }
+)
+_CANCELS = _Lexicon(
+    {**dict.fromkeys(CANCEL_FILLERS, "filler"), **dict.fromkeys(CANCEL_WORDS, "cancel")}
+)
+
+
+def _is_short(text: str, *, cjk: int = 6, words: int = 4) -> bool:
+    """Text that adds no content of its own: no digits, a few characters or words at most."""
+    if any(ch.isdigit() for ch in text):
+        return False
+    han = sum(len(run) for run in CJK_RUN.findall(text))
+    return han <= cjk and len(LATIN_WORD.findall(text)) <= words
+
+
+class Answer(NamedTuple):
+    """A yes/no answer at the start of an utterance."""
+
+    value: bool
+    start: int
+    end: int
+    correction: bool  # the answer leads into a replacement value
+    whole: bool  # nothing but answer words and fillers
+
+
+def leading_answer(text: str) -> Answer | None:
+    """The yes/no answer an utterance *is*, or None (see the module docstring for the rules).
+
+    ``text`` is folded; matching is case-insensitive. Used for the ``yes``/``no`` cues and for the
+    built-in ``yes_no`` entity type, so a slot and a confirmation read answers the same way.
+    """
+    lowered = text[:CUE_WINDOW].lower()
+    if _QUESTION_END.search(lowered.strip()):
+        return None
+    tokens, stop = _ANSWERS.tokens(lowered)
+    answers = [t for t in tokens if t.kind != "filler"]
+    if not answers or len({t.kind for t in answers}) > 1:
+        return None  # "yes no" says nothing
+    first = answers[0]
+    tail = lowered[stop:].strip(_SEPARATORS)
+    if first.kind == "no" and tail and _VALUE_AFTER_NO.search(tail):
+        return Answer(False, first.start, first.end, correction=True, whole=False)
+    if tail and not _is_short(tail):
+        return None
+    return Answer(first.kind == "yes", first.start, first.end, correction=False, whole=not tail)
+
+
+def _is_cancel(lowered: str) -> bool:
+    for clause in re.split(r"[,，。.!！?？;；、\n]+", lowered):
+        tokens, stop = _CANCELS.tokens(clause)
+        if stop >= len(clause.rstrip(_SEPARATORS)) and any(t.kind == "cancel" for t in tokens):
+            return True
+    return False
+
+
+def detect_cues(text: str) -> set[str]:
+    """The cues of one utterance (``text`` already folded)."""
+    lowered = text[:CUE_WINDOW].lower()
+    cues: set[str] = set()
+    if _FORGET.search(lowered):
+        cues.add("forget")
+    elif _is_cancel(lowered):
+        cues.add("cancel")
+    answer = None if cues else leading_answer(lowered)
+    if answer is not None:
+        zh_negation = has_cjk(lowered[answer.start : answer.end])
+        if answer.correction:
+            cues.add("correction")
+        if not (answer.correction and zh_negation):
+            cues.add("yes" if answer.value else "no")
+    if _CORRECTION.search(lowered) and not (answer is not None and answer.whole):
+        cues.add("correction")
+    if _HELP_PHRASES.search(lowered) or (
+        _HELP_WORDS.search(lowered) and _is_short(lowered, cjk=8, words=5)
+    ):
+        cues.add("help")
+    if _GREETING.search(lowered):
+        cues.add("greeting")
+    return cues

@@ -1,0 +1,365 @@
+"""The built-in ``date`` and ``time`` types, relative to an injected clock.
+
+Dates become ISO strings "YYYY-MM-DD", times "HH:MM" on a 24-hour clock. Choices, the same in
+both languages:
+
+- A bare weekday ("周五", "friday", "on friday") is its next occurrence, today included.
+  "这周五"/"本周五"/"this friday" is that day of the current Monday-based week, even if past;
+  "下周五"/"next friday" is that day of next week and "上周五"/"last friday" of last week
+  (so on Monday 2026-11-30 "next friday" is 2026-12-11, exactly like 下周五).
+- A month and day without a year ("12月3日", "Dec 3", "12/3") take the year that puts the date
+  closest to today, ties going to the future: in late November "3月5日" is next March.
+- "12/3" is month/day, as Chinese and US writing agree.
+- A bare hour is literal: "三点" and "at 3" are 03:00. The afternoon needs saying: "下午三点",
+  "3pm", "3 in the afternoon" are 15:00. "晚上12点" and "midnight" are 00:00, "中午"/"noon" 12:00.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from datetime import date, datetime, timedelta
+
+from dialogkit.understanding.numbers import CN_DIGITS, Found, longest_first, parse_cn_integer
+
+_CN_NUM_CHAR = "[零〇一二两三四五六七八九十]"
+_CN_NUM = f"{_CN_NUM_CHAR}{{1,3}}"
+_CN_OR_DIGITS = rf"(?:\d{{1,2}}|{_CN_NUM})"
+
+# ---------------------------------------------------------------- dates
+
+_ISO = re.compile(r"(?<!\d)(\d{4})\s?[-/.年]\s?(\d{1,2})\s?[-/.月]\s?(\d{1,2})\s?[日号]?(?!\d)")
+_CN_MONTH_DAY = re.compile(rf"(?<!\d)({_CN_OR_DIGITS})\s?月\s?({_CN_OR_DIGITS})\s?[日号]")
+_SLASH = re.compile(r"(?<![\d/.])(\d{1,2})/(\d{1,2})(?:/(\d{4}|\d{2}))?(?![\d/])")
+_CN_RELATIVE_DAYS = {
+    "大后天": 3,
+    "后天": 2,
+    "明天": 1,
+    "明日": 1,
+    "今天": 0,
+    "今日": 0,
+    "今儿": 0,
+    "昨天": -1,
+    "昨日": -1,
+    "前天": -2,
+    "大前天": -3,
+}
+_CN_RELATIVE = re.compile("|".join(sorted(_CN_RELATIVE_DAYS, key=len, reverse=True)))
+_CN_WEEKDAYS = {
+    "一": 0,
+    "二": 1,
+    "三": 2,
+    "四": 3,
+    "五": 4,
+    "六": 5,
+    "日": 6,
+    "天": 6,
+    "末": 5,
+    "1": 0,
+    "2": 1,
+    "3": 2,
+    "4": 3,
+    "5": 4,
+    "6": 5,
+    "7": 6,
+}
+_CN_WEEKDAY = re.compile(
+    r"(下下个?|下个?|上个?|这个?|本)?(?:周|星期|礼拜)([一二三四五六日天末1-7])"
+)
+_CN_IN_DAYS = re.compile(rf"({_CN_OR_DIGITS}|\d{{1,3}})\s?天\s?(以后|之后|后|以前|之前|前)")
+
+_EN_RELATIVE_DAYS = {
+    "the day after tomorrow": 2,
+    "day after tomorrow": 2,
+    "tomorrow": 1,
+    "tmrw": 1,
+    "tmr": 1,
+    "today": 0,
+    "yesterday": -1,
+    "the day before yesterday": -2,
+    "day before yesterday": -2,
+}
+_EN_RELATIVE = re.compile(
+    r"\b(?:" + "|".join(sorted(_EN_RELATIVE_DAYS, key=len, reverse=True)) + r")\b", re.I
+)
+_EN_WEEKDAYS = {
+    "monday": 0,
+    "tuesday": 1,
+    "tues": 1,
+    "wednesday": 2,
+    "weds": 2,
+    "thursday": 3,
+    "thurs": 3,
+    "friday": 4,
+    "saturday": 5,
+    "sunday": 6,
+}
+_EN_WEEKDAY = re.compile(
+    r"\b(?:(next|this|last|on|coming)\s+)?(" + "|".join(_EN_WEEKDAYS) + r")\b", re.I
+)
+_EN_IN_DAYS = re.compile(
+    r"\bin\s+(\d{1,3})\s+days?\b|\b(\d{1,3})\s+days?\s+(ago|later|from now)\b", re.I
+)
+_MONTHS = {
+    "jan": 1,
+    "feb": 2,
+    "mar": 3,
+    "apr": 4,
+    "may": 5,
+    "jun": 6,
+    "jul": 7,
+    "aug": 8,
+    "sep": 9,
+    "oct": 10,
+    "nov": 11,
+    "dec": 12,
+}
+_MONTH_NAME = (
+    r"(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?"
+    r"|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?"
+)
+_EN_MONTH_DAY = re.compile(
+    rf"\b{_MONTH_NAME}\s+(\d{{1,2}})(?:st|nd|rd|th)?(?:,?\s+(\d{{4}}))?\b", re.I
+)
+_EN_DAY_MONTH = re.compile(
+    rf"\b(\d{{1,2}})(?:st|nd|rd|th)?\s+(?:of\s+)?{_MONTH_NAME}(?:,?\s+(\d{{4}}))?\b", re.I
+)
+
+
+def _small_int(text: str) -> int | None:
+    text = text.strip()
+    if text.isdigit():
+        return int(text)
+    return parse_cn_integer(text)
+
+
+def _safe_date(year: int, month: int, day: int) -> date | None:
+    try:
+        return date(year, month, day)
+    except ValueError:
+        return None
+
+
+def _closest_year(today: date, month: int, day: int) -> date | None:
+    """The month/day nearest to today among last, this and next year (ties: the future)."""
+    options = [
+        d
+        for y in (today.year, today.year + 1, today.year - 1)
+        if (d := _safe_date(y, month, day)) is not None
+    ]
+    if not options:
+        return None
+    return min(options, key=lambda d: (abs((d - today).days), d < today))
+
+
+def _weekday(today: date, target: int, which: str) -> date:
+    monday = today - timedelta(days=today.weekday())
+    offsets = {"next": 7, "last": -7, "this": 0, "nextnext": 14}
+    if which in offsets:
+        return monday + timedelta(days=offsets[which] + target)
+    return today + timedelta(days=(target - today.weekday()) % 7)
+
+
+_CN_WHICH = {
+    "下下": "nextnext",
+    "下下个": "nextnext",
+    "下": "next",
+    "下个": "next",
+    "上": "last",
+    "上个": "last",
+    "这": "this",
+    "这个": "this",
+    "本": "this",
+}
+
+
+def find_dates(text: str, now: Callable[[], datetime]) -> list[Found]:
+    """Every date in ``text`` as an ISO string, resolved against ``now()``."""
+    today = now().date()
+    found: list[Found] = []
+
+    def add(match: re.Match[str], value: date | None) -> None:
+        if value is not None:
+            found.append(Found(match.start(), match.end(), value.isoformat()))
+
+    for m in _ISO.finditer(text):
+        add(m, _safe_date(int(m[1]), int(m[2]), int(m[3])))
+    for m in _CN_MONTH_DAY.finditer(text):
+        month, day = _small_int(m[1]), _small_int(m[2])
+        add(m, _closest_year(today, month, day) if month and day else None)
+    for m in _SLASH.finditer(text):
+        month, day = int(m[1]), int(m[2])
+        if m[3]:
+            year = int(m[3]) if len(m[3]) == 4 else 2000 + int(m[3])
+            add(m, _safe_date(year, month, day))
+        else:
+            add(m, _closest_year(today, month, day))
+    for m in _CN_RELATIVE.finditer(text):
+        add(m, today + timedelta(days=_CN_RELATIVE_DAYS[m.group()]))
+    for m in _CN_WEEKDAY.finditer(text):
+        add(m, _weekday(today, _CN_WEEKDAYS[m[2]], _CN_WHICH.get(m[1] or "", "")))
+    for m in _CN_IN_DAYS.finditer(text):
+        days = _small_int(m[1])
+        if days is not None:
+            add(m, today + timedelta(days=-days if "前" in m[2] else days))
+    for m in _EN_RELATIVE.finditer(text):
+        add(m, today + timedelta(days=_EN_RELATIVE_DAYS[" ".join(m.group().lower().split())]))
+    for m in _EN_WEEKDAY.finditer(text):
+        which = (m[1] or "").lower()
+        add(m, _weekday(today, _EN_WEEKDAYS[m[2].lower()], which if which != "coming" else ""))
+    for m in _EN_IN_DAYS.finditer(text):
+        days = int(m[1] or m[2])
+        add(m, today + timedelta(days=-days if (m[3] or "").lower() == "ago" else days))
+    for m in _EN_MONTH_DAY.finditer(text):
+        add(m, _month_day(today, m[1], int(m[2]), m[3]))
+    for m in _EN_DAY_MONTH.finditer(text):
+        add(m, _month_day(today, m[2], int(m[1]), m[3]))
+    return longest_first(found)
+
+
+def _month_day(today: date, month_name: str, day: int, year: str | None) -> date | None:
+    month = _MONTHS[month_name[:3].lower()]
+    return _safe_date(int(year), month, day) if year else _closest_year(today, month, day)
+
+
+# ---------------------------------------------------------------- times
+
+_PM_PERIODS = frozenset(
+    {
+        "下午",
+        "午后",
+        "傍晚",
+        "晚上",
+        "今晚",
+        "明晚",
+        "晚",
+        "pm",
+        "afternoon",
+        "evening",
+        "night",
+        "tonight",
+    }
+)
+_AM_PERIODS = frozenset({"凌晨", "早上", "早晨", "清晨", "上午", "早", "am", "morning"})
+_CN_PERIOD = "凌晨|早上|早晨|清晨|上午|中午|午后|下午|傍晚|晚上|今晚|明晚|夜里|半夜"
+_CN_TIME = re.compile(
+    rf"({_CN_PERIOD})?\s?({_CN_OR_DIGITS})\s?[点點时時]"
+    rf"(?:(半)|([一三])刻|({_CN_OR_DIGITS})\s?分|(\d{{2}}|{_CN_NUM_CHAR}{{2,3}}))?"
+)
+_CN_NOON = re.compile(r"正午|中午(?!\s?(?:\d|[零〇一二两三四五六七八九十]))|午夜")
+_CLOCK = re.compile(
+    rf"({_CN_PERIOD})?\s?(?<![\d:])([01]?\d|2[0-3])\s?[:：]\s?([0-5]\d)(?![\d:])"
+    r"(?:\s*([ap])\.?m\.?(?![A-Za-z]))?",
+    re.I,
+)
+_EN_HOUR_WORDS = {
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+    "eleven": 11,
+    "twelve": 12,
+}
+_EN_HOUR = r"(\d{1,2}|" + "|".join(_EN_HOUR_WORDS) + ")"
+_EN_PART = r"(?:\s+(?:in\s+the\s+|this\s+|at\s+)?(morning|afternoon|evening|night)|\s+(tonight))?"
+_EN_AMPM = re.compile(rf"\b{_EN_HOUR}(?::([0-5]\d))?\s*([ap])\.?m\b\.?", re.I)
+_EN_AT = re.compile(
+    rf"\bat\s+{_EN_HOUR}(?::([0-5]\d))?(\s*o'?clock)?(?:\s*([ap])\.?m\b\.?)?{_EN_PART}\b", re.I
+)
+_EN_OCLOCK = re.compile(rf"\b{_EN_HOUR}\s*o'?clock{_EN_PART}\b", re.I)
+_EN_PAST = re.compile(rf"\b(half|quarter)\s+(past|to)\s+{_EN_HOUR}{_EN_PART}\b", re.I)
+_EN_NOON = re.compile(r"\b(noon|midday|midnight)\b", re.I)
+
+
+_MIDNIGHT_PERIODS = _AM_PERIODS | {"半夜", "晚上", "今晚", "明晚", "night", "tonight"}
+
+
+def _clock(hour: int, minute: int, period: str | None) -> str | None:
+    """Apply a day period to a 12-hour reading; None for an impossible time."""
+    period = (period or "").lower()
+    if period in _PM_PERIODS and hour < 12:
+        hour += 12
+    elif hour == 12 and period in _MIDNIGHT_PERIODS:
+        hour = 0  # "晚上12点", "12 at night", "上午12点"... are midnight
+    elif period == "夜里":
+        hour = hour + 12 if 6 <= hour < 12 else hour % 12
+    elif period == "中午" and hour < 6:
+        hour += 12
+    if not (0 <= hour <= 23 and 0 <= minute <= 59):
+        return None
+    return f"{hour:02d}:{minute:02d}"
+
+
+_BARE_HOUR_NEXT = frozenset("钟整到至前后左右见的开再去来以之吧了啊呀呢吗和或，。,.!?！？ ")
+_LITTLE_BEFORE = frozenset("快慢多少有好早晚大小差")
+
+
+def _bare_hour_is_time(text: str, match: re.Match[str]) -> bool:
+    """A bare "三点" with no period and no minutes is a time only where a time can stand.
+
+    "三点钟", "三点到", "三点。" and "三点" alone are times; "三点建议" (three points) and
+    "快一点" (a little faster) are not.
+    """
+    following = text[match.end() : match.end() + 1]
+    if following and following not in _BARE_HOUR_NEXT and "\u4e00" <= following <= "\u9fff":
+        return False
+    before = text[match.start() - 1 : match.start()] if match.start() else ""
+    return not (match[2] == "一" and before in _LITTLE_BEFORE and before != "")
+
+
+def _en_hour(text: str) -> int:
+    return int(text) if text.isdigit() else _EN_HOUR_WORDS[text.lower()]
+
+
+def find_times(text: str) -> list[Found]:
+    """Every time of day in ``text`` as "HH:MM" (24-hour)."""
+    found: list[Found] = []
+
+    def add(match: re.Match[str], value: str | None) -> None:
+        if value is not None:
+            found.append(Found(match.start(), match.end(), value))
+
+    for m in _CN_TIME.finditer(text):
+        hour = _small_int(m[2])
+        minute: int | None = 0
+        if m[3]:
+            minute = 30
+        elif m[4]:
+            minute = 15 * CN_DIGITS[m[4]]
+        elif m[5] or m[6]:
+            minute = _small_int(m[5] or m[6])
+        if hour is None or minute is None:
+            continue
+        if not (m[1] or m[3] or m[4] or m[5] or m[6]) and not _bare_hour_is_time(text, m):
+            continue
+        add(m, _clock(hour, minute, m[1]))
+    for m in _CN_NOON.finditer(text):
+        add(m, "00:00" if m.group() == "午夜" else "12:00")
+    for m in _CLOCK.finditer(text):
+        period = m[4] and f"{m[4].lower()}m"
+        add(m, _clock(int(m[2]), int(m[3]), period or m[1]))
+    for m in _EN_AMPM.finditer(text):
+        add(m, _clock(_en_hour(m[1]), int(m[2] or 0), f"{m[3].lower()}m"))
+    for m in _EN_AT.finditer(text):
+        hour_text, minutes, oclock, ampm, part, tonight = m.groups()
+        if not hour_text.isdigit() and not (oclock or ampm or part or tonight):
+            continue  # "at one point" is not a time; "at one o'clock" is
+        period = f"{ampm.lower()}m" if ampm else (part or tonight)
+        add(m, _clock(_en_hour(hour_text), int(minutes or 0), period))
+    for m in _EN_OCLOCK.finditer(text):
+        add(m, _clock(_en_hour(m[1]), 0, m[2] or m[3]))
+    for m in _EN_PAST.finditer(text):
+        hour = _en_hour(m[3])
+        minute = 30 if m[1].lower() == "half" else 15
+        if m[2].lower() == "to":
+            hour, minute = (hour - 1) % 24, 60 - minute
+        add(m, _clock(hour, minute, m[4] or m[5]))
+    for m in _EN_NOON.finditer(text):
+        add(m, "00:00" if m.group().lower() == "midnight" else "12:00")
+    return longest_first(found)

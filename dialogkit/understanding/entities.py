@@ -1,0 +1,150 @@
+"""Entity extraction: the bot's declared types (regex, synonyms) plus the built-in ones.
+
+Every matcher is compiled once, when the bot loads. A synonym type is one alternation of all its
+aliases, longest first, so at any position the longest alias wins ("笔记本电脑" over "电脑");
+Chinese aliases match anywhere (Chinese is written without spaces: "我上周买的手机屏幕碎了"
+holds 手机 and 碎了), Latin aliases only as whole words, case-insensitively and with an optional
+plural "s" ("phone" is not inside "iphone"; "iPhone" is an alias of its own). Patterns and
+aliases run on the folded text (``language.fold``): full-width "１２３４５" is five digits.
+
+Two views of the same text:
+- ``find(text, types)``: every mention of the given types; overlaps between types are kept (a
+  slot being filled asks for its own type and must see it even where another type also matched).
+- ``resolve_overlaps``: one reading of the utterance, for entity memory: non-overlapping and in
+  order, declared types before built-ins ("12345" is an order_id, not also a number), then
+  the longer span, then the built-in order of ``BUILTIN_FINDERS``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Collection, Iterable
+
+from dialogkit.flow.schema import BotFile, EntityTypeSpec
+from dialogkit.understanding.builtins import BUILTIN_FINDERS, Clock
+from dialogkit.understanding.interpretation import Mention
+from dialogkit.understanding.language import has_cjk
+from dialogkit.understanding.numbers import Found, longest_first, non_overlapping
+
+_LATIN_EDGE = "A-Za-z0-9"
+
+
+def normalise_alias(text: str) -> str:
+    """The lookup key of an alias or a matched surface: lower case, single spaces."""
+    return " ".join(text.lower().split())
+
+
+def _alias_pattern(alias: str) -> str:
+    body = r"\s+".join(re.escape(part) for part in alias.split())
+    if has_cjk(alias):
+        return body
+    plural = "(?:s|es)?" if alias[-1:].isalpha() else ""
+    return rf"(?<![{_LATIN_EDGE}]){body}{plural}(?![{_LATIN_EDGE}])"
+
+
+class SynonymMatcher:
+    """Aliases of one synonym type -> canonical values, as one compiled alternation."""
+
+    def __init__(self, synonyms: dict[str, list[str]]) -> None:
+        self.canonical: dict[str, str] = {}
+        for canonical, aliases in synonyms.items():
+            for alias in aliases:
+                if alias.strip():
+                    self.canonical.setdefault(normalise_alias(alias), canonical)
+        ordered = sorted(self.canonical, key=len, reverse=True)
+        self._pattern = (
+            re.compile("|".join(_alias_pattern(a) for a in ordered), re.IGNORECASE)
+            if ordered
+            else None
+        )
+
+    def find(self, text: str) -> list[Found]:
+        if self._pattern is None:
+            return []
+        found: list[Found] = []
+        for match in self._pattern.finditer(text):
+            key = normalise_alias(match.group())
+            canonical = next(
+                (self.canonical[k] for k in (key, *_singulars(key)) if k in self.canonical), None
+            )
+            if canonical is not None:
+                found.append(Found(match.start(), match.end(), canonical))
+        return found
+
+    def aliases(self) -> list[str]:
+        return list(self.canonical)
+
+
+def _singulars(key: str) -> list[str]:
+    """Keys the plural ending the alias pattern allows may have been added to."""
+    return [
+        key[: -len(suffix)]
+        for suffix in ("s", "es")
+        if key.endswith(suffix) and len(key) > len(suffix)
+    ]
+
+
+class CustomType:
+    """One declared entity type: its regex and/or its synonym dictionary."""
+
+    def __init__(self, name: str, spec: EntityTypeSpec) -> None:
+        self.name = name
+        self.kind = spec.kind
+        try:
+            self.pattern = re.compile(spec.pattern) if spec.pattern else None
+        except re.error as exc:  # the loader reports this with a position; be clear here too
+            raise ValueError(f"entity type {name!r}: bad pattern {spec.pattern!r}: {exc}") from exc
+        self.synonyms = SynonymMatcher(spec.synonyms()) if spec.values else None
+
+    def find(self, text: str) -> list[Found]:
+        found = self.synonyms.find(text) if self.synonyms else []
+        if self.pattern is not None:
+            for match in self.pattern.finditer(text):
+                if match.end() == match.start():
+                    continue
+                value = next((g for g in match.groups() if g is not None), match.group())
+                found.append(Found(match.start(), match.end(), value))
+        return found
+
+
+class EntityExtractor:
+    """All entity types of one bot, compiled once."""
+
+    def __init__(self, spec: BotFile) -> None:
+        self._spec = spec
+        self.custom: dict[str, CustomType] = {
+            name: CustomType(name, type_spec) for name, type_spec in spec.entities.items()
+        }
+        self._order = {name: i for i, name in enumerate([*self.custom, *BUILTIN_FINDERS])}
+
+    def known(self, type_name: str) -> bool:
+        return type_name in self.custom or type_name in BUILTIN_FINDERS
+
+    def find(self, original: str, folded: str, types: Collection[str], now: Clock) -> list[Mention]:
+        """Every mention of ``types`` in the text, in text order; overlaps across types kept.
+
+        ``folded`` is the matching text (``language.fold``), ``original`` what the user wrote:
+        spans are identical in both, mentions carry the original surface.
+        """
+        mentions: list[Mention] = []
+        for type_name in types:
+            if type_name in self.custom:
+                found = self.custom[type_name].find(folded)
+            elif type_name in BUILTIN_FINDERS:
+                found = BUILTIN_FINDERS[type_name](folded, now)
+            else:
+                raise ValueError(f"unknown entity type {type_name!r}")
+            kind = self._spec.entity_kind(type_name)
+            mentions += [
+                Mention(type_name, f.value, original[f.start : f.end], f.start, f.end, kind)
+                for f in longest_first(found)
+            ]
+        return sorted(mentions, key=lambda m: (m.start, self._order[m.type]))
+
+    def resolve_overlaps(self, mentions: Iterable[Mention]) -> list[Mention]:
+        """One non-overlapping reading: declared types, then longer spans, then built-in order."""
+
+        def rank(m: Mention) -> tuple[bool, int, int, int]:
+            return (m.type not in self.custom, m.start - m.end, self._order[m.type], m.start)
+
+        return non_overlapping(mentions, rank)

@@ -1,0 +1,174 @@
+"""Intent scoring from each flow's trigger: keywords, example similarity, slot entities.
+
+Each flow gets three kinds of evidence, combined as a noisy-OR (each is an independent reason to
+believe the flow is meant, so two weak reasons make a stronger one, and no sum exceeds 1):
+
+- keywords: each keyword present adds ``KEYWORD_WEIGHT``; Chinese keywords match as substrings,
+  Latin ones as whole words (case-insensitive);
+- examples (the trigger's, plus each language half of the flow's description): similarity to
+  the closest one, over content features (Chinese character bigrams,
+  stemmed English words, stop words dropped): the mean of the Dice coefficient and the share of
+  the example the utterance covers, so a longer utterance that contains an example still scores;
+- entities: a value of one of the flow's synonym slot types ("手机", "broken") adds
+  ``SYNONYM_WEIGHT``, a value of one of its pattern types (an order number) ``PATTERN_WEIGHT``.
+
+The result is scaled by how much of the utterance the flow's vocabulary explains (the Chinese
+characters and English stems of its examples, keywords, description and slot aliases), so a generic
+keyword in an unrelated sentence ("今天天气怎么样" holds check_status's 怎么样) stays below the
+threshold while "我的订单到哪了" does not. Scores above ``INTENT_FLOOR`` are returned, best first;
+the policy treats ``INTENT_THRESHOLD`` and above as a clear request.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from dialogkit.flow.schema import BotFile
+from dialogkit.understanding.entities import EntityExtractor
+from dialogkit.understanding.interpretation import IntentScore, Mention
+from dialogkit.understanding.language import CJK_RUN, fold, has_cjk
+
+INTENT_THRESHOLD = 0.5
+INTENT_FLOOR = 0.2
+KEYWORD_WEIGHT = 0.4
+SYNONYM_WEIGHT = 0.4
+PATTERN_WEIGHT = 0.1
+SIMILARITY_FLOOR = 0.2  # example similarity below this is noise (shared particles, "the")
+
+_CJK_STOP = frozenset("的了吗呢吧啊呀我你他她它们是在有个这那就都也还和与请帮想要给一吗么")
+_EN_STOP = frozenset(
+    (
+        "a an the my your our their his her its it it's is are was were be been am of to for in on "
+        "at i me we you he she they this that these those and or but do does did please can could "
+        "would will shall with from so just about have has had some any there what's whats i'm im"
+    ).split()
+)
+_EN_WORD = re.compile(r"[a-z][a-z']*")
+_SUFFIXES = ("ing", "ed", "en", "es", "s", "e")
+
+
+def stem(word: str) -> str:
+    """A crude English stem, enough to meet "broke"/"broken" and "arrive"/"arrived"."""
+    for suffix in _SUFFIXES:
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3:
+            return word[: -len(suffix)]
+    return word
+
+
+def features(text: str) -> frozenset[str]:
+    """Content features: Chinese character bigrams (a lone character as itself), English stems."""
+    lowered = fold(text).lower()
+    out: set[str] = set()
+    for run in CJK_RUN.findall(lowered):
+        chars = "".join(ch for ch in run if ch not in _CJK_STOP)
+        if len(chars) == 1:
+            out.add(chars)
+        out.update(chars[i : i + 2] for i in range(len(chars) - 1))
+    for word in _EN_WORD.findall(lowered):
+        if word not in _EN_STOP:
+            out.add(stem(word))
+    return frozenset(out)
+
+
+def units(text: str) -> frozenset[str]:
+    """Vocabulary units: single Chinese characters and English stems, stop words dropped."""
+    lowered = fold(text).lower()
+    out = {ch for run in CJK_RUN.findall(lowered) for ch in run if ch not in _CJK_STOP}
+    out.update(stem(w) for w in _EN_WORD.findall(lowered) if w not in _EN_STOP)
+    return frozenset(out)
+
+
+def similarity(utterance: frozenset[str], example: frozenset[str]) -> float:
+    """Mean of Dice and the share of the example covered by the utterance."""
+    if not utterance or not example:
+        return 0.0
+    shared = len(utterance & example)
+    dice = 2 * shared / (len(utterance) + len(example))
+    return (dice + shared / len(example)) / 2
+
+
+def _keyword_pattern(keywords: Iterable[str]) -> re.Pattern[str] | None:
+    parts = []
+    for keyword in sorted(
+        {k.strip().lower() for k in keywords if k.strip()}, key=len, reverse=True
+    ):
+        body = r"\s+".join(re.escape(p) for p in keyword.split())
+        parts.append(body if has_cjk(keyword) else rf"(?<![a-z0-9]){body}(?![a-z0-9])")
+    return re.compile("|".join(parts)) if parts else None
+
+
+@dataclass(frozen=True)
+class _FlowIndex:
+    name: str
+    keywords: re.Pattern[str] | None
+    examples: tuple[frozenset[str], ...]
+    vocabulary: frozenset[str]
+    synonym_types: frozenset[str]
+    pattern_types: frozenset[str]
+
+
+class IntentScorer:
+    """Scores every flow of a bot for an utterance; all indexes are built in ``__init__``."""
+
+    def __init__(self, spec: BotFile, extractor: EntityExtractor) -> None:
+        self._flows: list[_FlowIndex] = []
+        for name, flow in spec.flows.items():
+            trigger = flow.trigger
+            slot_types = {s.entity for s in flow.slots if s.entity in extractor.custom}
+            synonym_types = {t for t in slot_types if extractor.custom[t].synonyms is not None}
+            pattern_types = {t for t in slot_types if extractor.custom[t].pattern is not None}
+            # The description ("查询订单状态 / Check an order's status") is one more example per
+            # language: authors write it for humans, and it often says the request plainly.
+            described = [part for part in (flow.description or "").split(" / ") if part.strip()]
+            examples = tuple(f for f in (features(e) for e in [*trigger.examples, *described]) if f)
+            words = [*trigger.examples, *trigger.keywords, flow.description or ""]
+            for type_name in synonym_types:
+                words += extractor.custom[type_name].synonyms.aliases()  # type: ignore[union-attr]
+            vocabulary = set().union(*(units(w) for w in words))
+            self._flows.append(
+                _FlowIndex(
+                    name=name,
+                    keywords=_keyword_pattern(trigger.keywords),
+                    examples=examples,
+                    vocabulary=frozenset(vocabulary),
+                    synonym_types=frozenset(synonym_types),
+                    pattern_types=frozenset(pattern_types - synonym_types),
+                )
+            )
+
+    def score(self, folded: str, mentions: Iterable[Mention]) -> list[IntentScore]:
+        """Flows scoring above ``INTENT_FLOOR``, best first (ties: declaration order)."""
+        lowered = folded.lower()
+        utterance = features(folded)
+        content = units(folded)
+        types = {m.type for m in mentions}
+        scores: list[IntentScore] = []
+        for flow in self._flows:
+            value = self._score_flow(flow, lowered, utterance, content, types)
+            if value >= INTENT_FLOOR:
+                scores.append(IntentScore(flow.name, round(value, 4)))
+        return sorted(scores, key=lambda s: -s.score)
+
+    @staticmethod
+    def _score_flow(
+        flow: _FlowIndex,
+        lowered: str,
+        utterance: frozenset[str],
+        content: frozenset[str],
+        types: set[str],
+    ) -> float:
+        doubt = 1.0
+        if flow.keywords is not None:
+            hits = {m.group() for m in flow.keywords.finditer(lowered)}
+            doubt *= (1 - KEYWORD_WEIGHT) ** len(hits)
+        best = max((similarity(utterance, e) for e in flow.examples), default=0.0)
+        doubt *= 1 - max(0.0, (best - SIMILARITY_FLOOR) / (1 - SIMILARITY_FLOOR))
+        doubt *= (1 - SYNONYM_WEIGHT) ** len(types & flow.synonym_types)
+        doubt *= (1 - PATTERN_WEIGHT) ** len(types & flow.pattern_types)
+        evidence = 1 - doubt
+        if not evidence:
+            return 0.0
+        explained = len(content & flow.vocabulary) / len(content) if content else 1.0
+        return evidence * (0.5 + 0.5 * explained)

@@ -1,0 +1,68 @@
+"""Which language a turn is in, and the text normalisation every rule shares.
+
+Chinese and English are equals: the language of a turn only decides which prompt text a reply
+uses, never which rules run. Every rule sees the same *folded* text, which is built so that
+character offsets stay valid for the original: mentions report spans into what the user wrote.
+"""
+
+from __future__ import annotations
+
+import re
+
+MAX_INPUT_CHARS = 10_000
+"""Understanding reads at most this many characters of a message.
+
+A chat turn is a few hundred characters; a pasted log or a 1 MB message would only make every
+regex and n-gram pass slower without adding anything a slot could use. Text past the cap is kept
+in the history (the runtime stores the message whole) but yields no mentions, intents or cues.
+"""
+
+# Han ideographs (basic, extension A, compatibility, extensions B-F). Kana and Hangul are not
+# Chinese, so they do not switch a turn to zh.
+_CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0002fa1f"
+CJK_CHAR = re.compile(f"[{_CJK}]")
+CJK_RUN = re.compile(f"[{_CJK}]+")
+LATIN_WORD = re.compile(r"[A-Za-z\u00c0-\u024f]+(?:['\u2019][A-Za-z]+)?")
+
+MIN_LATIN_WORDS = 3
+
+
+def _fold_table() -> dict[int, int]:
+    """Full-width ASCII -> ASCII, ideographic space and control characters -> space.
+
+    Every mapping is one code point to one code point, so offsets into the folded text are
+    offsets into the original. "１２３４５" is an order number and "１５：３０" a time.
+    """
+    table = {code: code - 0xFEE0 for code in range(0xFF01, 0xFF5F)}
+    table[0x3000] = 0x20
+    for code in [*range(0x00, 0x20), 0x7F, *range(0x80, 0xA0)]:
+        table[code] = 0x20
+    return table
+
+
+_FOLD = _fold_table()
+
+
+def fold(text: str) -> str:
+    """Length-preserving normalisation: capped, full-width folded, controls blanked."""
+    return text[:MAX_INPUT_CHARS].translate(_FOLD)
+
+
+def has_cjk(text: str) -> bool:
+    """True when ``text`` (an utterance, alias or keyword) contains a Han character."""
+    return CJK_CHAR.search(text) is not None
+
+
+def detect_language(text: str, current: str) -> str:
+    """The language of one user turn (SPEC §2).
+
+    Any Han character makes the turn zh; three or more Latin-script words and no Han make it en;
+    anything else ("200", "ok", "yes", an emoji) is too short to tell and keeps ``current``.
+    """
+    sample = text[:MAX_INPUT_CHARS]
+    if has_cjk(sample):
+        return "zh"
+    for count, _ in enumerate(LATIN_WORD.finditer(sample), start=1):
+        if count >= MIN_LATIN_WORDS:
+            return "en"  # stop early: a 1 MB message of words needs only three
+    return current

@@ -1,0 +1,314 @@
+"""The built-in ``number`` type: Arabic digits, Chinese numerals and English number words.
+
+"150", "150$", "$150", "150 dollars", "1,500", "3.5", "3k", "一百五十", "两百", "一千五", "三万",
+"十二", "零点五", "one hundred fifty" all become numbers. Values are ``int`` when integral and
+``float`` otherwise, computed with ``Decimal`` so "0.1k" is exactly 100.
+
+Numerals are also ordinary words, so a few guards keep noise out: "第一" and "第二个" are
+ordinals (references), not numbers; a single Chinese numeral character counts only before a
+measure word, a currency, punctuation or the end ("三个" and "给我五" yes, "三星" and "一样" no);
+"十"/"千万" without a digit and a lone English "one" ("that one") count only as the whole text.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from collections.abc import Callable, Iterable
+from decimal import Decimal, InvalidOperation
+from typing import Any, NamedTuple, Protocol, TypeVar
+
+
+class Found(NamedTuple):
+    """A value located in (folded) text: the span it came from and what it means."""
+
+    start: int
+    end: int
+    value: Any
+
+
+class _HasSpan(Protocol):
+    @property
+    def start(self) -> int: ...
+
+    @property
+    def end(self) -> int: ...
+
+
+_Span = TypeVar("_Span", bound=_HasSpan)
+
+
+def non_overlapping(items: Iterable[_Span], rank: Callable[[_Span], Any]) -> list[_Span]:
+    """Greedy choice in ``rank`` order of spans that overlap nothing chosen; in text order.
+
+    The chosen spans are disjoint, so a bisect over their sorted starts finds the only two
+    neighbours that could overlap: O(n log n) even for a message full of numbers.
+    """
+    starts: list[int] = []
+    ends: list[int] = []
+    chosen: list[_Span] = []
+    for item in sorted(items, key=rank):
+        at = bisect.bisect_right(starts, item.start)
+        if at and ends[at - 1] > item.start:
+            continue
+        if at < len(starts) and starts[at] < item.end:
+            continue
+        starts.insert(at, item.start)
+        ends.insert(at, item.end)
+        chosen.insert(at, item)
+    return chosen
+
+
+def longest_first(found: Iterable[Found]) -> list[Found]:
+    """Non-overlapping spans of one type: longer first, then earlier; returned in text order."""
+    return non_overlapping(found, lambda f: (f.start - f.end, f.start))
+
+
+CN_DIGITS: dict[str, int] = {
+    "零": 0,
+    "〇": 0,
+    "一": 1,
+    "二": 2,
+    "两": 2,
+    "三": 3,
+    "四": 4,
+    "五": 5,
+    "六": 6,
+    "七": 7,
+    "八": 8,
+    "九": 9,
+    "壹": 1,
+    "贰": 2,
+    "叁": 3,
+    "肆": 4,
+    "伍": 5,
+    "陆": 6,
+    "柒": 7,
+    "捌": 8,
+    "玖": 9,
+}
+CN_SMALL_UNITS: dict[str, int] = {"十": 10, "拾": 10, "百": 100, "佰": 100, "千": 1000, "仟": 1000}
+CN_BIG_UNITS: dict[str, int] = {"万": 10_000, "亿": 100_000_000}
+MAX_DIGIT_STRING = 30
+CN_NUMERAL_CHARS = "".join([*CN_DIGITS, *CN_SMALL_UNITS, *CN_BIG_UNITS])
+
+# Measure words and currencies after which a lone numeral character is a number.
+CN_COUNTERS = frozenset(
+    "个件台部只本次元块张位天月年周号岁份条双套箱瓶分角斤米笔单毛遍回人名家间层楼倍"
+)
+
+_CURRENCY_PREFIX = frozenset("$¥€£")
+_ARABIC = re.compile(r"(?<![\d.A-Za-z_])(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?!\d)")
+_MULTIPLIER = re.compile(r"\s?([kK])(?![A-Za-z])|([万千亿])|\s?(thousand|million|billion)\b", re.I)
+_UNIT = re.compile(r"\s?(?:dollars?|bucks|usd|rmb|yuan|euros?)\b|块钱|块|元|美元|美金|刀|\$", re.I)
+_MULTIPLIERS: dict[str, int] = {
+    "k": 1000,
+    "千": 1000,
+    "万": 10_000,
+    "亿": 100_000_000,
+    "thousand": 1000,
+    "million": 1_000_000,
+    "billion": 1_000_000_000,
+}
+_CN_NUMERAL = re.compile(f"[{CN_NUMERAL_CHARS}]+(?:点[零〇一二三四五六七八九]+)?")
+_CN_UNIT = re.compile(r"块钱|块|元|美元|美金|刀")
+
+EN_UNITS: dict[str, int] = {
+    "zero": 0,
+    "one": 1,
+    "two": 2,
+    "three": 3,
+    "four": 4,
+    "five": 5,
+    "six": 6,
+    "seven": 7,
+    "eight": 8,
+    "nine": 9,
+    "ten": 10,
+    "eleven": 11,
+    "twelve": 12,
+    "thirteen": 13,
+    "fourteen": 14,
+    "fifteen": 15,
+    "sixteen": 16,
+    "seventeen": 17,
+    "eighteen": 18,
+    "nineteen": 19,
+    "twenty": 20,
+    "thirty": 30,
+    "forty": 40,
+    "fifty": 50,
+    "sixty": 60,
+    "seventy": 70,
+    "eighty": 80,
+    "ninety": 90,
+}
+EN_SCALES: dict[str, int] = {"hundred": 100, "thousand": 1000, "million": 1_000_000}
+_EN_WORD = "|".join(sorted([*EN_UNITS, *EN_SCALES], key=len, reverse=True))
+_EN_NUMBER = re.compile(
+    rf"\b(?:{_EN_WORD})(?:(?:[\s-]+|[\s-]+and[\s-]+)(?:{_EN_WORD}))*\b"
+    rf"(?:\s+point(?:\s+(?:{'|'.join(list(EN_UNITS)[:10])}))+\b)?",
+    re.I,
+)
+
+
+def as_number(value: Decimal) -> int | float:
+    """int when integral ("150.0" -> 150), float otherwise."""
+    return int(value) if value == value.to_integral_value() else float(value)
+
+
+def parse_cn_integer(text: str) -> int | None:
+    """A Chinese integer numeral -> int; None when it is not one.
+
+    Handles units (一百五十, 三万, 一亿两千万), the spoken abbreviation where a trailing digit
+    takes the next lower unit (一千五 = 1500, 两百五 = 250, 三万五 = 35000, but 一百零五 = 105) and
+    digit-by-digit strings without units (一二三四五 = 12345, 二零二六 = 2026).
+    """
+    if not text or any(ch not in CN_NUMERAL_CHARS for ch in text):
+        return None
+    if not any(ch in CN_SMALL_UNITS or ch in CN_BIG_UNITS for ch in text):
+        if len(text) > MAX_DIGIT_STRING:
+            return None  # a wall of 一一一… is not a number anyone typed
+        return int("".join(str(CN_DIGITS[ch]) for ch in text))
+    total = wan = section = 0
+    digit: int | None = None
+    last_unit = 0
+    zero_since_unit = False
+    for ch in text:
+        if ch in CN_DIGITS:
+            if digit is not None and CN_DIGITS[ch] != 0 and not zero_since_unit:
+                return None  # two digits in a row inside a unit numeral ("一二百") is not a number
+            zero_since_unit = zero_since_unit or CN_DIGITS[ch] == 0
+            digit = CN_DIGITS[ch] if CN_DIGITS[ch] else digit
+        elif ch in CN_SMALL_UNITS:
+            section += (1 if digit is None else digit) * CN_SMALL_UNITS[ch]
+            digit, last_unit, zero_since_unit = None, CN_SMALL_UNITS[ch], False
+        elif ch == "万":
+            wan = (section + (digit or 0)) * 10_000 if (section or digit) else 10_000
+            section, digit, last_unit, zero_since_unit = 0, None, 10_000, False
+        else:  # 亿
+            total = (total + wan + section + (digit or 0)) * 100_000_000
+            wan = section = 0
+            digit, last_unit, zero_since_unit = None, 100_000_000, False
+    if digit is not None:
+        abbreviated = last_unit >= 100 and not zero_since_unit and text[-1] in CN_DIGITS
+        section += digit * (last_unit // 10) if abbreviated else digit
+    return total + wan + section
+
+
+def parse_cn_number(text: str) -> Decimal | None:
+    """A Chinese numeral, possibly with a decimal part ("零点五", "三点一四")."""
+    whole, _, fraction = text.partition("点")
+    integer = parse_cn_integer(whole)
+    if integer is None:
+        return None
+    if not fraction:
+        return Decimal(integer)
+    digits = "".join(str(CN_DIGITS[ch]) for ch in fraction if ch in CN_DIGITS)
+    return Decimal(f"{integer}.{digits}") if len(digits) == len(fraction) else None
+
+
+def parse_en_number(text: str) -> Decimal | None:
+    """English number words ("one hundred and fifty", "twenty-one", "three point five")."""
+    words = [w for w in re.split(r"[\s-]+", text.lower()) if w and w != "and"]
+    if "point" in words:
+        at = words.index("point")
+        whole = parse_en_number(" ".join(words[:at])) if at else Decimal(0)
+        digits = "".join(str(EN_UNITS[w]) for w in words[at + 1 :] if EN_UNITS.get(w, 10) < 10)
+        if whole is None or not digits:
+            return None
+        return Decimal(f"{whole}.{digits}")
+    total = current = 0
+    for word in words:
+        if word in EN_UNITS:
+            current += EN_UNITS[word]
+        elif word == "hundred":
+            current = (current or 1) * 100
+        elif word in EN_SCALES:
+            total += (current or 1) * EN_SCALES[word]
+            current = 0
+        else:
+            return None
+    return Decimal(total + current)
+
+
+def _arabic_numbers(text: str) -> list[Found]:
+    found: list[Found] = []
+    for match in _ARABIC.finditer(text):
+        start, end = match.span()
+        try:
+            value = Decimal(match.group().replace(",", ""))
+        except InvalidOperation:  # pragma: no cover - the regex only admits valid literals
+            continue
+        if start > 0 and text[start - 1] in _CURRENCY_PREFIX:
+            start -= 1
+        multiplier = _MULTIPLIER.match(text, end)
+        if multiplier:
+            key = next(g for g in multiplier.groups() if g).lower()
+            value *= _MULTIPLIERS[key]
+            end = multiplier.end()
+        unit = _UNIT.match(text, end)
+        if unit:
+            end = unit.end()
+        found.append(Found(start, end, as_number(value)))
+    return found
+
+
+def _cn_numbers(text: str, whole_text: str) -> list[Found]:
+    found: list[Found] = []
+    for match in _CN_NUMERAL.finditer(text):
+        start, end = match.span()
+        literal = match.group()
+        if start > 0 and text[start - 1] == "第":
+            continue  # an ordinal: 第一个 / 第二 are references, not quantities
+        has_digit = any(ch in CN_DIGITS for ch in literal)
+        if not has_digit and literal != whole_text:
+            continue  # "千万别忘了", "十分" are words, not numbers
+        if len(literal) == 1 and literal != whole_text:
+            following = text[end : end + 1]
+            if (
+                following
+                and following not in CN_COUNTERS
+                and _CN_UNIT.match(text, end) is None
+                and ("\u4e00" <= following <= "\u9fff")
+            ):
+                continue  # "三星", "一样", "一直": the character is part of a word
+        value = parse_cn_number(literal)
+        if value is None:
+            continue
+        unit = _CN_UNIT.match(text, end)
+        found.append(Found(start, unit.end() if unit else end, as_number(value)))
+    return found
+
+
+def _en_numbers(text: str, whole_text: str) -> list[Found]:
+    found: list[Found] = []
+    for match in _EN_NUMBER.finditer(text):
+        literal = match.group()
+        if literal.lower() == "one" and literal.lower() != whole_text.lower():
+            continue  # "that one", "the first one" are references
+        value = parse_en_number(literal)
+        if value is None:
+            continue
+        end = match.end()
+        unit = _UNIT.match(text, end)
+        found.append(Found(match.start(), unit.end() if unit else end, as_number(value)))
+    return found
+
+
+def find_numbers(text: str) -> list[Found]:
+    """Every number in ``text`` (already folded), in order of position."""
+    whole = text.strip()
+    arabic = _arabic_numbers(text)
+    words = _en_numbers(text, whole)
+    if any(ch >= "\u3400" for ch in text):
+        words += _cn_numbers(text, whole)
+    # "2 million": the multiplier word already belongs to the Arabic number's span.
+    covered = [(f.start, f.end) for f in arabic]
+    words = [w for w in words if not any(s < w.end and w.start < e for s, e in covered)]
+    return longest_first(arabic + words)
+
+
+def find_integers(text: str) -> list[Found]:
+    """The ``integer`` type: numbers whose value is integral."""
+    return [f for f in find_numbers(text) if isinstance(f.value, int)]

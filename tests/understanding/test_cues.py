@@ -1,0 +1,175 @@
+"""Conversational cues (SPEC §3 items 4-6, 14, 15): precise, in both languages."""
+
+from __future__ import annotations
+
+import pytest
+
+from dialogkit.understanding.cues import detect_cues
+
+
+def cues(text: str) -> set[str]:
+    return detect_cues(text)
+
+
+class TestYesNo:
+    @pytest.mark.parametrize(
+        "text",
+        [
+            "是的",
+            "好的",
+            "确认",
+            "可以",
+            "没问题",
+            "对，就是这个",
+            "嗯嗯，好的",
+            "好的，谢谢",
+            "确认创建",
+        ],
+    )
+    def test_chinese_yes(self, text: str) -> None:
+        assert cues(text) == {"yes"}
+
+    @pytest.mark.parametrize(
+        "text",
+        [
+            "yes",
+            "Yes!",
+            "sure",
+            "ok",
+            "yes please, go ahead",
+            "oh yeah that's right",
+            "confirm, create it",
+        ],
+    )
+    def test_english_yes(self, text: str) -> None:
+        assert cues(text) == {"yes"}
+
+    @pytest.mark.parametrize("text", ["不", "不是", "不对", "否", "不行", "不要", "不，谢谢"])
+    def test_chinese_no(self, text: str) -> None:
+        """Alone, "不对" answers a confirmation: a no."""
+        assert cues(text) == {"no"}
+
+    @pytest.mark.parametrize("text", ["no", "No.", "nope", "don't", "no thanks"])
+    def test_english_no(self, text: str) -> None:
+        assert cues(text) == {"no"}
+
+    @pytest.mark.parametrize("text", ["好的我要投诉手机碎了", "可以帮我查一下订单12345的状态吗"])
+    def test_chinese_sentences_with_yes_words_are_not_yes(self, text: str) -> None:
+        assert "yes" not in cues(text)
+
+    @pytest.mark.parametrize(
+        "text",
+        ["ok so my phone arrived broken yesterday afternoon", "sure, my order 12345 is late"],
+    )
+    def test_english_sentences_with_yes_words_are_not_yes(self, text: str) -> None:
+        assert "yes" not in cues(text)
+
+    @pytest.mark.parametrize("text", ["不知道", "不好意思", "可以吗？", "ok?", "is that right?"])
+    def test_questions_and_words_starting_with_answer_characters_are_neither(
+        self, text: str
+    ) -> None:
+        assert not cues(text) & {"yes", "no"}
+
+
+class TestCorrection:
+    @pytest.mark.parametrize(
+        "text",
+        ["不对，订单号是67890", "不是12345，是67890", "改成67890", "应该是笔记本", "换成电脑吧"],
+    )
+    def test_chinese_corrections_are_not_no(self, text: str) -> None:
+        """In Chinese the negation belongs to the correction phrase."""
+        assert cues(text) == {"correction"}
+
+    @pytest.mark.parametrize(
+        "text",
+        ["actually it's 67890", "I meant the laptop", "change it to 67890", "not 12345 but 67890"],
+    )
+    def test_english_corrections(self, text: str) -> None:
+        assert cues(text) == {"correction"}
+
+    def test_english_no_with_a_new_value_is_correction_and_no(self) -> None:
+        """The reply "no, it's 67890" answers no *and* corrects (policy: correction first)."""
+        assert cues("no, it's 67890") == {"correction", "no"}
+
+
+class TestCancel:
+    @pytest.mark.parametrize(
+        "text", ["算了", "取消", "不要了", "不用了", "算了吧", "那就取消吧", "我要取消"]
+    )
+    def test_chinese_cancel(self, text: str) -> None:
+        assert cues(text) == {"cancel"}
+
+    @pytest.mark.parametrize(
+        "text", ["never mind", "cancel", "stop", "forget it", "please cancel it", "Cancel that."]
+    )
+    def test_english_cancel(self, text: str) -> None:
+        assert cues(text) == {"cancel"}
+
+    @pytest.mark.parametrize(
+        "text", ["我想取消订单12345的配送", "forget what I just said", "don't stop now"]
+    )
+    def test_sentences_mentioning_cancel_words_are_not_cancel(self, text: str) -> None:
+        assert "cancel" not in cues(text)
+
+
+class TestHelpForgetGreeting:
+    @pytest.mark.parametrize(
+        "text", ["帮助", "你能做什么", "你会什么？", "有什么功能", "我需要帮助"]
+    )
+    def test_chinese_help(self, text: str) -> None:
+        assert "help" in cues(text)
+
+    @pytest.mark.parametrize(
+        "text", ["help", "what can you do?", "Help me please", "so what can you do for me"]
+    )
+    def test_english_help(self, text: str) -> None:
+        assert "help" in cues(text)
+
+    @pytest.mark.parametrize(
+        "text",
+        [
+            "你能帮我查一下我的手机订单什么时候到吗需要帮助",
+            "help, my phone arrived broken and the box was open",
+        ],
+    )
+    def test_long_requests_mentioning_help_are_not_help(self, text: str) -> None:
+        assert "help" not in cues(text)
+
+    @pytest.mark.parametrize("text", ["忘记刚才说的", "忘掉刚才的", "刚才说的不算"])
+    def test_chinese_forget(self, text: str) -> None:
+        assert cues(text) == {"forget"}
+
+    @pytest.mark.parametrize(
+        "text", ["forget what I just said", "ignore what I just said", "scratch that"]
+    )
+    def test_english_forget(self, text: str) -> None:
+        assert cues(text) == {"forget"}
+
+    @pytest.mark.parametrize("text", ["你好", "您好，我的包裹没收到"])
+    def test_chinese_greeting(self, text: str) -> None:
+        assert "greeting" in cues(text)
+
+    @pytest.mark.parametrize("text", ["hello", "Hi, my order never arrived"])
+    def test_english_greeting(self, text: str) -> None:
+        assert "greeting" in cues(text)
+
+    @pytest.mark.parametrize("text", ["他说你好", "this is a high price"])
+    def test_greeting_words_elsewhere_are_not_greetings(self, text: str) -> None:
+        assert "greeting" not in cues(text)
+
+
+class TestPunctuationAndSpacing:
+    @pytest.mark.parametrize(
+        ("text", "expected"),
+        [
+            ("  不对。", {"no"}),
+            ("不对啊！", {"no"}),
+            (" Wrong. ", {"no"}),
+            ("  好的！ ", {"yes"}),
+            ("YES!!", {"yes"}),
+        ],
+    )
+    def test_surrounding_spaces_fillers_and_punctuation_do_not_change_the_cue(
+        self, text: str, expected: set[str]
+    ) -> None:
+        assert detect_cues(text) == expected

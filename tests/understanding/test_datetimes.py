@@ -1,0 +1,138 @@
+"""The built-in date and time types, relative to a fixed clock: Monday 2026-11-30 10:00."""
+
+from __future__ import annotations
+
+import pytest
+
+from dialogkit.understanding.datetimes import find_dates, find_times
+from tests.understanding.conftest import fixed_now
+
+
+def dates(text: str) -> list[str]:
+    return [f.value for f in sorted(find_dates(text, fixed_now))]
+
+
+def times(text: str) -> list[str]:
+    return [f.value for f in sorted(find_times(text))]
+
+
+class TestChineseDates:
+    @pytest.mark.parametrize(
+        ("text", "expected"),
+        [
+            ("今天", "2026-11-30"),
+            ("明天", "2026-12-01"),
+            ("后天", "2026-12-02"),
+            ("昨天", "2026-11-29"),
+            ("大后天", "2026-12-03"),
+            ("下周一", "2026-12-07"),
+            ("周五", "2026-12-04"),
+            ("星期五", "2026-12-04"),
+            ("下星期五", "2026-12-11"),
+            ("上周五", "2026-11-27"),
+            ("这周日", "2026-12-06"),
+            ("12月3日", "2026-12-03"),
+            ("12月3号", "2026-12-03"),
+            ("十二月三日", "2026-12-03"),
+            ("2026-12-03", "2026-12-03"),
+            ("2026年12月3日", "2026-12-03"),
+            ("12/3", "2026-12-03"),
+            ("3天后", "2026-12-03"),
+            ("3月5日", "2027-03-05"),
+        ],
+    )
+    def test_dates(self, text: str, expected: str) -> None:
+        """Relative days, weekdays, month/day and ISO forms; a date without a year is the
+        closest one, so in late November "3月5日" is next March."""
+        assert dates(f"我想{text}去") == [expected]
+
+
+class TestEnglishDates:
+    @pytest.mark.parametrize(
+        ("text", "expected"),
+        [
+            ("today", "2026-11-30"),
+            ("tomorrow", "2026-12-01"),
+            ("yesterday", "2026-11-29"),
+            ("the day after tomorrow", "2026-12-02"),
+            ("next monday", "2026-12-07"),
+            ("friday", "2026-12-04"),
+            ("on Friday", "2026-12-04"),
+            ("next friday", "2026-12-11"),
+            ("last friday", "2026-11-27"),
+            ("Dec 3", "2026-12-03"),
+            ("December 3rd", "2026-12-03"),
+            ("3 December", "2026-12-03"),
+            ("3rd of December 2027", "2027-12-03"),
+            ("2026-12-03", "2026-12-03"),
+            ("12/3", "2026-12-03"),
+            ("in 3 days", "2026-12-03"),
+            ("March 5", "2027-03-05"),
+        ],
+    )
+    def test_dates(self, text: str, expected: str) -> None:
+        """The same meanings as the Chinese forms: "next friday" is 下周五."""
+        assert dates(f"let's meet {text} please") == [expected]
+
+    def test_impossible_dates_are_ignored(self) -> None:
+        """Impossible dates such as "2月30日" / "Feb 30" are ignored."""
+        assert dates("2月30日") == []
+        assert dates("Feb 30") == []
+
+
+class TestChineseTimes:
+    @pytest.mark.parametrize(
+        ("text", "expected"),
+        [
+            ("下午三点", "15:00"),
+            ("下午3点半", "15:30"),
+            ("上午十点一刻", "10:15"),
+            ("晚上8点", "20:00"),
+            ("15:30", "15:30"),
+            ("15：30", "15:30"),
+            ("三点", "03:00"),
+            ("下午三点四十五分", "15:45"),
+            ("早上7点05", "07:05"),
+            ("中午12点", "12:00"),
+            ("中午", "12:00"),
+            ("晚上12点", "00:00"),
+            ("凌晨两点", "02:00"),
+            ("三点三刻", "03:45"),
+        ],
+    )
+    def test_times(self, text: str, expected: str) -> None:
+        """Day periods, 半/一刻, minutes in digits or numerals; a bare hour is literal."""
+        assert times(f"改到{text}吧") == [expected]
+
+    @pytest.mark.parametrize("text", ["快一点", "有一点问题", "三点建议"])
+    def test_dian_in_words_is_not_a_time(self, text: str) -> None:
+        """The words "快一点" (a bit faster) and "三点建议" (three points) are not clock times."""
+        assert times(text) == []
+
+
+class TestEnglishTimes:
+    @pytest.mark.parametrize(
+        ("text", "expected"),
+        [
+            ("3pm", "15:00"),
+            ("3:30 pm", "15:30"),
+            ("3 p.m.", "15:00"),
+            ("15:30", "15:30"),
+            ("noon", "12:00"),
+            ("midnight", "00:00"),
+            ("at 3", "03:00"),
+            ("at 3 in the afternoon", "15:00"),
+            ("8 o'clock in the evening", "20:00"),
+            ("half past 3", "03:30"),
+            ("quarter to four", "03:45"),
+            ("12am", "00:00"),
+            ("at three pm", "15:00"),
+        ],
+    )
+    def test_times(self, text: str, expected: str) -> None:
+        """A bare "at 3" is literal 03:00; the afternoon needs pm or "in the afternoon"."""
+        assert times(f"move it to {text} ok") == [expected]
+
+    def test_at_one_point_is_not_a_time(self) -> None:
+        """An hour word needs o'clock, am/pm or a day period to be a time."""
+        assert times("at one point it broke") == []

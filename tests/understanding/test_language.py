@@ -1,0 +1,54 @@
+"""SPEC §2: the language of a turn."""
+
+from __future__ import annotations
+
+import pytest
+
+from dialogkit.understanding.language import MAX_INPUT_CHARS, detect_language, fold
+
+
+class TestDetectLanguage:
+    @pytest.mark.parametrize(
+        "text", ["我的订单到哪了", "好", "ok 好的", "order 12345 的状态 please check it"]
+    )
+    def test_any_chinese_character_makes_the_turn_zh(self, text: str) -> None:
+        """A turn containing CJK characters is zh, whatever else it holds."""
+        assert detect_language(text, "en") == "zh"
+
+    @pytest.mark.parametrize(
+        "text", ["where is my order", "check order 12345 now", "it's not here"]
+    )
+    def test_three_latin_words_and_no_chinese_make_the_turn_en(self, text: str) -> None:
+        """Three or more Latin-script words and no CJK: en."""
+        assert detect_language(text, "zh") == "en"
+
+    @pytest.mark.parametrize(
+        "text", ["200", "ok", "yes", "no thanks", "😀👍", "", "   ", "12345 67890"]
+    )
+    @pytest.mark.parametrize("current", ["zh", "en"])
+    def test_short_or_wordless_turns_keep_the_current_language(
+        self, text: str, current: str
+    ) -> None:
+        """Turns such as "200", "ok", "yes" or emoji keep the session's language."""
+        assert detect_language(text, current) == current
+
+    def test_japanese_kana_alone_is_not_chinese(self) -> None:
+        """Only Han characters switch to zh."""
+        assert detect_language("ありがとう", "en") == "en"
+
+
+class TestFold:
+    def test_full_width_digits_and_letters_become_ascii_with_offsets_kept(self) -> None:
+        """Full-width "１２３４５" is an order number; folding keeps every offset."""
+        text = "订单１２３４５，ｉＰｈｏｎｅ"
+        folded = fold(text)
+        assert folded == "订单12345,iPhone"
+        assert len(folded) == len(text)
+
+    def test_control_characters_become_spaces(self) -> None:
+        """Binary junk cannot glue words together or break a regex."""
+        assert fold("a\x00b\x1fc\x7f") == "a b c "
+
+    def test_long_input_is_capped(self) -> None:
+        """A 1 MB message is read up to the cap."""
+        assert len(fold("x" * 1_000_000)) == MAX_INPUT_CHARS
