@@ -13,6 +13,8 @@ in Chinese is its own noun.
 
 from __future__ import annotations
 
+import functools
+
 import re
 from dataclasses import dataclass
 
@@ -183,6 +185,16 @@ def type_nouns(type_name: str, language: str) -> list[str]:
 
     The preferred noun is the one labels use ("订单12345", "order 12345").
     """
+    return list(_type_nouns(type_name, language))
+
+
+@functools.lru_cache(maxsize=1024)
+def _type_nouns(type_name: str, language: str) -> tuple[str, ...]:
+    # Cached: resolution asks for the same few types on every turn.
+    return tuple(_compute_type_nouns(type_name, language))
+
+
+def _compute_type_nouns(type_name: str, language: str) -> list[str]:
     if has_cjk(type_name):
         return [type_name] if language == "zh" else []
     head, phrase = type_head(type_name)
@@ -196,8 +208,13 @@ def type_nouns(type_name: str, language: str) -> list[str]:
     return nouns + [noun for noun in en if noun not in nouns]
 
 
-def lexicon_nouns(language: str) -> dict[str, set[str]]:
-    """Every lexicon noun of ``language`` mapped to the type heads it names."""
+@functools.lru_cache(maxsize=4)
+def lexicon_nouns(language: str) -> dict[str, frozenset[str]]:
+    """Every lexicon noun of ``language`` mapped to the type heads it names (cached: read-only)."""
+    return {noun: frozenset(heads) for noun, heads in _lexicon_nouns(language).items()}
+
+
+def _lexicon_nouns(language: str) -> dict[str, set[str]]:
     found: dict[str, set[str]] = {}
     for head, (zh, en) in TYPE_NOUN_LEXICON.items():
         for noun in zh if language == "zh" else (head, *en):

@@ -12,6 +12,8 @@ that a plural pronoun may take the utterance's own list ("张经理和李主管�
 
 from __future__ import annotations
 
+import functools
+
 import re
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
@@ -83,7 +85,13 @@ _EN_ELLIPSIS = re.compile(
 
 
 def _alternation(words: Iterable[str]) -> str:
-    return "|".join(re.escape(w) for w in sorted(set(words), key=len, reverse=True) if w)
+    return _alternation_of(frozenset(words))
+
+
+@functools.lru_cache(maxsize=256)
+def _alternation_of(words: frozenset[str]) -> str:
+    # Cached: the same word lists are joined on every turn; longest first so the longest wins.
+    return "|".join(re.escape(w) for w in sorted(words, key=lambda w: (-len(w), w)) if w)
 
 
 def _zh_number(text: str) -> int | None:
@@ -268,7 +276,8 @@ def task_phrase(label: str, language: str) -> str:
 def _noun_types(session: Session, extra: Sequence[Entity]) -> dict[str, set[str]]:
     """Type nouns of every type the session knows, in both languages, mapped to their types."""
     found: dict[str, set[str]] = {}
-    for entity in [*session.entities, *extra]:
+    types = {e.type: e for e in [*session.entities, *extra]}.values()
+    for entity in types:
         for lang in ("zh", "en"):
             for noun in lx.type_nouns(entity.type, lang):
                 found.setdefault(noun.lower(), set()).add(entity.type)

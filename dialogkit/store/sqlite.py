@@ -95,14 +95,18 @@ class SqliteStore:
         deadline = time.monotonic() + timeout_s
         with self._turn_locks.hold(session_id, timeout_s, self.url):
             token = uuid.uuid4().hex
-            self._take_lease(session_id, token, deadline, timeout_s)
+            # Taking the lease also reads the session (one short write transaction), and the commit
+            # releases it: a turn costs two write transactions, not four.
+            rows = self._take_lease(session_id, token, deadline, timeout_s, history_tail)
+            released = False
             try:
-                session, count = self._read(session_id, history_tail)
+                session, count = self._decode(session_id, rows, history_tail)
                 txn = StagedTxn(session_id, session, count, self.user_slots)
                 yield txn
-                self._commit(txn.pending, token, timeout_s)
+                released = self._commit(txn.pending, token, timeout_s)
             finally:
-                self._drop_lease(session_id, token)
+                if not released:
+                    self._drop_lease(session_id, token)
 
     def load(self, session_id: str, *, history_tail: int | None = 200) -> Session | None:
         return self._read(session_id, history_tail)[0]
@@ -215,8 +219,10 @@ class SqliteStore:
 
     # ------------------------------------------------------------------ turns
 
-    def _take_lease(self, session_id: str, token: str, deadline: float, timeout_s: float) -> None:
-        """Wait for the session's cross-process lease; reclaim it from expired or dead holders."""
+    def _take_lease(self, session_id: str, token: str, deadline: float, timeout_s: float,
+                    history_tail: int | None) -> tuple[int, str, list[str]] | None:
+        """Wait for the session's cross-process lease (reclaimed from expired or dead holders);
+        return the session's row and history tail, read under the lease."""
         pause = 0.002
         while True:
             try:
@@ -228,8 +234,7 @@ class SqliteStore:
                     if free:
                         conn.execute("INSERT OR REPLACE INTO session_locks VALUES (?, ?, ?, ?, ?)",
                                      (session_id, token, os.getpid(), HOST, now + self.lock_lease_s))
-                if free:
-                    return
+                        return self._fetch(conn, session_id, history_tail)
             except sqlite3.OperationalError as exc:
                 if "locked" not in str(exc) and "busy" not in str(exc):
                     raise StoreError(f"session store {self.url} failed: {exc}") from exc
@@ -247,24 +252,40 @@ class SqliteStore:
     def _read(self, session_id: str, history_tail: int | None) -> tuple[Session | None, int]:
         """The blob and the history tail from one read snapshot (WAL: never blocks on writers)."""
         with self._errors(), self._snapshot() as conn:
-            row = conn.execute("SELECT history_count, data FROM sessions WHERE id = ?",
-                               (session_id,)).fetchone()
-            if row is None:
-                return None, 0
-            count, blob = row
-            offset = 0 if history_tail is None else max(0, count - history_tail)
-            rows = conn.execute(
-                "SELECT data FROM messages WHERE session_id = ? AND idx >= ? ORDER BY idx",
-                (session_id, offset)).fetchall()
-        return decode_session(session_id, blob, [r[0] for r in rows], offset), count
+            rows = self._fetch(conn, session_id, history_tail)
+        return self._decode(session_id, rows, history_tail)
 
-    def _commit(self, pending: PendingWrite, token: str, timeout_s: float) -> None:
-        """Write the turn in one transaction, only if this turn still owns the session's lease."""
+    @staticmethod
+    def _fetch(conn: sqlite3.Connection, session_id: str,
+               history_tail: int | None) -> tuple[int, str, list[str]] | None:
+        row = conn.execute("SELECT history_count, data FROM sessions WHERE id = ?", (session_id,)).fetchone()
+        if row is None:
+            return None
+        count, blob = row
+        offset = 0 if history_tail is None else max(0, count - history_tail)
+        messages = conn.execute("SELECT data FROM messages WHERE session_id = ? AND idx >= ? ORDER BY idx",
+                                (session_id, offset)).fetchall()
+        return count, blob, [m[0] for m in messages]
+
+    @staticmethod
+    def _decode(session_id: str, rows: tuple[int, str, list[str]] | None,
+                history_tail: int | None) -> tuple[Session | None, int]:
+        if rows is None:
+            return None, 0
+        count, blob, messages = rows
+        offset = 0 if history_tail is None else max(0, count - history_tail)
+        return decode_session(session_id, blob, messages, offset), count
+
+    def _commit(self, pending: PendingWrite, token: str, timeout_s: float) -> bool:
+        """Write the turn and release its lease in one transaction, only if this turn still owns
+        the lease. Returns False when there was nothing to write (the caller releases the lease)."""
         if pending.empty:
-            return
+            return False
         with self._errors():
             conn = self._conn()
-            conn.execute(f"PRAGMA busy_timeout = {int(timeout_s * 1000)}")
+            custom_timeout = int(timeout_s * 1000) != self._busy_ms
+            if custom_timeout:
+                conn.execute(f"PRAGMA busy_timeout = {int(timeout_s * 1000)}")
             try:
                 with self._write():
                     owner = conn.execute("SELECT owner FROM session_locks WHERE session_id = ?",
@@ -273,8 +294,12 @@ class SqliteStore:
                         raise StoreError(f"session {pending.session_id!r}: the turn's lock expired and "
                                          f"was taken over before it could commit; nothing was saved")
                     self._write_pending(conn, pending)
+                    conn.execute("DELETE FROM session_locks WHERE session_id = ? AND owner = ?",
+                                 (pending.session_id, token))
             finally:
-                conn.execute(f"PRAGMA busy_timeout = {self._busy_ms}")
+                if custom_timeout:
+                    conn.execute(f"PRAGMA busy_timeout = {self._busy_ms}")
+        return True
 
     @staticmethod
     def _write_pending(conn: sqlite3.Connection, pending: PendingWrite) -> None:
