@@ -73,3 +73,18 @@ def configure_logging(*, level: str = "WARNING", json: bool | None = None, force
         cache_logger_on_first_use=False,
     )
     _configured = True
+
+
+def enabled_for(level: int) -> bool:
+    """Whether the configured structlog wrapper would emit ``level``.
+
+    Lets hot paths skip building an event nobody will see; unknown wrapper classes count as enabled.
+    """
+    wrapper = structlog.get_config()["wrapper_class"]
+    check = getattr(wrapper, "is_enabled_for", None)
+    if check is None:
+        return True
+    try:
+        return bool(check(None, level))
+    except Exception:  # a wrapper whose check needs a real instance: assume it logs
+        return True

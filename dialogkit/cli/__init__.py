@@ -16,11 +16,12 @@ def chat(
     user: Annotated[Optional[str], typer.Option("--user", help="User id (user-scoped slots follow it).")] = None,
     session: Annotated[Optional[str], typer.Option("--session", help="Session id to continue.")] = None,
     store: Annotated[Optional[str], typer.Option("--store", help="sqlite:///path, memory:// or redis://host:port/db.")] = None,
+    log_level: Annotated[str, typer.Option("--log-level", help="Log events at this level and above to stderr.")] = "error",
 ) -> None:
     """Chat with a bot; /help lists the in-chat commands."""
     from dialogkit.cli.chat import run_chat
 
-    raise typer.Exit(run_chat(bot_file, user, session, store))
+    raise typer.Exit(run_chat(bot_file, user, session, store, log_level))
 
 
 @app.command("test")

@@ -16,6 +16,7 @@ from rich.console import Console
 from rich.table import Table
 
 from dialogkit.errors import DialogkitError, FlowError
+from dialogkit.logging import configure_logging
 from dialogkit.runtime.bot import Bot
 from dialogkit.runtime.reply import Reply
 
@@ -33,11 +34,11 @@ def _lines(console: Console, interactive: bool) -> Iterator[str]:
         yield line.rstrip("\n")
 
 
-def _render_reply(console: Console, reply: Reply) -> None:
+def _render_reply(console: Console, reply: Reply, said: str) -> None:
     console.print("[bold green]bot>[/] ", end="")
     console.print(reply.text, highlight=False, markup=False)
     slots = ", ".join(f"{k}={v}" for k, v in reply.slots.items()) or "-"
-    extra = f"  resolved: {reply.resolved}" if reply.resolved else ""
+    extra = f"  resolved: {reply.resolved}" if reply.resolved and reply.resolved != said else ""
     if reply.options:
         extra += "  options: " + " / ".join(reply.options)
     console.print(f"[dim]  [{reply.state}] flow={reply.flow or '-'} slots: {slots}{extra}[/]", highlight=False)
@@ -86,7 +87,9 @@ def _export(console: Console, bot: Bot, sid: str, arg: str) -> None:
     console.print(f"exported to {path}")
 
 
-def run_chat(bot_file: Path, user: str | None, session: str | None, store: str | None) -> int:
+def run_chat(bot_file: Path, user: str | None, session: str | None, store: str | None,
+             log_level: str = "error") -> int:
+    configure_logging(level=log_level, force=True)
     console = Console(highlight=False)
     interactive = sys.stdin.isatty()
     try:
@@ -130,7 +133,7 @@ def run_chat(bot_file: Path, user: str | None, session: str | None, store: str |
                 if text.startswith("/"):
                     console.print(f"unknown command {head}; commands: {HELP}")
                     continue
-                _render_reply(console, bot.handle(sid, text, user_id=user))
+                _render_reply(console, bot.handle(sid, text, user_id=user), text)
             except DialogkitError as exc:
                 console.print(f"error: {exc}", markup=False)
     return 0

@@ -115,7 +115,7 @@ def _clause_end(text: str, pos: int) -> bool:
 def _zh_references(text: str, nouns: Collection[str]) -> list[tuple[int, Reference]]:
     """zh candidates with a priority (lower wins an overlap)."""
     found: list[tuple[int, Reference]] = []
-    noun_alt = _alternation([*nouns, *(n for n in lx.KIND_NOUNS if lx.has_cjk(n))])
+    noun_alt = _kind_noun_alternation(frozenset(nouns), True)
     cls = lx.ZH_CLASSIFIERS
     if noun_alt:
         prefix = _alternation(lx.ZH_DEFINITE_PREFIXES)
@@ -165,8 +165,7 @@ def _words_after(text: str, pos: int) -> list[str]:
 
 def _en_references(text: str, nouns: Collection[str]) -> list[tuple[int, Reference]]:
     found: list[tuple[int, Reference]] = []
-    noun_alt = _alternation([*(n for n in nouns if not lx.has_cjk(n)),
-                             *(n for n in lx.KIND_NOUNS if not lx.has_cjk(n))])
+    noun_alt = _kind_noun_alternation(frozenset(nouns), False)
     noun_part = rf"(?:\s+({noun_alt})(?:e?s)?\b)?" if noun_alt else "()"
     ordinals = _alternation(lx.EN_ORDINALS)
     for m in re.finditer(rf"\b(the\s+)?({ordinals})\b(\s+ones?\b)?{noun_part}", text, re.IGNORECASE):
@@ -245,8 +244,7 @@ def find_references(text: str, language: str, *, nouns: Collection[str] = ()) ->
     descriptions ("那个订单", "the same order").
     """
     zh = language == "zh"
-    all_nouns = {*nouns, *lx.lexicon_nouns(language)}
-    all_nouns = {n for n in all_nouns if lx.has_cjk(n) == zh}
+    all_nouns = _nouns_of(frozenset(nouns), language)
     found = _zh_references(text, all_nouns) if zh else _en_references(text, all_nouns)
     found.sort(key=lambda item: (item[0], -(item[1].end - item[1].start), item[1].start))
     kept: list[Reference] = []
@@ -255,6 +253,19 @@ def find_references(text: str, language: str, *, nouns: Collection[str] = ()) ->
             continue
         kept.append(ref)
     return sorted(kept, key=lambda r: r.start)
+
+
+@functools.lru_cache(maxsize=128)
+def _nouns_of(nouns: frozenset[str], language: str) -> frozenset[str]:
+    """The session's and the lexicon's type nouns written in ``language`` (cached per noun set)."""
+    zh = language == "zh"
+    return frozenset(n for n in {*nouns, *lx.lexicon_nouns(language)} if lx.has_cjk(n) == zh)
+
+
+@functools.lru_cache(maxsize=128)
+def _kind_noun_alternation(nouns: frozenset[str], cjk: bool) -> str:
+    """Type nouns plus the lexicon's kind nouns of one script, joined for a regex (cached)."""
+    return _alternation([n for n in (*nouns, *lx.KIND_NOUNS) if lx.has_cjk(n) == cjk])
 
 
 def _overlap(a: Reference, b: Reference) -> bool:
@@ -408,12 +419,28 @@ def _join(labels: list[str], language: str) -> str:
     return labels[0] if len(labels) == 1 else ", ".join(labels[:-1]) + " and " + labels[-1]
 
 
+_EN_COPULA = re.compile(r"\s*(?:'s|’s|\s+is|\s+was)\b", re.IGNORECASE)
+_EN_NOUN_COMPOUND = re.compile(r"\s+(?:number|no\.?|id|code|#)(?:\W|$)", re.IGNORECASE)
+
+
 def _explicitly_named(ref: Reference, mentions: Sequence[Mention], text: str) -> bool:
-    """"the order 12345" / "该订单12345" names its object outright: not a reference."""
-    if ref.category != "definite":
-        return False
-    gap = len(text[ref.end:]) - len(text[ref.end:].lstrip(" #:："))
-    return any(m.start == ref.end + gap for m in mentions)
+    """The utterance names the object itself, so the words are not a reference back.
+
+    "the order 12345" / "该订单12345" (a value right after the description); "the order number is
+    12345" (the noun is a modifier); "actually it's 67890" / "it was my earbuds" (a predicative
+    "it" whose clause states the value: the referent is what follows, not something earlier).
+    """
+    after = text[ref.end:]
+    if ref.category == "definite":
+        if _EN_NOUN_COMPOUND.match(after):
+            return True
+        gap = len(after) - len(after.lstrip(" #:："))
+        return any(m.start == ref.end + gap for m in mentions)
+    if ref.category in ("pronoun", "demonstrative") and not ref.plural:
+        copula = _EN_COPULA.match(after)
+        if copula and any(m.start >= ref.end + copula.end() for m in mentions):
+            return True
+    return False
 
 
 def resolve(session: Session, text: str, language: str, *, turn: int, mentions: Sequence[Mention],
@@ -426,13 +453,16 @@ def resolve(session: Session, text: str, language: str, *, turn: int, mentions: 
     utterance with no object ("改到下午三点") is completed with it. The first ambiguous
     reference is returned in ``ambiguity`` and left unreplaced; the others are still bound.
     """
+    noun_types = _noun_types(session, [task_object] if task_object else [])
+    refs = [r for r in find_references(text, language, nouns=noun_types.keys())
+            if not any(m.start < r.end and r.start < m.end for m in mentions)
+            and not _explicitly_named(r, mentions, text)]
+    if not refs:   # most turns: nothing refers back, so the candidate pool is never built
+        return Resolution(text=text, resolved_text=text, bindings=[], ambiguity=None)
     resolver = _Resolver(session, turn, mentions, expected_types, expected_kinds, task_object)
     # The caller's label is a common noun ("会议" -> "the meeting"); an entity's label is a name.
     object_phrase = (task_phrase(task_object_label, language) if task_object_label
                      else entity_label(task_object, language) if task_object is not None else None)
-    refs = [r for r in find_references(text, language, nouns=resolver.noun_types.keys())
-            if not any(m.start < r.end and r.start < m.end for m in mentions)
-            and not _explicitly_named(r, mentions, text)]
     bindings: list[Binding] = []
     ambiguity: Ambiguity | None = None
     edits: list[tuple[int, int, str]] = []

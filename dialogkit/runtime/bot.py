@@ -8,6 +8,7 @@ One turn, under the session's store lock:
 
 from __future__ import annotations
 
+import logging
 import time
 import unicodedata
 from collections.abc import Callable, Mapping
@@ -22,13 +23,22 @@ from dialogkit.errors import DialogkitError
 from dialogkit.flow.compiler import CompiledFlow, PhasedCallback, compile_bot
 from dialogkit.flow.loader import LoadedBot, load_bot_file
 from dialogkit.flow.schema import FlowSpec, Prompt, SlotSpec, prompt_text
-from dialogkit.logging import configure_logging, mask_values
+from dialogkit.logging import configure_logging, enabled_for, mask_values
 from dialogkit.memory import actions as memory_actions
 from dialogkit.memory import forgetting, references, summary as summaries, tracker
+from dialogkit.runtime import context_view
 from dialogkit.runtime import responses as R
 from dialogkit.runtime.policy import Policy
 from dialogkit.runtime.reply import Reply
-from dialogkit.runtime.session import Candidate, Entity, Message, PendingClarification, Session, SlotChange, Task
+from dialogkit.runtime.session import (
+    Candidate,
+    Entity,
+    Message,
+    PendingClarification,
+    Session,
+    SlotChange,
+    Task,
+)
 from dialogkit.runtime.slots import sensitive_values, slot_name_label
 from dialogkit.runtime.turn import TurnContext
 from dialogkit.store import SessionStore, open_store
@@ -88,12 +98,18 @@ class Bot:
         self.actions = loaded.actions
         self.clock = clock
         self.understanding = RuleUnderstanding(self.spec)
-        self.llm = llm
+        from dialogkit.runtime.llm_layer import LLMLayer
+
+        self.llm_layer: LLMLayer | None = LLMLayer.create(self, llm)
+        self.llm = self.llm_layer.client if self.llm_layer is not None else None
         self.policy = Policy(self)
         self._custom_memory: dict[str, Callable[..., Any]] = dict(loaded.memory_actions)
         hooks = {"start_task": [self._apply_updates], "provide_param": [self._apply_updates]}
         self.flows: dict[str, CompiledFlow] = compile_bot(self.spec, self._memory_callback, before_hooks=hooks)
         self._counter: Any = None
+        self._summaries: dict[str, tuple[tuple[Any, ...], str]] = {}
+        # A turn needs the recent rounds only; older ones live on as summaries (dual track).
+        self.history_tail = 2 * self.spec.context.effective_keep_recent_rounds + 12
 
     # ---- construction ---------------------------------------------------------------------
     @classmethod
@@ -124,7 +140,7 @@ class Bot:
         raw = clean_text(text)
         stored = raw if len(raw) <= MAX_STORED_CHARS else raw[:MAX_STORED_CHARS] + "…[truncated]"
         understood = raw[:MAX_UNDERSTOOD_CHARS]
-        with self.store.transaction(str(session_id)) as txn:
+        with self.store.transaction(str(session_id), history_tail=self.history_tail) as txn:
             session = self._load_or_create(txn.session, str(session_id), user_id)
             state_before = session.state
             session.turn += 1
@@ -135,15 +151,21 @@ class Bot:
             self._append(session, "user", stored, turn, language)
             ctx = TurnContext(bot=self, txn=txn, session=session, text=understood, interp=interp,
                               language=language, turn=turn)
+            ctx.extra["trace"] = enabled_for(logging.DEBUG)
             if len(raw) > MAX_UNDERSTOOD_CHARS:
                 ctx.say.append(TOO_LONG[language].format(n=len(raw), k=MAX_UNDERSTOOD_CHARS))
+            if self.llm_layer is not None and understood:
+                self.llm_layer.understand(ctx)      # falls back to the rule interpretation on any failure
             self._look_ahead(ctx)
             self.policy.respond(ctx)
             for name in self.spec.bot.memory.every_turn:
                 memory_actions.run_named(name, ctx, self._custom_memory)
             self._record_action_results(ctx)
             reply_text = R.join(ctx.say, ctx.language)
+            if self.llm_layer is not None:
+                reply_text = self.llm_layer.rephrase(ctx, reply_text)
             self._append(session, "assistant", reply_text, turn, ctx.language)
+            context_view.after_turn(self, ctx)     # fold finished 5-round blocks into summaries
             session.updated_at = self.clock()
             txn.save(session)
         reply = self._reply(ctx, reply_text)
@@ -180,10 +202,11 @@ class Bot:
         """Find the turn's references before the policy runs, so it decides on the resolved text."""
         session = ctx.session
         source = ctx.text if text is None else text
-        if not session.entities or not source:
-            return
         task = session.task
         flow = self.flows[task.flow] if task else None
+        has_object = flow is not None and flow.spec.object is not None
+        if not source or (not session.entities and not has_object):
+            return
         expected: set[str] = set()
         if task is not None and flow is not None and task.pending_slot:
             slot = flow.spec.slot(task.pending_slot)
@@ -247,8 +270,9 @@ class Bot:
         before = task.state
         task.state = flow.fire(trigger, before, ctx)
         ctx.transitions.append(trigger)
-        log.debug("transition", session_id=ctx.session.id, flow=flow.name, trigger=trigger,
-                  source=before, dest=task.state, memory_actions=flow.memory.get(trigger, []))
+        if ctx.extra.get("trace"):
+            log.debug("transition", session_id=ctx.session.id, flow=flow.name, trigger=trigger,
+                      source=before, dest=task.state, memory_actions=flow.memory.get(trigger, []))
 
     def _apply_updates(self, event: EventData) -> None:
         """Runtime before-hook of start_task/provide_param: write the turn's slot values."""
@@ -367,12 +391,31 @@ class Bot:
             text=text, state=session.state, flow=session.flow, slots=slots, session_id=session.id,
             language=ctx.language,
             clarification=[c.value for c in pending.candidates] if pending is not None and ctx.clarification else None,
-            resolved=ctx.resolved_text, actions=list(ctx.action_runs), options=list(ctx.options),
+            resolved=ctx.resolved_text or ctx.text, actions=list(ctx.action_runs), options=list(ctx.options),
             trigger=ctx.transitions[-1] if ctx.transitions else None, transitions=list(ctx.transitions),
-            memory_actions=list(ctx.memory_run), summary=summaries.render_summary(session.summary, ctx.language),
+            memory_actions=list(ctx.memory_run),
+            summary=self._rendered_summary(session, ctx.language),
         )
 
+    def _rendered_summary(self, session: Session, language: str) -> str:
+        """The summary text, re-rendered only when an item changed (items are replaced, never edited)."""
+        state = session.summary
+        # The key holds the items themselves, so their ids cannot be reused while it is cached.
+        key = (language, tuple(state.facts), tuple(state.confirmed), tuple(state.pending))
+        cached = self._summaries.get(session.id)
+        if cached is not None and cached[0][0] == language and all(
+            len(a) == len(b) and all(x is y for x, y in zip(a, b)) for a, b in zip(cached[0][1:], key[1:])
+        ):
+            return cached[1]
+        text = summaries.render_summary(state, language)
+        if len(self._summaries) > 1024:
+            self._summaries.clear()
+        self._summaries[session.id] = (key, text)
+        return text
+
     def _log_turn(self, ctx: TurnContext, reply: Reply, state_before: str, seconds: float) -> None:
+        if not enabled_for(logging.INFO):
+            return
         flow = self.spec.flows.get(reply.flow) if reply.flow else None
         secret = sensitive_values(self.spec, reply.slots, flow)
         log.info(
@@ -398,3 +441,26 @@ class Bot:
             stack=[t.flow for t in data.stack], language=data.language, pending=pending,
             history=list(data.history), data=data,
         )
+
+    # ---- the context window (SPEC section 6) ---------------------------------------------------
+    def _load(self, session_id: str) -> Session:
+        data = self.store.load(str(session_id), history_tail=self.history_tail)
+        if data is None:
+            raise DialogkitError(f"no session {session_id!r} in {self.store.url}")
+        return data
+
+    def build_context(self, session_id: str) -> Any:
+        """The ``BuiltContext`` an LLM would receive now (messages plus the accounting)."""
+        return context_view.build_for_session(self, self._load(session_id))
+
+    def context(self, session_id: str) -> list[Any]:
+        """The messages an LLM would receive now: role, content, priority, tokens."""
+        return list(self.build_context(session_id).messages)
+
+    def stats(self, session_id: str) -> dict[str, Any]:
+        """full_tokens, sent_tokens, saved_tokens, saved_pct, messages, summary_chars, and more."""
+        return context_view.stats(self, self._load(session_id))
+
+    def export_context(self, session_id: str) -> str:
+        """What ``/export FILE`` writes: each message, then ``Token saved: N (P%)``."""
+        return context_view.export(self, self._load(session_id))

@@ -31,6 +31,8 @@ log = structlog.get_logger("dialogkit.policy")
 # and must be this sure when the same utterance also answers the pending question.
 DIGRESSION_MARGIN = 0.1
 DIGRESSION_OVER_ANSWER = 0.75
+# Idempotency records kept per session: enough for any retry, without growing the session row forever.
+MAX_EXECUTED_RECORDS = 32
 
 
 class Policy:
@@ -65,7 +67,7 @@ class Policy:
         if "cancel" in ctx.interp.cues:
             ctx.say.append(R.phrase("nothing_to_cancel", ctx.language))
             return
-        flow = self._intent(ctx)
+        flow = self._intent(ctx) or self._follow_up(ctx)
         if flow is not None:
             self._start(ctx, flow)
             return
@@ -100,7 +102,7 @@ class Policy:
             self._failure(ctx, None)
             return
         if offer.empty:
-            self._failure(ctx, None)
+            self._failure(ctx, self._rule_message(ctx))
             return
         self._advance(ctx)
 
@@ -163,6 +165,15 @@ class Policy:
             ctx.say.append(R.phrase("prefilled", ctx.language, slots=names))
         self._advance(ctx)
 
+    def _follow_up(self, ctx: TurnContext) -> str | None:
+        """"第二个呢？" / "and the other one?" after a task: the same task again, on the new referent."""
+        last = ctx.session.last_flow
+        resolution = ctx.resolution
+        if last is None or last not in self.bot.flows or resolution is None or not resolution.bindings:
+            return None
+        types = {s.entity for s in self.bot.flows[last].spec.slots if s.entity}
+        return last if any(b.entity.type in types for b in resolution.bindings) else None
+
     def _digression(self, ctx: TurnContext, offer: SlotOffer) -> bool:
         flow = self._intent(ctx)
         if flow is None or ctx.flow is None or flow == ctx.flow.name:
@@ -209,7 +220,10 @@ class Policy:
             except ActionError as exc:
                 error = str(exc) or type(exc.original).__name__
                 log.warning("action_failed", action=spec.action, session_id=ctx.session.id, error=error)
-            ctx.session.executed[key] = {"result": result, "error": error, "at": bot.clock()}
+            executed = ctx.session.executed
+            executed[key] = {"result": result, "error": error, "at": bot.clock()}
+            while len(executed) > MAX_EXECUTED_RECORDS:      # oldest first: dicts keep insertion order
+                del executed[next(iter(executed))]
             ctx.action_runs.append(ActionRun(spec.action, dict(task.slots), None if error else dict(result), error))
         values = {**R.slot_values_for_template(bot.spec, flow.spec, task.slots, ctx.language),
                   **{k: R.format_value(v) for k, v in result.items()}}
@@ -232,6 +246,8 @@ class Policy:
     def _end_task(self, ctx: TurnContext, how: str) -> None:
         task = ctx.session.stack.pop()
         ctx.ended_task, ctx.ended_by = task, how
+        if how in ("complete", "fail"):
+            ctx.session.last_flow = task.flow
         ctx.task = ctx.session.task
         ctx.flow = self.bot.flows[ctx.task.flow] if ctx.task else None
 
@@ -301,6 +317,20 @@ class Policy:
         if ctx.updates:
             offer.values.update({k: v for k, v in ctx.updates.items() if k not in offer.values})
         return True
+
+    def _rule_message(self, ctx: TurnContext) -> str | None:
+        """An answer that is no value of the slot's type may still break one of its rules: say which.
+
+        "1234" for an order number never becomes an ``order_id`` (the type wants 5-12 digits), but
+        the user should hear the rule's message ("订单号应为5到12位数字。"), not a bare re-ask.
+        """
+        assert ctx.task is not None and ctx.flow is not None
+        slot = ctx.flow.spec.slot(ctx.task.pending_slot) if ctx.task.pending_slot else None
+        answer = ctx.interp.text.strip()
+        value_like = any(ch.isdigit() for ch in answer) or (answer.isascii() and " " not in answer)
+        if slot is None or not slot.validate_ or not value_like or len(answer) > 40 or ctx.interp.intents:
+            return None
+        return validate_slot(slot, answer, ctx.language, self.bot.run_validator)
 
     def _missing(self, ctx: TurnContext) -> list[Any]:
         assert ctx.task is not None and ctx.flow is not None
@@ -406,6 +436,11 @@ class Policy:
     def _forget_last_turn(self, ctx: TurnContext) -> None:
         removed = self.bot.forget_turn(ctx, ctx.turn - 1)
         ctx.say.append(R.phrase("forgot" if removed else "nothing_to_forget", ctx.language))
+        self._bind(ctx)
+        if ctx.task is not None and ctx.task.state == "CONFIRMATION" and self._missing(ctx):
+            # What was forgotten was needed: the confirmation no longer holds, so ask again.
+            self._fire(ctx, "deny")
+            ctx.task.pending_slot = None
         self._reask(ctx, count_failure=False)
 
     # ---- helpers -----------------------------------------------------------------------------

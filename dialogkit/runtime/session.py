@@ -158,6 +158,7 @@ class Session(_Data):
     session_slots: dict[str, PersistedValue] = Field(default_factory=dict)
     executed: dict[str, dict[str, Any]] = Field(default_factory=dict)   # idempotency key -> result
     usage: Usage = Field(default_factory=Usage)
+    last_flow: str | None = None     # the flow of the last task that ran (for follow-ups)
     last_turn_added: dict[str, Any] = Field(default_factory=dict)      # what the last user turn added (for forgetting)
 
     @property

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection, Iterable
+from dataclasses import replace
 
 from dialogkit.flow.schema import BotFile, EntityTypeSpec
 from dialogkit.understanding.builtins import BUILTIN_FINDERS, Clock
@@ -147,4 +148,28 @@ class EntityExtractor:
         def rank(m: Mention) -> tuple[bool, int, int, int]:
             return (m.type not in self.custom, m.start - m.end, self._order[m.type], m.start)
 
-        return non_overlapping(mentions, rank)
+        return non_overlapping(_trim_units(list(mentions), self.custom), rank)
+
+
+_NUMERIC = frozenset({"number", "integer"})
+
+
+def _trim_units(mentions: list[Mention], custom: Collection[str]) -> list[Mention]:
+    """Give a unit word back to the declared type that claims it: "150 dollars" is the number 150
+    *and* the currency "dollars", not a currency alone (SPEC section 2: "150 dollars" is 150)."""
+    claimed = [m for m in mentions if m.type in custom]
+    if not claimed:
+        return mentions
+    out: list[Mention] = []
+    for m in mentions:
+        if m.type in _NUMERIC:
+            for c in claimed:
+                if m.start < c.start < m.end <= c.end:          # the unit trails the number
+                    head = m.text[: c.start - m.start].rstrip()
+                    m = replace(m, end=m.start + len(head), text=head)
+                elif c.start <= m.start < c.end < m.end:        # the unit leads ("$150" with "$" declared)
+                    tail = m.text[c.end - m.start:]
+                    stripped = tail.lstrip()
+                    m = replace(m, start=m.end - len(stripped), text=stripped)
+        out.append(m)
+    return out

@@ -12,10 +12,11 @@ believe the flow is meant, so two weak reasons make a stronger one, and no sum e
 - entities: a value of one of the flow's synonym slot types ("手机", "broken") adds
   ``SYNONYM_WEIGHT``, a value of one of its pattern types (an order number) ``PATTERN_WEIGHT``.
 
-The result is scaled by how much of the utterance the flow's vocabulary explains (the Chinese
-characters and English stems of its examples, keywords, description and slot aliases), so a generic
-keyword in an unrelated sentence ("今天天气怎么样" holds check_status's 怎么样) stays below the
-threshold while "我的订单到哪了" does not. Scores above ``INTENT_FLOOR`` are returned, best first;
+Keywords and synonym values are direct evidence: an author's keyword alone ("工单", "ticket")
+clears the threshold, and so do two values of the flow's own synonym types ("my iPhone got lost").
+Example similarity and pattern values are indirect: they are scaled by how much of the utterance
+the flow's vocabulary explains (the Chinese characters and English stems of its examples,
+keywords, description and slot aliases), so a stray shared word stays below the threshold. Scores above ``INTENT_FLOOR`` are returned, best first;
 the policy treats ``INTENT_THRESHOLD`` and above as a clear request.
 """
 
@@ -32,7 +33,7 @@ from dialogkit.understanding.language import CJK_RUN, fold, has_cjk
 
 INTENT_THRESHOLD = 0.5
 INTENT_FLOOR = 0.2
-KEYWORD_WEIGHT = 0.4
+KEYWORD_WEIGHT = 0.55
 SYNONYM_WEIGHT = 0.4
 PATTERN_WEIGHT = 0.1
 SIMILARITY_FLOOR = 0.2  # example similarity below this is noise (shared particles, "the")
@@ -159,16 +160,21 @@ class IntentScorer:
         content: frozenset[str],
         types: set[str],
     ) -> float:
-        doubt = 1.0
+        # Direct evidence: the author's keywords and values of the flow's own synonym types. It is
+        # not scaled: "工单" or "my iPhone got lost" is a clear request however short or long.
+        direct = 1.0
         if flow.keywords is not None:
             hits = {m.group() for m in flow.keywords.finditer(lowered)}
-            doubt *= (1 - KEYWORD_WEIGHT) ** len(hits)
+            direct *= (1 - KEYWORD_WEIGHT) ** len(hits)
+        direct *= (1 - SYNONYM_WEIGHT) ** len(types & flow.synonym_types)
+        # Indirect evidence: resemblance to the examples, values of pattern types. Scaled by how much
+        # of the utterance the flow's vocabulary explains, so a stray shared word stays weak.
+        doubt = 1.0
         best = max((similarity(utterance, e) for e in flow.examples), default=0.0)
         doubt *= 1 - max(0.0, (best - SIMILARITY_FLOOR) / (1 - SIMILARITY_FLOOR))
-        doubt *= (1 - SYNONYM_WEIGHT) ** len(types & flow.synonym_types)
         doubt *= (1 - PATTERN_WEIGHT) ** len(types & flow.pattern_types)
-        evidence = 1 - doubt
-        if not evidence:
-            return 0.0
-        explained = len(content & flow.vocabulary) / len(content) if content else 1.0
-        return evidence * (0.5 + 0.5 * explained)
+        indirect = 1 - doubt
+        if indirect:
+            explained = len(content & flow.vocabulary) / len(content) if content else 1.0
+            indirect *= 0.5 + 0.5 * explained
+        return 1 - direct * (1 - indirect)
