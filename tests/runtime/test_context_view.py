@@ -1,0 +1,177 @@
+"""The context window of a session: parts, redaction, folding, accounting (SPEC §6, §7)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from dialogkit import Bot
+from dialogkit.context.parts import CURRENT, ENTITY_MEMORY, FLOW, REDACTED, SUMMARY, SYSTEM
+from dialogkit.context.window import build_context
+from dialogkit.runtime import context_view
+
+ROOT = Path(__file__).resolve().parents[2]
+SUPPORT = ROOT / "flows" / "support_ticket.yaml"
+STUBS = {"create_ticket": {"ticket_id": "T-1001"}, "order_status": {"status": "shipped"}}
+LANGS = pytest.mark.parametrize("lang", ["zh", "en"])
+REPORT = {"zh": ["我上周买的手机屏幕碎了", "123456"], "en": ["my phone arrived broken", "123456"]}
+CHAT = {"zh": "谢谢你们，我周末再来看看。", "en": "thanks a lot, I will come back to this later on."}
+
+SECRET_BOT = """
+bot: {{name: account, language: auto}}
+context: {{keep_recent_rounds: {keep}}}
+flows:
+  change_phone:
+    description: 修改手机号 / Change my phone number
+    trigger:
+      intent: change_phone
+      examples: [修改手机号, 更换手机号码, change my phone number, update my phone number]
+      keywords: [手机号, phone number]
+    slots:
+      - name: new_phone
+        entity: phone
+        sensitive: true
+        ask: {{zh: 请告诉我新的手机号。, en: What is the new phone number?}}
+    confirm:
+      ask: {{zh: 确认修改手机号吗？, en: Shall I change your phone number?}}
+    execute:
+      say: {{zh: 已修改。, en: Done.}}
+"""
+PHONE = "13812345678"
+CHANGE = {"zh": ["修改手机号", PHONE], "en": ["change my phone number", PHONE]}
+
+
+def support_bot() -> Bot:
+    return Bot.from_file(SUPPORT, store="memory://", actions=STUBS)
+
+
+def secret_bot(tmp_path: Path, keep: int = 10) -> Bot:
+    path = tmp_path / "account.yaml"
+    path.write_text(SECRET_BOT.format(keep=keep), encoding="utf-8")
+    return Bot.from_file(path, store="memory://")
+
+
+class TestParts:
+    @LANGS
+    def test_a_running_task_shows_every_part_in_order(self, lang: str) -> None:
+        """System prompt, flow state, summary, entity memory, the earlier round, the current message."""
+        bot = support_bot()
+        for text in REPORT[lang]:
+            bot.handle("s", text)
+        messages = bot.context("s")
+        parts = [m.part for m in messages]
+        assert parts[:4] == [SYSTEM, FLOW, SUMMARY, ENTITY_MEMORY]
+        assert parts[-1] == CURRENT and messages[-1].content == REPORT[lang][1]
+        assert [m.content for m in messages if m.part == "recent"][0] == REPORT[lang][0]
+        assert "report_issue" in messages[1].content and "CONFIRMATION" in messages[1].content
+        assert "support" in messages[0].content
+
+    @LANGS
+    def test_the_reply_to_the_current_message_is_not_sent(self, lang: str) -> None:
+        """The LLM writes that reply: the context ends with the user's message."""
+        bot = support_bot()
+        reply = bot.handle("s", REPORT[lang][0])
+        assert all(m.content != reply.text for m in bot.context("s"))
+
+    @LANGS
+    def test_system_prompt_is_in_the_session_language(self, lang: str) -> None:
+        bot = support_bot()
+        bot.handle("s", REPORT[lang][0])
+        system = bot.context("s")[0].content
+        assert ("任务型助手" in system) == (lang == "zh")
+        assert ("task-oriented assistant" in system) == (lang == "en")
+
+
+class TestSensitive:
+    @LANGS
+    def test_a_sensitive_slot_value_is_in_no_part(self, lang: str, tmp_path: Path) -> None:
+        bot = secret_bot(tmp_path)
+        for text in CHANGE[lang]:
+            reply = bot.handle("s", text)
+        assert reply.state == "CONFIRMATION"
+        bot.handle("s", CHAT[lang])
+        contents = [m.content for m in bot.context("s")]
+        assert not any(PHONE in c for c in contents)
+        assert any(REDACTED in c for c in contents)
+        assert PHONE not in bot.export_context("s")
+        assert bot.stats("s")["slots"]["new_phone"] == REDACTED
+
+
+class TestFolding:
+    @LANGS
+    def test_rounds_older_than_the_window_fold_into_summaries(self, lang: str, tmp_path: Path) -> None:
+        """keep_recent_rounds 3: after 14 rounds, rounds 1-10 are summarised, only 11-14 are raw."""
+        bot = secret_bot(tmp_path, keep=3)
+        for i in range(14):
+            bot.handle("s", f"{CHAT[lang]} {i}")
+        state = bot.session("s").data.summary
+        assert [(s["start_round"], s["end_round"]) for s in state.round_summaries] == [(1, 5), (6, 10)]
+        inputs, _ = context_view.context_inputs(bot, bot._load("s"))
+        assert [r.index for r in inputs.rounds] == [11, 12, 13]
+        assert [(s.start_round, s.level) for s in inputs.round_summaries] == [(1, 1), (6, 1)]
+
+    @LANGS
+    def test_rule_summaries_keep_every_order_number(self, lang: str) -> None:
+        """A value after the first clause survives the extractive summary."""
+        bot = support_bot()
+        texts = {"zh": ["你好，顺便说一下订单 24680 和 13579 都到了"], "en": ["hello there. By the way orders 24680 and 13579 arrived"]}
+        summary = context_view.rule_summary(bot, texts[lang], lang)
+        assert "24680" in summary and "13579" in summary
+
+    def test_folding_is_incremental(self, tmp_path: Path) -> None:
+        """Each block is summarised once, however many turns run after it."""
+        bot = secret_bot(tmp_path, keep=3)
+        for i in range(9):
+            bot.handle("s", f"{CHAT['en']} {i}")
+        first = bot.session("s").data.summary.round_summaries[0]
+        for i in range(5):
+            bot.handle("s", f"{CHAT['en']} again {i}")
+        assert bot.session("s").data.summary.round_summaries[0] == first
+
+
+class TestAccounting:
+    @LANGS
+    def test_full_tokens_match_the_windows_own_baseline(self, lang: str) -> None:
+        """Before any folding, the running total equals what build_context counts itself."""
+        bot = support_bot()
+        for text in REPORT[lang]:
+            bot.handle("s", text)
+        session = bot._load("s")
+        inputs, full = context_view.context_inputs(bot, session)
+        own = build_context(inputs, budget=bot.spec.context.budget, keep_recent_rounds=10, counter=bot.token_counter)
+        assert full == own.full_tokens
+
+    @LANGS
+    def test_stats_report_both_tracks_and_state(self, lang: str) -> None:
+        bot = support_bot()
+        for text in REPORT[lang]:
+            bot.handle("s", text)
+        stats = bot.stats("s")
+        assert stats["messages"] == 4
+        assert stats["state"] == "CONFIRMATION" and stats["flow"] == "report_issue"
+        assert stats["saved_tokens"] == max(stats["full_tokens"] - stats["sent_tokens"], 0)
+        assert stats["sent_tokens"] == sum(stats["breakdown"].values()) + 3
+        assert stats["summary_chars"] > 0
+        assert stats["llm"] == {"calls": 0, "prompt_tokens": 0, "completion_tokens": 0, "failures": 0}
+        assert stats["slots"]["order_id"] == "123456"
+
+    @LANGS
+    def test_a_long_conversation_saves_tokens(self, lang: str) -> None:
+        """40 rounds: the window sends a fraction of the full history."""
+        bot = support_bot()
+        for i in range(40):
+            bot.handle("s", f"{CHAT[lang]} {i} " + CHAT[lang] * 4)
+        stats = bot.stats("s")
+        assert stats["messages"] == 80
+        assert stats["saved_pct"] > 50
+        assert stats["summary"]["round_summaries"] >= 1
+
+    @LANGS
+    def test_export_lists_messages_then_savings(self, lang: str) -> None:
+        bot = support_bot()
+        for text in REPORT[lang]:
+            bot.handle("s", text)
+        lines = bot.export_context("s").splitlines()
+        assert lines[0].startswith("1, system, 100, ")
+        assert lines[-1].startswith("Token saved: ") and lines[-1].endswith("%)")
