@@ -85,11 +85,12 @@ def summarize(ctx: TurnContext) -> None:
                 bot.value_label(slot, value, "zh"), bot.value_label(slot, value, "en"),
             )
         if slots:
-            summary.record_facts(ctx.session.summary, flow=ctx.flow.name, flow_description=desc_zh,
-                                 slots=slots, turn=ctx.turn)
+            # Keyed by task, not flow: a second ticket adds its facts beside the first one's.
+            summary.record_facts(ctx.session.summary, flow=f"{ctx.flow.name}#{task.id}", flow_description=desc_zh,
+                                 flow_description_en=desc_en, slots=slots, turn=ctx.turn)
     elif trigger == "confirm":
         summary.record_confirmed(ctx.session.summary, key=f"{task.id}:confirmed",
-                                 zh=f"已确认{desc_zh}", en=f"confirmed: {desc_en}", turn=ctx.turn)
+                                 zh=desc_zh, en=desc_en, turn=ctx.turn)
         summary.record_pending(ctx.session.summary, key=f"{task.id}:run",
                                zh=f"执行{desc_zh}", en=f"run: {desc_en}", turn=ctx.turn)
     elif trigger == "complete":

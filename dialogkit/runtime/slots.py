@@ -80,12 +80,35 @@ def offer_slots(
         for slot, mention in zip(ordered, found):
             offer.values[slot.name] = mention.value
             offer.surfaces[slot.name] = mention.text
+    for slot in flow.slots:
+        if slot.entity is None and slot.name not in offer.values:
+            labelled = _labelled_text(slot, interp.text)
+            if labelled:
+                offer.values[slot.name] = labelled
+                offer.surfaces[slot.name] = labelled
     if pending_slot and not offer.values and not offer.conflicts:
         slot = flow.slot(pending_slot)
         if slot is not None and slot.entity is None and interp.text.strip():
             offer.values[slot.name] = interp.text.strip()
             offer.surfaces[slot.name] = interp.text.strip()
     return offer
+
+
+def _labelled_text(slot: SlotSpec, text: str) -> str | None:
+    """A free-text slot offered by name: "备注：请尽快处理" / "note: please hurry" fills ``note``.
+
+    Free-text slots have no entity type to find them by, so an optional one could otherwise never
+    be filled; its name or label followed by a colon is how users offer it.
+    """
+    names = {slot.name, slot.name.replace("_", " ")}
+    if isinstance(slot.label, str):
+        names.add(slot.label)
+    elif slot.label is not None:
+        names.update(n for n in (slot.label.zh, slot.label.en) if n)
+    alternation = "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))
+    match = re.search(rf"(?:^|[\s，,。;；])(?:{alternation})\s*[:：]\s*(.+)$", text, re.IGNORECASE | re.DOTALL)
+    value = match.group(1).strip() if match else ""
+    return value or None
 
 
 def _number(value: Any) -> float | None:
