@@ -420,6 +420,7 @@ def _join(labels: list[str], language: str) -> str:
 
 
 _EN_COPULA = re.compile(r"\s*(?:'s|’s|\s+is|\s+was)\b", re.IGNORECASE)
+_ZH_COPULA = re.compile(r"\s*(?:应该是|其实是|是|为)")
 _EN_NOUN_COMPOUND = re.compile(r"\s+(?:number|no\.?|id|code|#)(?:\W|$)", re.IGNORECASE)
 
 
@@ -437,7 +438,7 @@ def _explicitly_named(ref: Reference, mentions: Sequence[Mention], text: str) ->
         gap = len(after) - len(after.lstrip(" #:："))
         return any(m.start == ref.end + gap for m in mentions)
     if ref.category in ("pronoun", "demonstrative") and not ref.plural:
-        copula = _EN_COPULA.match(after)
+        copula = _EN_COPULA.match(after) or _ZH_COPULA.match(after)
         if copula and any(m.start >= ref.end + copula.end() for m in mentions):
             return True
     return False

@@ -56,6 +56,9 @@ class ConversationItem(pytest.Item):
         self.test_file = test_file
         self.case = case
         for tag in case.tags:
+            # A test file's tags are declared by being written there: register each as a marker so
+            # projects that turn warnings into errors need no conftest listing them.
+            self.config.addinivalue_line("markers", f"{tag}: tag of a YAML conversation test")
             self.add_marker(tag)
 
     def runtest(self) -> None:
