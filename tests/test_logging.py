@@ -1,0 +1,64 @@
+"""Logging (SPEC section 8): one event per turn and per transition, PII and sensitive slots masked."""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+import pytest
+import structlog
+
+from dialogkit import Bot
+from dialogkit.logging import configure_logging, mask_text, mask_values
+from dialogkit.testing.logs import capture_turn_logs, events_named
+
+ROOT = Path(__file__).resolve().parents[1]
+SUPPORT = ROOT / "flows" / "support_ticket.yaml"
+
+
+@pytest.fixture
+def debug_logging():  # noqa: ANN201 - fixture
+    structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.DEBUG))
+    yield
+    configure_logging(force=True)
+
+
+class TestMasking:
+    @pytest.mark.parametrize("text, secret", [
+        ("我的手机号是13812345678，邮箱 li@example.com", ["13812345678", "li@example.com"]),
+        ("call me at +1 415-555-0100 or mail joe.brown@example.org", ["415-555-0100", "joe.brown@example.org"]),
+    ], ids=["zh", "en"])
+    def test_phones_and_emails_are_masked(self, text: str, secret: list[str]) -> None:
+        masked = mask_text(text)
+        assert all(s not in masked for s in secret)
+        assert "***" in masked
+
+    def test_given_values_are_masked(self) -> None:
+        assert mask_values("备注：请尽快处理 / note: hurry", ["请尽快处理", "hurry"]) == "备注：*** / note: ***"
+
+
+class TestTurnEvents:
+    @pytest.mark.parametrize("lines", [["我的手机碎了，订单号 12345", "确认"], ["my phone arrived broken, order 12345", "yes"]],
+                             ids=["zh", "en"])
+    def test_one_event_per_turn_and_per_transition(self, lines: list[str], debug_logging: None) -> None:
+        bot = Bot.from_file(SUPPORT, store="memory://")
+        with capture_turn_logs() as events:
+            replies = [bot.handle("s", line) for line in lines]
+        turns = events_named(events, "turn")
+        assert len(turns) == len(lines)
+        fired = [t for r in replies for t in r.transitions]
+        assert [e["trigger"] for e in events_named(events, "transition")] == fired
+        assert turns[-1]["dest"] == "IDLE" and turns[-1]["session_id"] == "s"
+        assert all("latency_ms" in e for e in turns)
+        bot.close()
+
+    @pytest.mark.parametrize("line", ["我的手机碎了，订单号 12345，备注：我的密码是hunter2",
+                                      "my phone arrived broken, order 12345, note: my password is hunter2"],
+                             ids=["zh", "en"])
+    def test_sensitive_slot_values_never_reach_the_log(self, line: str, debug_logging: None) -> None:
+        bot = Bot.from_file(SUPPORT, store="memory://")
+        with capture_turn_logs() as events:
+            reply = bot.handle("s", line)
+        assert "hunter2" in reply.slots["note"]
+        assert not any("hunter2" in repr(e) for e in events)
+        bot.close()
