@@ -20,7 +20,7 @@ import re
 from collections.abc import Callable
 from datetime import date, datetime, timedelta
 
-from dialogkit.understanding.numbers import CN_DIGITS, Found, longest_first, parse_cn_integer
+from dialogkit.understanding.numbers import CN_DIGITS, EN_UNITS, Found, longest_first, parse_cn_integer
 
 _CN_NUM_CHAR = "[零〇一二两三四五六七八九十]"
 _CN_NUM = f"{_CN_NUM_CHAR}{{1,3}}"
@@ -252,20 +252,8 @@ _CLOCK = re.compile(
     r"(?:\s*([ap])\.?m\.?(?![A-Za-z]))?",
     re.I,
 )
-_EN_HOUR_WORDS = {
-    "one": 1,
-    "two": 2,
-    "three": 3,
-    "four": 4,
-    "five": 5,
-    "six": 6,
-    "seven": 7,
-    "eight": 8,
-    "nine": 9,
-    "ten": 10,
-    "eleven": 11,
-    "twelve": 12,
-}
+# Clock hours written as words are the first twelve English number words.
+_EN_HOUR_WORDS = {word: value for word, value in EN_UNITS.items() if 1 <= value <= 12}
 _EN_HOUR = r"(\d{1,2}|" + "|".join(_EN_HOUR_WORDS) + ")"
 _EN_PART = r"(?:\s+(?:in\s+the\s+|this\s+|at\s+)?(morning|afternoon|evening|night)|\s+(tonight))?"
 _EN_AMPM = re.compile(rf"\b{_EN_HOUR}(?::([0-5]\d))?\s*([ap])\.?m\b\.?", re.I)
