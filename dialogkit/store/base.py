@@ -18,7 +18,8 @@ from __future__ import annotations
 import os
 import socket
 import threading
-from collections.abc import Callable, Iterator
+from collections import OrderedDict
+from collections.abc import Callable, Hashable, Iterator
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
@@ -177,6 +178,7 @@ class PendingWrite:
     first_index: int = 0                     # absolute index of appended[0] (= stored count at load)
     appended: list[str] = field(default_factory=list)
     slots: dict[tuple[str, str], str | None] = field(default_factory=dict)   # None = delete
+    session: Session | None = field(default=None, repr=False)   # the saved object (for a store's cache)
 
     @property
     def history_count(self) -> int:
@@ -236,9 +238,46 @@ class StagedTxn:
         skip = stored - session.history_offset
         appended = [encode_message(session.id, m) for m in session.history[skip:]]
         pending.blob = encode_session(session)
+        pending.session = session
         pending.user_id = session.user_id
         pending.updated_at = session.updated_at
         pending.appended = appended
+
+
+class SessionCache:
+    """The sessions this process committed last, keyed by id, with the blob they were saved as.
+
+    A turn takes its session out (so a turn that fails leaves nothing stale behind) and, if the
+    stored blob is still the one it committed, reuses the object instead of decoding it again:
+    decoding the session is the largest part of a turn's store cost. The object handed to
+    ``save`` is taken over by the store; the runtime never touches it after the turn.
+    """
+
+    def __init__(self, size: int = 512) -> None:
+        self._size = size
+        self._items: OrderedDict[str, tuple[str, Session]] = OrderedDict()
+        self._guard = threading.Lock()
+
+    def take(self, session_id: str) -> tuple[str, Session] | None:
+        with self._guard:
+            return self._items.pop(session_id, None)
+
+    def keep(self, pending: PendingWrite, history_tail: int | None) -> None:
+        session, blob = pending.session, pending.blob
+        if session is None or blob is None:
+            return
+        if history_tail is not None and len(session.history) > history_tail:
+            drop = len(session.history) - history_tail
+            del session.history[:drop]
+            session.history_offset += drop
+        with self._guard:
+            self._items[pending.session_id] = (blob, session)
+            while len(self._items) > self._size:
+                self._items.popitem(last=False)
+
+    def clear(self) -> None:
+        with self._guard:
+            self._items.clear()
 
 
 # --------------------------------------------------------------------------- locks
@@ -253,35 +292,61 @@ class KeyedLocks:
     """One ``threading.Lock`` per key, created on demand and dropped when nobody uses it.
 
     Reference counting keeps the table from growing with every session ever seen, without the
-    race of deleting a lock another thread is waiting on.
+    race of deleting a lock another thread is waiting on. Keys are any hashable value: the SQLite
+    store keys them by the byte of its lock file a session maps to, not by the session id.
     """
 
     def __init__(self) -> None:
         self._guard = threading.Lock()
-        self._locks: dict[str, _LockEntry] = {}
+        self._locks: dict[Hashable, _LockEntry] = {}
 
     @contextmanager
-    def hold(self, key: str, timeout_s: float, describe: str) -> Iterator[None]:
-        with self._guard:
-            entry = self._locks.setdefault(key, _LockEntry())
-            entry.users += 1
+    def hold(self, key: Hashable, timeout_s: float, describe: str, *, name: str | None = None) -> Iterator[None]:
+        """Wait up to ``timeout_s`` for ``key``'s lock; the timeout error names ``name`` (default: the key)."""
+        entry = self._enter(key)
         try:
             if not entry.lock.acquire(timeout=max(timeout_s, 0.0)):
-                raise StoreError(lock_timeout_message(key, timeout_s, describe))
+                raise StoreError(lock_timeout_message(str(key) if name is None else name, timeout_s, describe))
             try:
                 yield
             finally:
                 entry.lock.release()
         finally:
-            with self._guard:
-                entry.users -= 1
-                if entry.users == 0:
-                    del self._locks[key]
+            self._leave(key, entry)
 
-    def held(self, key: str) -> bool:
+    @contextmanager
+    def try_hold(self, key: Hashable) -> Iterator[bool]:
+        """Take ``key``'s lock only if it is free right now; yields whether it was taken.
+
+        For housekeeping (expiry) that must skip a session whose turn is running, never wait on it.
+        """
+        entry = self._enter(key)
+        try:
+            taken = entry.lock.acquire(blocking=False)
+            try:
+                yield taken
+            finally:
+                if taken:
+                    entry.lock.release()
+        finally:
+            self._leave(key, entry)
+
+    def held(self, key: Hashable) -> bool:
         """True while some thread holds (or waits for) ``key``'s lock."""
         with self._guard:
             return key in self._locks
+
+    def _enter(self, key: Hashable) -> _LockEntry:
+        with self._guard:
+            entry = self._locks.setdefault(key, _LockEntry())
+            entry.users += 1
+            return entry
+
+    def _leave(self, key: Hashable, entry: _LockEntry) -> None:
+        with self._guard:
+            entry.users -= 1
+            if entry.users == 0:
+                del self._locks[key]
 
 
 def lock_timeout_message(session_id: str, timeout_s: float, describe: str) -> str:

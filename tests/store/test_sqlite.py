@@ -1,4 +1,7 @@
-"""What the SQLite store adds to the contract: files, corrupt rows, other processes, leases."""
+"""What the SQLite store adds to the contract: files, corrupt rows, append-only history, other processes.
+
+The OS lock file itself (timeouts, dead holders, hash collisions, expiry) is in test_sqlite_locks.py.
+"""
 
 from __future__ import annotations
 
@@ -100,7 +103,7 @@ class TestCorruptRows:
             store.load("s1")
         with pytest.raises(StoreError, match="session 's1' is corrupt"), store.transaction("s1"):
             pass
-        store.delete_session("s1")               # the turn's lease was released: cleanup works
+        store.delete_session("s1")               # the failed turn released its lock: cleanup works
         assert store.load("s1") is None
 
     def test_a_corrupt_message_row_names_the_session(self, store: SqliteStore, db: Path) -> None:
@@ -172,29 +175,3 @@ class TestProcesses:
         assert time.monotonic() - started < 1.0
         assert store.user_slots("alice") == {}
         assert len(store.history("s1")) == 2
-
-
-class TestLeases:
-    def lease(self, db: Path, owner: str, expires_in: float) -> None:
-        sql(db, "INSERT OR REPLACE INTO session_locks VALUES ('s1', ?, 1, 'elsewhere', ?)",
-                        (owner, time.time() + expires_in))
-
-    def test_a_live_lease_of_another_machine_blocks_until_the_timeout(self, store: SqliteStore, db: Path) -> None:
-        """A lease held on another host is respected: the turn waits, then says the session is busy."""
-        self.lease(db, "remote", expires_in=60)
-        with pytest.raises(StoreError, match="session 's1' is busy"), store.transaction("s1", timeout_s=0.2):
-            pass
-
-    def test_an_expired_lease_is_reclaimed(self, store: SqliteStore, db: Path) -> None:
-        """A lease whose holder vanished without releasing it stops blocking once it expires."""
-        self.lease(db, "remote", expires_in=0.3)
-        with store.transaction("s1", timeout_s=5.0) as txn:
-            txn.save(make_session("s1"))
-        assert store.load("s1") is not None
-
-    def test_a_turn_whose_lease_was_taken_over_commits_nothing(self, store: SqliteStore, db: Path) -> None:
-        """If a turn outlives its lease and another takes the session, the late commit is refused."""
-        with pytest.raises(StoreError, match="nothing was saved"), store.transaction("s1") as txn:
-            txn.save(make_session("s1"))
-            sql(db, "UPDATE session_locks SET owner = 'thief' WHERE session_id = 's1'")
-        assert store.load("s1") is None
