@@ -2,25 +2,15 @@
 
 from __future__ import annotations
 
-import logging
 from pathlib import Path
 
 import pytest
-import structlog
-
 from dialogkit import Bot
-from dialogkit.logging import configure_logging, mask_text, mask_values
+from dialogkit.logging import mask_text, mask_values
 from dialogkit.testing.logs import capture_turn_logs, events_named
 
 ROOT = Path(__file__).resolve().parents[1]
 SUPPORT = ROOT / "flows" / "support_ticket.yaml"
-
-
-@pytest.fixture
-def debug_logging():  # noqa: ANN201 - fixture
-    structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.DEBUG))
-    yield
-    configure_logging(force=True)
 
 
 class TestMasking:
@@ -40,7 +30,7 @@ class TestMasking:
 class TestTurnEvents:
     @pytest.mark.parametrize("lines", [["我的手机碎了，订单号 12345", "确认"], ["my phone arrived broken, order 12345", "yes"]],
                              ids=["zh", "en"])
-    def test_one_event_per_turn_and_per_transition(self, lines: list[str], debug_logging: None) -> None:
+    def test_one_event_per_turn_and_per_transition(self, lines: list[str]) -> None:
         bot = Bot.from_file(SUPPORT, store="memory://")
         with capture_turn_logs() as events:
             replies = [bot.handle("s", line) for line in lines]
@@ -55,7 +45,7 @@ class TestTurnEvents:
     @pytest.mark.parametrize("line", ["我的手机碎了，订单号 12345，备注：我的密码是hunter2",
                                       "my phone arrived broken, order 12345, note: my password is hunter2"],
                              ids=["zh", "en"])
-    def test_sensitive_slot_values_never_reach_the_log(self, line: str, debug_logging: None) -> None:
+    def test_sensitive_slot_values_never_reach_the_log(self, line: str) -> None:
         bot = Bot.from_file(SUPPORT, store="memory://")
         with capture_turn_logs() as events:
             reply = bot.handle("s", line)

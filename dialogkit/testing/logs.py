@@ -8,18 +8,29 @@ chain for the duration of the block and restores it afterwards.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
+import structlog
 from structlog.testing import capture_logs
 
 
 @contextmanager
 def capture_turn_logs() -> Iterator[list[dict[str, Any]]]:
-    """Yield the list the events logged inside the block are appended to."""
-    with capture_logs() as events:
-        yield events
+    """Yield the list the events logged inside the block are appended to.
+
+    Every level is captured, debug included (per-transition events), whatever level the
+    application configured: the level filter is lifted for the block and put back after it.
+    """
+    previous = structlog.get_config()["wrapper_class"]
+    structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.DEBUG))
+    try:
+        with capture_logs() as events:
+            yield events
+    finally:
+        structlog.configure(wrapper_class=previous)
 
 
 def events_named(events: list[dict[str, Any]], name: str) -> list[dict[str, Any]]:
