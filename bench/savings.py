@@ -6,6 +6,9 @@ flows whose long user messages carry the slot values, and sums over turns:
 - sent: the built context's ``sent_tokens`` (what an LLM would receive for that turn);
 - full: the same context's ``full_tokens`` (sending the whole history instead).
 
+It prints the sent tokens per part of the window (system prompt, flow state, ticket summary,
+entity memory, recent rounds, round summaries, current message) so a regression shows where.
+
 Target: >= 92% saved. Also checks that every value of a task that reached CONFIRMATION or
 EXECUTION is still in the final context (as its canonical value or a label).
 
@@ -109,6 +112,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     bot = Bot.from_file(args.bot, store="memory://", actions=stubs)
     sid = "savings"
     sent = full = user_tokens = 0
+    parts: dict[str, int] = {}
     confirmed: dict[str, set[str]] = {}
     states: dict[str, int] = {}
     started = time.perf_counter()
@@ -119,6 +123,8 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         built = bot.build_context(sid)
         sent += built.sent_tokens
         full += built.full_tokens
+        for part, tokens in built.breakdown.items():
+            parts[part] = parts.get(part, 0) + tokens
         states[reply.state] = states.get(reply.state, 0) + 1
         if reply.state in ("CONFIRMATION", "EXECUTION") and reply.flow:
             confirmed.update(labels(bot, reply.flow, reply.slots))
@@ -145,12 +151,19 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         f"| saved | {saved:,} (**{pct:.1f}%**, target >= {TARGET_PCT:.0f}%) |",
         f"| last turn: full / sent | {final.full_tokens:,} / {final.sent_tokens:,} |",
         "",
+        "sent per part (average per turn / last turn; the rest is the reply priming):",
+        "",
+        "| part | avg tokens | last turn |",
+        "|---|---|---|",
+        *(f"| {part} | {tokens / max(len(turns), 1):.0f} | {final.breakdown.get(part, 0)} |"
+          for part, tokens in sorted(parts.items(), key=lambda kv: -kv[1])),
+        "",
         f"confirmed slot values still in the final context: **{'yes' if not missing else 'no'}** "
         f"({len(confirmed) - len(missing)}/{len(confirmed)})" + (f"; missing: {', '.join(missing)}" if missing else ""),
     ]
     print("\n".join(lines))
     record("Context savings (bench/savings.py)", lines)
-    return {"saved_pct": pct, "sent": sent, "full": full, "missing": missing, "states": states}
+    return {"saved_pct": pct, "sent": sent, "full": full, "missing": missing, "states": states, "parts": parts}
 
 
 if __name__ == "__main__":

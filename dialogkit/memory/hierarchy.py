@@ -4,6 +4,11 @@ The context window replaces old rounds by these when it runs out of room. Foldin
 incremental: only complete blocks of rounds after the last folded one are summarised, so each
 round is summarised once, however often this runs. With no LLM the summary is extractive: the
 first clause of each message, trimmed, which keeps the numbers and names users care about.
+
+Rounds that left the recent window but do not yet make a complete block are summarised on the
+fly by the caller with ``summarize_rounds`` (at most a block's worth, so still O(new)); only
+complete blocks are stored. With ``max_blocks``, only what a window can still use is kept:
+level-1 summaries a level-2 one covers go, and at most ``max_blocks`` level-2 ones stay.
 """
 
 from __future__ import annotations
@@ -17,7 +22,8 @@ import structlog
 from dialogkit.errors import LLMError
 from dialogkit.runtime.session import SummaryState
 
-__all__ = ["BLOCK_SIZE", "ROUNDS_PER_SUMMARY", "extractive_summary", "fold_rounds"]
+__all__ = ["BLOCK_SIZE", "ROUNDS_PER_SUMMARY", "extractive_summary", "fold_rounds", "folded_until",
+           "summarize_rounds"]
 
 ROUNDS_PER_SUMMARY = 5
 BLOCK_SIZE = 3
@@ -44,8 +50,10 @@ def extractive_summary(texts: list[str], language: str) -> str:
     return ("；" if language == "zh" else "; ").join(seen)
 
 
-def _summarize(texts: list[str], language: str, summarize_text: Summarizer | None) -> str:
-    """Ask the LLM when there is one; an LLM failure falls back to the extractive summary."""
+def _summarize(texts: list[str], language: str, summarize_text: Summarizer | None,
+               fallback: list[str] | None = None) -> str:
+    """Ask the summarizer when there is one; its failure falls back to the extractive summary
+    (of ``fallback`` when given: the first clauses, where ``texts`` are whole rounds)."""
     if summarize_text is not None:
         try:
             text = summarize_text(texts, language).strip()
@@ -53,41 +61,79 @@ def _summarize(texts: list[str], language: str, summarize_text: Summarizer | Non
                 return text
         except LLMError as error:
             log.warning("round_summary_fallback", error=str(error))
-    return extractive_summary(texts, language)
+    return extractive_summary(fallback if fallback is not None else texts, language)
 
 
-def _round_lines(rounds: Sequence[tuple[int, str, str]], language: str) -> list[str]:
+def _round_lines(rounds: Sequence[tuple[int, str, str]], language: str, *, clip: bool = True) -> list[str]:
+    """One "User: ..., Bot: ..." line per round: first clauses only when ``clip``, else whole texts."""
     user, bot = ("用户", "助手") if language == "zh" else ("User", "Bot")
     sep = "：" if language == "zh" else ": "
+    cut = _clause if clip else (lambda text: " ".join(text.split()))
     lines = []
     for _, user_text, bot_text in rounds:
-        line = f"{user}{sep}{_clause(user_text)}"
+        if not user_text.strip() and not bot_text.strip():
+            continue   # a round no longer loaded: nothing to say about it
+        line = f"{user}{sep}{cut(user_text)}"
         if bot_text.strip():
-            line += ("，" if language == "zh" else ", ") + f"{bot}{sep}{_clause(bot_text)}"
+            line += ("，" if language == "zh" else ", ") + f"{bot}{sep}{cut(bot_text)}"
         lines.append(line)
     return lines
 
 
+def folded_until(summary: SummaryState) -> int:
+    """The last round a stored summary covers; 0 when none does."""
+    ends = [int(s["end_round"]) for s in summary.round_summaries]
+    ends += [int(b["end_round"]) for b in summary.block_summaries]
+    return max(ends, default=0)
+
+
+def summarize_rounds(rounds: Sequence[tuple[int, str, str]], language: str, summarize_text: Summarizer | None) -> str:
+    """One summary of ``rounds`` (round number, user text, bot text), as a block's would read.
+
+    A summarizer reads the whole rounds (a value may come late in a long message); the
+    extractive fallback takes the first clause of each."""
+    if summarize_text is None:
+        return extractive_summary(_round_lines(rounds, language), language)
+    return _summarize(_round_lines(rounds, language, clip=False), language, summarize_text,
+                      fallback=_round_lines(rounds, language))
+
+
 def fold_rounds(summary: SummaryState, rounds: Sequence[tuple[int, str, str]], *,
-                summarize_text: Summarizer | None, language: str) -> None:
+                summarize_text: Summarizer | None, language: str,
+                max_blocks: int | None = None) -> None:
     """Summarise every new complete block of 5 rounds, then every 3 new level-1 summaries.
 
     ``rounds`` are (round number, user text, bot text); they need only include the rounds not
     yet folded (older ones are skipped). A block is folded only when all 5 of its consecutive
     round numbers are present, so a partial tail waits for the next call.
     """
-    done = summary.round_summaries[-1]["end_round"] if summary.round_summaries else None
+    done: int | None = folded_until(summary) or None
     fresh = sorted((r for r in rounds if done is None or r[0] > done), key=lambda r: r[0])
     while len(fresh) >= ROUNDS_PER_SUMMARY:
-        block, fresh = fresh[:ROUNDS_PER_SUMMARY], fresh[ROUNDS_PER_SUMMARY:]
+        block = fresh[:ROUNDS_PER_SUMMARY]
         if block[-1][0] - block[0][0] != ROUNDS_PER_SUMMARY - 1:
             break   # a gap: these rounds are not consecutive, wait for the full history
         if done is not None and block[0][0] != done + 1:
             break
-        text = _summarize(_round_lines(block, language), language, summarize_text)
+        fresh = fresh[ROUNDS_PER_SUMMARY:]
+        text = summarize_rounds(block, language, summarize_text)
         summary.round_summaries.append(_entry(block[0][0], block[-1][0], text, 1))
         done = block[-1][0]
     _fold_blocks(summary, summarize_text, language)
+    _prune(summary, max_blocks)
+
+
+def _prune(summary: SummaryState, max_blocks: int | None) -> None:
+    """Keep what a window can still use: level-1 summaries no level-2 one covers, and the newest
+    ``max_blocks`` level-2 ones (``folded_until`` reads the end of either, so nothing is refolded)."""
+    if max_blocks is None or not summary.block_summaries:
+        return
+    covered = int(summary.block_summaries[-1]["end_round"])
+    kept = [s for s in summary.round_summaries if int(s["end_round"]) > covered]
+    if len(kept) < len(summary.round_summaries):
+        summary.round_summaries[:] = kept
+    if len(summary.block_summaries) > max_blocks:
+        del summary.block_summaries[: len(summary.block_summaries) - max_blocks]
 
 
 def _fold_blocks(summary: SummaryState, summarize_text: Summarizer | None, language: str) -> None:

@@ -7,17 +7,35 @@ both languages and the turn it came from, so the summary renders in the turn's l
 
 Facts are keyed ``<flow>`` (the task's heading, from its description) and ``<flow>.<slot>``;
 a corrected slot replaces its item in place.
+
+The sections stay bounded however long the session: past ``RECENT_TASKS`` tasks (facts) or
+``RECENT_ITEMS`` items (confirmed, pending), the oldest are folded into one compact "earlier"
+item per section that keeps their values but not their headings, and that item keeps at most
+``EARLIER_GROUPS`` of them. The session row, stored and loaded every turn, stays small.
 """
 
 from __future__ import annotations
 
 import re
 
+from collections.abc import Iterable
+
 from dialogkit.memory.lexicon import has_cjk
 from dialogkit.runtime.session import SummaryItem, SummaryState
 
-__all__ = ["record_confirmed", "record_facts", "record_pending", "remove_turn", "render_summary",
-           "resolve_pending"]
+__all__ = ["EARLIER_GROUPS", "EARLIER_KEY", "RECENT_ITEMS", "RECENT_TASKS", "compact", "compacted",
+           "record_confirmed", "record_facts", "record_pending", "remove_turn", "render_summary", "resolve_pending"]
+
+RECENT_TASKS = 12
+"""Tasks whose facts the summary keeps verbatim (heading and labelled values)."""
+RECENT_ITEMS = 12
+"""Confirmed conclusions and pending actions kept verbatim, per section."""
+EARLIER_GROUPS = 40
+"""Folded tasks / items the "earlier" item keeps (oldest go first): bounded, still every recent value."""
+EARLIER_KEY = "~earlier"
+_EARLIER_PREFIX = {"zh": "此前：", "en": "earlier: "}
+_GROUP_SEP = {"zh": "；", "en": "; "}
+_DETAIL_SEP = {"zh": "，", "en": ", "}
 
 SlotFact = tuple[str, str, str, str]   # label_zh, label_en, value_label_zh, value_label_en
 
@@ -55,16 +73,119 @@ def record_facts(summary: SummaryState, *, flow: str, flow_description: str, slo
     for name, (label_zh, label_en, value_zh, value_en) in slots.items():
         _put(summary.facts, SummaryItem(key=f"{flow}.{name}", zh=f"{label_zh} {value_zh}".strip(),
                                         en=f"{label_en} {value_en}".strip(), turn=turn))
+    _fold_facts(summary.facts, RECENT_TASKS)
 
 
 def record_confirmed(summary: SummaryState, *, key: str, zh: str, en: str, turn: int) -> None:
     """A conclusion both sides agreed on ("已确认创建工单")."""
     _put(summary.confirmed, SummaryItem(key=key, zh=zh, en=en, turn=turn))
+    _fold_items(summary.confirmed, RECENT_ITEMS)
 
 
 def record_pending(summary: SummaryState, *, key: str, zh: str, en: str, turn: int) -> None:
     """An action still to happen ("等待工单处理")."""
     _put(summary.pending, SummaryItem(key=key, zh=zh, en=en, turn=turn))
+    _fold_items(summary.pending, RECENT_ITEMS)
+
+
+# ---------------------------------------------------------------------------------- bounding
+
+
+def _groups(item: SummaryItem | None) -> list[tuple[str, str]]:
+    """The (zh, en) groups an "earlier" item holds, oldest first."""
+    if item is None:
+        return []
+    zh = item.zh.removeprefix(_EARLIER_PREFIX["zh"]).split(_GROUP_SEP["zh"])
+    en = item.en.removeprefix(_EARLIER_PREFIX["en"]).split(_GROUP_SEP["en"])
+    return [(a, b) for a, b in zip(zh, en, strict=False) if a or b]
+
+
+def _clean(text: str, language: str) -> str:
+    """A group must not contain the group separator, or it would split on the next fold."""
+    return _bare(text).replace(_GROUP_SEP[language].strip(), _DETAIL_SEP[language].strip())
+
+
+def _fold_into(items: list[SummaryItem], folded: Iterable[tuple[tuple[str, str], int]]) -> None:
+    """Add ``folded`` groups to the section's "earlier" item (first in the section), deduplicated
+    (a group said again moves to the end) and capped at ``EARLIER_GROUPS``."""
+    earlier = next((i for i in items if i.key == EARLIER_KEY), None)
+    groups = _groups(earlier)
+    turn = earlier.turn if earlier is not None else 0
+    for (zh, en), item_turn in folded:
+        group = (_clean(zh, "zh"), _clean(en, "en"))
+        if group in groups:
+            groups.remove(group)
+        groups.append(group)
+        turn = max(turn, item_turn)
+    groups = groups[-EARLIER_GROUPS:]
+    if not groups:
+        return
+    item = SummaryItem(key=EARLIER_KEY, turn=turn,
+                       zh=_EARLIER_PREFIX["zh"] + _GROUP_SEP["zh"].join(g[0] for g in groups),
+                       en=_EARLIER_PREFIX["en"] + _GROUP_SEP["en"].join(g[1] for g in groups))
+    items[:] = [item, *(i for i in items if i.key != EARLIER_KEY)]
+
+
+def _fold_items(items: list[SummaryItem], keep: int) -> None:
+    """Fold the oldest items beyond ``keep`` into the "earlier" item."""
+    own = [i for i in items if i.key != EARLIER_KEY]
+    if len(own) <= keep:
+        return
+    old = own[: len(own) - keep]
+    gone = {id(i) for i in old}
+    items[:] = [i for i in items if id(i) not in gone]
+    _fold_into(items, (((i.zh, i.en), i.turn) for i in old))
+
+
+def _fold_facts(facts: list[SummaryItem], keep: int) -> None:
+    """Fold the oldest tasks beyond ``keep`` into the "earlier" item: their values, labelled, without the heading."""
+    headings = [i for i in facts if "." not in i.key and i.key != EARLIER_KEY]
+    if len(headings) <= keep:
+        return
+    folded: list[tuple[tuple[str, str], int]] = []
+    gone: set[int] = set()
+    for heading in headings[: len(headings) - keep]:
+        details = [i for i in facts if i.key.startswith(heading.key + ".")]
+        gone.update(id(i) for i in (heading, *details))
+        if details:
+            folded.append(((_DETAIL_SEP["zh"].join(d.zh for d in details), _DETAIL_SEP["en"].join(d.en for d in details)),
+                           max(d.turn for d in details)))
+    facts[:] = [i for i in facts if id(i) not in gone]
+    _fold_into(facts, folded)
+
+
+def compact(summary: SummaryState, *, tasks: int = RECENT_TASKS, items: int = RECENT_ITEMS) -> None:
+    """Fold every section down to ``tasks`` verbatim tasks and ``items`` verbatim items, in place."""
+    _fold_facts(summary.facts, tasks)
+    _fold_items(summary.confirmed, items)
+    _fold_items(summary.pending, items)
+
+
+def compacted(summary: SummaryState, *, tasks: int, items: int, labels: Iterable[str] = (),
+              earlier_conclusions: bool = True) -> SummaryState:
+    """A folded copy of the three sections (round summaries left out): a shorter view for a
+    context window tighter than what the session keeps. The original is untouched.
+
+    Without ``earlier_conclusions`` the confirmed and pending sections show only their latest
+    ``items`` (the facts still list every older value).
+    ``labels`` (slot labels, both languages) are dropped from the facts' "earlier" item, which
+    then lists bare values ("此前：12345，手机，损坏；67890"): the verbatim tasks keep theirs.
+    """
+    view = SummaryState(facts=list(summary.facts), confirmed=list(summary.confirmed), pending=list(summary.pending))
+    compact(view, tasks=tasks, items=items)
+    if not earlier_conclusions:
+        view.confirmed[:] = [i for i in view.confirmed if i.key != EARLIER_KEY]
+        view.pending[:] = [i for i in view.pending if i.key != EARLIER_KEY]
+    names = sorted({label.strip() for label in labels if label.strip()}, key=len, reverse=True)
+    if names:
+        pattern = re.compile(r"(^|[：:，,；;]\s*)(?:" + "|".join(map(re.escape, names)) + r")\s+")
+        view.facts[:] = [
+            item.model_copy(update={"zh": _EARLIER_PREFIX["zh"] + pattern.sub(r"\1", item.zh.removeprefix(_EARLIER_PREFIX["zh"])),
+                                    "en": _EARLIER_PREFIX["en"] + pattern.sub(r"\1", item.en.removeprefix(_EARLIER_PREFIX["en"]))})
+            if item.key == EARLIER_KEY else item
+            for item in view.facts
+        ]
+    return view
 
 
 def resolve_pending(summary: SummaryState, key: str) -> bool:
@@ -78,13 +199,15 @@ def remove_turn(summary: SummaryState, turn: int) -> int:
     """Take back what the summary took from ``turn``; returns how many items went.
 
     A task heading goes with its last fact: a heading with nothing under it says nothing.
+    The "earlier" items stay: they hold older turns' values folded together, and only the
+    newest turns are ever taken back.
     """
     removed = 0
     for items in (summary.facts, summary.confirmed, summary.pending):
-        kept = [item for item in items if item.turn != turn]
+        kept = [item for item in items if item.turn != turn or item.key == EARLIER_KEY]
         removed += len(items) - len(kept)
         items[:] = kept
-    headings = {item.key for item in summary.facts if "." not in item.key}
+    headings = {item.key for item in summary.facts if "." not in item.key and item.key != EARLIER_KEY}
     with_facts = {item.key.split(".", 1)[0] for item in summary.facts if "." in item.key}
     orphans = headings - with_facts
     if orphans:
@@ -122,6 +245,6 @@ def render_summary(summary: SummaryState, language: str) -> str:
         sections.append(("用户陈述：" if zh else "User stated: ") + ("；".join(facts) if zh else "; ".join(facts)))
     for title_zh, title_en, items in (("已确认", "Confirmed", summary.confirmed), ("待办", "Pending", summary.pending)):
         if items:
-            texts = [_bare(i.zh if zh else i.en) for i in items]
+            texts = list(dict.fromkeys(_bare(i.zh if zh else i.en) for i in items))   # one line per distinct item
             sections.append(f"{title_zh}：" + "，".join(texts) if zh else f"{title_en}: " + ", ".join(texts))
     return ("；" if zh else ". ").join(sections) + ("" if zh or not sections else ".")

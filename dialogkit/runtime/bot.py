@@ -109,7 +109,7 @@ class Bot:
         self._counter: Any = None
         self._summaries: dict[str, tuple[tuple[Any, ...], str]] = {}
         # A turn needs the recent rounds only; older ones live on as summaries (dual track).
-        self.history_tail = 2 * self.spec.context.effective_keep_recent_rounds + 12
+        self.history_tail = 2 * self.spec.context.effective_keep_recent_rounds + 24
 
     # ---- construction ---------------------------------------------------------------------
     @classmethod
@@ -120,7 +120,11 @@ class Bot:
         return cls(loaded, opened, llm=llm)
 
     def close(self) -> None:
-        self.store.close()
+        try:
+            self.store.close()
+        finally:
+            if self.llm_layer is not None:
+                self.llm_layer.close()
 
     def __enter__(self) -> Bot:
         return self

@@ -9,13 +9,17 @@ becomes a ``Mention`` the policy sees. Nothing here raises into the turn.
 The understanding prompt is built THROUGH the context window, so it is budgeted, trimmed by
 priority and redacted like any other request: sensitive slot values never leave the process.
 One deadline (``llm.timeout_s``) covers every LLM call of a turn.
+
+One client serves every session of a bot, possibly at once: each call's own usage (the
+``LLMResult`` it returned) is charged to the session that made it, never a difference of the
+client's shared counters.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import structlog
 
@@ -23,7 +27,7 @@ from dialogkit.context.parts import REDACTED
 from dialogkit.errors import DialogkitError, LLMError
 from dialogkit.flow.schema import LLMSpec, SlotSpec
 from dialogkit.llm import commands as llm_commands
-from dialogkit.llm.client import LLMClient
+from dialogkit.llm.client import LLMClient, LLMResult
 from dialogkit.runtime import context_view
 from dialogkit.runtime.session import Usage
 from dialogkit.runtime.slots import validate_slot
@@ -92,21 +96,20 @@ class LLMLayer:
             deadline = ctx.extra[_DEADLINE_KEY] = time.monotonic() + self.spec.timeout_s
         return deadline - time.monotonic()
 
-    def _call(self, ctx: TurnContext, what: str, call: Callable[[float], Any]) -> Any:
-        """Run ``call(deadline_s)`` and record its usage in the session; None on any failure."""
+    def _call(self, ctx: TurnContext, what: str, call: Callable[[LLMClient, float], Any]) -> Any:
+        """Run ``call(client, deadline_s)``, charging the session with the usage of each completion
+        it makes through ``client``; None on any failure."""
         remaining = self._remaining(ctx)
         if remaining < _MIN_CALL_S:
             self._failed(ctx, what, "the turn's LLM deadline has passed")
             return None
-        before = _snapshot(self.client.usage)
+        metered = cast(LLMClient, _Metered(self.client, ctx.session.usage))
         try:
-            return call(remaining)
+            return call(metered, remaining)
         except LLMError as exc:
             self._failed(ctx, what, str(exc))
         except Exception as exc:  # noqa: BLE001 - the LLM path must never break a turn
             self._failed(ctx, what, f"{type(exc).__name__}: {exc}")
-        finally:
-            _add_usage(ctx.session.usage, before, self.client.usage)
         return None
 
     def _failed(self, ctx: TurnContext, what: str, reason: str) -> None:
@@ -130,8 +133,8 @@ class LLMLayer:
         built = context_view.build_for_session(bot, session, extra_sensitive=hidden)
         active = session.flow
         pending = task.pending_slot if task is not None else None
-        proposed = self._call(ctx, "understanding", lambda deadline: llm_commands.understand(
-            self.client, built.messages, bot.spec, active, pending, deadline_s=deadline))
+        proposed = self._call(ctx, "understanding", lambda client, deadline: llm_commands.understand(
+            client, built.messages, bot.spec, active, pending, deadline_s=deadline))
         if proposed is None:
             return
         kept = llm_commands.validate_commands(proposed, bot.spec, self._value_validator(ctx), active_flow=active)
@@ -226,8 +229,8 @@ class LLMLayer:
 
         def summarize(texts: list[str], language: str) -> str:
             clean = [_redact(text, sensitive) for text in texts]
-            result = self._call(ctx, "summaries", lambda deadline: llm_commands.summarize(
-                self.client, clean, language, deadline_s=deadline))
+            result = self._call(ctx, "summaries", lambda client, deadline: llm_commands.summarize(
+                client, clean, language, deadline_s=deadline))
             if not result:
                 raise LLMError("no LLM summary")
             return str(result)
@@ -238,15 +241,11 @@ class LLMLayer:
         """``text`` rephrased when "rephrase" is in use_for; the template text on any failure."""
         if not self.uses("rephrase") or not text.strip():
             return text
-        secret = context_view.sensitive_slot_values(self.bot, ctx.session)
-        if ctx.ended_task is not None:
-            flow = self.bot.spec.flows.get(ctx.ended_task.flow)
-            secret += [str(ctx.ended_task.slots[s.name]) for s in (flow.slots if flow else [])
-                       if s.sensitive and ctx.ended_task.slots.get(s.name) is not None]
+        secret = context_view.sensitive_slot_values(self.bot, ctx.session, extra_tasks=(ctx.ended_task,))
         if any(value and value in text for value in secret):
             return text  # a reply quoting a sensitive value is never sent out to be rephrased
-        result = self._call(ctx, "rephrase", lambda deadline: llm_commands.rephrase(
-            self.client, text, ctx.language, deadline_s=deadline))
+        result = self._call(ctx, "rephrase", lambda client, deadline: llm_commands.rephrase(
+            client, text, ctx.language, deadline_s=deadline))
         return str(result) if result else text
 
 
@@ -257,12 +256,19 @@ def _redact(text: str, values: list[str]) -> str:
     return text
 
 
-def _snapshot(usage: Usage) -> tuple[int, int, int]:
-    return usage.prompt_tokens, usage.completion_tokens, usage.calls
+class _Metered:
+    """The client as one step of one session sees it: same ``chat``, plus the usage of every
+    completion it returns added to that session's ``Usage`` (thread-safe: nothing shared is read)."""
 
+    def __init__(self, client: LLMClient, usage: Usage) -> None:
+        self._client = client
+        self._usage = usage
+        self.model = client.model
+        self.spec = client.spec
 
-def _add_usage(target: Usage, before: tuple[int, int, int], after: Usage) -> None:
-    """Charge the session with what the client spent during one step (its counters are per client)."""
-    target.prompt_tokens += max(after.prompt_tokens - before[0], 0)
-    target.completion_tokens += max(after.completion_tokens - before[1], 0)
-    target.calls += max(after.calls - before[2], 0)
+    def chat(self, messages: Any, **kwargs: Any) -> LLMResult:
+        result = self._client.chat(messages, **kwargs)
+        self._usage.calls += 1
+        self._usage.prompt_tokens += result.prompt_tokens
+        self._usage.completion_tokens += result.completion_tokens
+        return result

@@ -82,7 +82,9 @@ def offer_slots(
             offer.surfaces[slot.name] = mention.text
     for slot in flow.slots:
         if slot.entity is None and slot.name not in offer.values:
-            labelled = _labelled_text(slot, interp.text)
+            # The rules' "label: value" first; else a free-text value the LLM proposed (validated already).
+            proposed = interp.slot_values.get(slot.name)
+            labelled = _labelled_text(slot, interp.text) or (str(proposed).strip() if proposed is not None else None)
             if labelled:
                 offer.values[slot.name] = labelled
                 offer.surfaces[slot.name] = labelled

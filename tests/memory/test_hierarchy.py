@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from dialogkit.errors import LLMError
-from dialogkit.memory.hierarchy import extractive_summary, fold_rounds
+from dialogkit.memory.hierarchy import extractive_summary, fold_rounds, folded_until, summarize_rounds
 from dialogkit.runtime.session import SummaryState
 
 
@@ -80,3 +80,38 @@ def test_non_consecutive_rounds_are_not_folded() -> None:
 def test_extractive_summary_drops_repeats(language: str) -> None:
     joined = extractive_summary(["a. b", "a. c", "d"], language)
     assert joined == ("a；d" if language == "zh" else "a; d")
+
+
+def test_en_folded_until_reads_either_level() -> None:
+    summary = SummaryState()
+    assert folded_until(summary) == 0
+    fold_rounds(summary, rounds(1, 32), summarize_text=None, language="en", max_blocks=1)
+    assert folded_until(summary) == 30
+
+
+def test_zh_only_what_a_window_can_use_is_kept() -> None:
+    """With max_blocks: level-1 summaries a level-2 one covers go, and only the newest level-2 ones stay."""
+    summary = SummaryState()
+    fold_rounds(summary, rounds(1, 50, "zh"), summarize_text=None, language="zh", max_blocks=2)
+    assert [(b["start_round"], b["end_round"]) for b in summary.block_summaries] == [(16, 30), (31, 45)]
+    assert [(s["start_round"], s["end_round"]) for s in summary.round_summaries] == [(46, 50)]
+    fold_rounds(summary, rounds(51, 55, "zh"), summarize_text=None, language="zh", max_blocks=2)
+    assert [(s["start_round"], s["end_round"]) for s in summary.round_summaries] == [(46, 50), (51, 55)]
+
+
+def test_zh_a_summarizer_reads_whole_rounds_the_fallback_first_clauses() -> None:
+    seen: list[list[str]] = []
+
+    def llm(texts: list[str], language: str) -> str:
+        seen.append(texts)
+        raise LLMError("down")
+
+    text = summarize_rounds(rounds(1, 5, "zh"), "zh", llm)
+    assert "其余细节" in seen[0][0] and "其余细节" not in text and "订单10001" in text
+
+
+def test_en_rounds_no_longer_loaded_are_skipped() -> None:
+    summary = SummaryState()
+    fold_rounds(summary, [(1, "", ""), (2, "", ""), *rounds(3, 5)], summarize_text=None, language="en")
+    [entry] = summary.round_summaries
+    assert (entry["start_round"], entry["end_round"]) == (1, 5) and entry["text"].startswith("User: round 3")

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dialogkit.memory.summary import (record_confirmed, record_facts, record_pending, remove_turn, render_summary,
+from dialogkit.memory.summary import (EARLIER_GROUPS, EARLIER_KEY, RECENT_ITEMS, RECENT_TASKS, compacted,
+                                      record_confirmed, record_facts, record_pending, remove_turn, render_summary,
                                       resolve_pending)
 from dialogkit.runtime.session import SummaryState
 
@@ -95,3 +96,78 @@ def test_items_that_are_sentences_join_without_doubled_stops() -> None:
     record_confirmed(summary, key="b", zh="已创建工单 T-1。", en="Ticket T-1 has been created.", turn=2)
     assert render_summary(summary, "zh") == "已确认：订单 12345 当前状态：已发货，已创建工单 T-1"
     assert render_summary(summary, "en") == "Confirmed: Order 12345 is shipped, Ticket T-1 has been created."
+
+
+STATUS = "查询订单状态 / Check an order's status"
+
+
+def status_tasks(summary: SummaryState, count: int, first_turn: int = 1) -> list[str]:
+    """``count`` status checks, one task each (facts keyed per task, as the memory action does)."""
+    orders = [str(50000 + i) for i in range(count)]
+    for i, order in enumerate(orders):
+        record_facts(summary, flow=f"check_status#t{i}", flow_description=STATUS, turn=first_turn + i,
+                     slots={"order_id": ("订单号", "order number", order, order)})
+    return orders
+
+
+class TestBounded:
+    def test_zh_older_tasks_fold_into_one_earlier_item_with_their_values(self) -> None:
+        summary = SummaryState()
+        orders = status_tasks(summary, RECENT_TASKS + 3)
+        headings = [i for i in summary.facts if "." not in i.key and i.key != EARLIER_KEY]
+        assert len(headings) == RECENT_TASKS and summary.facts[0].key == EARLIER_KEY
+        text = render_summary(summary, "zh")
+        assert text.startswith("用户陈述：此前：订单号 50000；订单号 50001；订单号 50002；查询订单状态（订单号 50003）")
+        assert all(order in text for order in orders)
+
+    def test_en_older_tasks_fold_into_one_earlier_item_with_their_values(self) -> None:
+        summary = SummaryState()
+        orders = status_tasks(summary, RECENT_TASKS + 3)
+        text = render_summary(summary, "en")
+        assert text.startswith("User stated: earlier: order number 50000; order number 50001; order number 50002; "
+                               "Check an order's status (order number 50003)")
+        assert all(order in text for order in orders)
+
+    def test_the_earlier_item_keeps_a_bounded_number_of_groups(self) -> None:
+        summary = SummaryState()
+        orders = status_tasks(summary, RECENT_TASKS + EARLIER_GROUPS + 5)
+        text = render_summary(summary, "zh")
+        assert orders[0] not in text and orders[5] in text and orders[-1] in text
+        assert len(summary.facts) == 1 + 2 * RECENT_TASKS
+
+    def test_zh_confirmed_and_pending_keep_the_latest_items_verbatim(self) -> None:
+        summary = SummaryState()
+        for i in range(RECENT_ITEMS + 4):
+            record_confirmed(summary, key=f"t{i}:done", zh=f"订单 {60000 + i} 当前状态：已发货。", en=f"Order {60000 + i} is shipped.", turn=i)
+            record_pending(summary, key=f"t{i}:follow_up", zh="等待工单处理", en="waiting for the ticket", turn=i)
+        assert len(summary.confirmed) == RECENT_ITEMS + 1 and summary.confirmed[0].key == EARLIER_KEY
+        text = render_summary(summary, "zh")
+        assert "已确认：此前：订单 60000 当前状态：已发货；订单 60001" in text and "订单 60015 当前状态：已发货" in text
+        assert text.endswith("待办：此前：等待工单处理，等待工单处理"), "the 12 identical to-dos are said once"
+
+    def test_en_confirmed_and_pending_keep_the_latest_items_verbatim(self) -> None:
+        summary = SummaryState()
+        for i in range(RECENT_ITEMS + 4):
+            record_confirmed(summary, key=f"t{i}:done", zh=f"订单 {60000 + i} 当前状态：已发货。", en=f"Order {60000 + i} is shipped.", turn=i)
+        text = render_summary(summary, "en")
+        assert "Confirmed: earlier: Order 60000 is shipped; Order 60001 is shipped" in text and "Order 60015 is shipped" in text
+
+    def test_forgetting_the_last_turn_still_works_after_folding(self) -> None:
+        summary = SummaryState()
+        orders = status_tasks(summary, RECENT_TASKS + 3)
+        assert remove_turn(summary, RECENT_TASKS + 3) == 2     # the fact and its now empty heading
+        assert orders[-1] not in render_summary(summary, "zh")
+        assert orders[0] in render_summary(summary, "en"), "the earlier item is never taken back"
+
+    def test_zh_compacted_view_drops_labels_from_older_values(self) -> None:
+        summary = SummaryState()
+        status_tasks(summary, 4)
+        view = compacted(summary, tasks=2, items=2, labels=["订单号", "order number"])
+        assert render_summary(view, "zh").startswith("用户陈述：此前：50000；50001；查询订单状态（订单号 50002）")
+        assert len(summary.facts) == 8, "the original is untouched"
+
+    def test_en_compacted_view_drops_labels_from_older_values(self) -> None:
+        summary = SummaryState()
+        status_tasks(summary, 4)
+        view = compacted(summary, tasks=2, items=2, labels=["订单号", "order number"])
+        assert render_summary(view, "en").startswith("User stated: earlier: 50000; 50001; Check an order's status (order number 50002)")

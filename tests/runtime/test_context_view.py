@@ -10,6 +10,7 @@ from dialogkit import Bot
 from dialogkit.context.parts import CURRENT, ENTITY_MEMORY, FLOW, REDACTED, SUMMARY, SYSTEM
 from dialogkit.context.window import build_context
 from dialogkit.runtime import context_view
+from dialogkit.runtime.session import Session, Task
 
 ROOT = Path(__file__).resolve().parents[2]
 SUPPORT = ROOT / "flows" / "support_ticket.yaml"
@@ -175,3 +176,100 @@ class TestAccounting:
         lines = bot.export_context("s").splitlines()
         assert lines[0].startswith("1, system, 100, ")
         assert lines[-1].startswith("Token saved: ") and lines[-1].endswith("%)")
+
+
+class TestSecretsOfFinishedTasks:
+    @LANGS
+    def test_a_finished_tasks_sensitive_value_stays_redacted(self, lang: str, tmp_path: Path) -> None:
+        """The task is gone from the stack, its rounds are still in the window: still redacted."""
+        bot = secret_bot(tmp_path)
+        for text in [*CHANGE[lang], "确认" if lang == "zh" else "yes"]:
+            bot.handle("s", text)
+        bot.handle("s", CHAT[lang])
+        session = bot._load("s")
+        assert session.task is None and session.secrets == [PHONE]
+        contents = [m.content for m in bot.context("s")]
+        assert not any(PHONE in c for c in contents) and any(REDACTED in c for c in contents)
+
+    def test_the_remembered_secrets_are_capped(self, tmp_path: Path) -> None:
+        """The newest MAX_SECRETS values are kept: a new one pushes the oldest out."""
+        bot = secret_bot(tmp_path)
+        session = Session(id="s", user_id="u", secrets=[str(13800000000 + i) for i in range(context_view.MAX_SECRETS)])
+        session.stack.append(Task(flow="change_phone", state="CONFIRMATION", slots={"new_phone": PHONE}))
+        context_view.remember_secrets(bot, session)
+        assert len(session.secrets) == context_view.MAX_SECRETS and session.secrets[-1] == PHONE
+        assert "13800000000" not in session.secrets
+
+
+class TestProvisionalSummaries:
+    @LANGS
+    def test_rounds_out_of_the_window_are_summarised_before_their_block_completes(self, lang: str, tmp_path: Path) -> None:
+        """keep_recent_rounds 3, 8 rounds: no block is complete, rounds 1-4 still leave the raw window."""
+        bot = secret_bot(tmp_path, keep=3)
+        for i in range(8):
+            bot.handle("s", f"{CHAT[lang]} 订单 {24680 + i}" if lang == "zh" else f"{CHAT[lang]} order {24680 + i}")
+        assert bot.session("s").data.summary.round_summaries == []
+        inputs, _ = context_view.context_inputs(bot, bot._load("s"))
+        assert [r.index for r in inputs.rounds] == [5, 6, 7]
+        [provisional] = inputs.round_summaries
+        assert (provisional.start_round, provisional.end_round) == (1, 4)
+        assert all(str(24680 + i) in provisional.text for i in range(4))
+
+    @LANGS
+    def test_the_view_after_a_turn_keeps_the_same_raw_rounds(self, lang: str, tmp_path: Path) -> None:
+        """Blocks fold one round behind the window: 11 rounds, keep 3 -> block 1-5 stored, 6-7 provisional."""
+        bot = secret_bot(tmp_path, keep=3)
+        for i in range(11):
+            bot.handle("s", f"{CHAT[lang]} {i}")
+        assert [(s["start_round"], s["end_round"]) for s in bot.session("s").data.summary.round_summaries] == [(1, 5)]
+        inputs, _ = context_view.context_inputs(bot, bot._load("s"))
+        assert [r.index for r in inputs.rounds] == [8, 9, 10]
+        assert [(s.start_round, s.end_round) for s in inputs.round_summaries] == [(1, 5), (6, 7)]
+
+
+class TestCompactParts:
+    @LANGS
+    def test_rule_summaries_drop_small_talk_and_keep_values(self, lang: str) -> None:
+        bot = support_bot()
+        texts = {"zh": ["用户：谢谢你们，我周末再来看看，助手：好的", "用户：订单号是24680，包装我都留着，助手：将为订单 24680 创建工单"],
+                 "en": ["User: thanks a lot, see you later, Bot: sure", "User: the order number is 24680, I kept the box, Bot: I'll open a ticket for order 24680"]}
+        summary = context_view.rule_summary(bot, texts[lang], lang)
+        assert "24680" in summary
+        assert ("周末" not in summary and "包装" not in summary) if lang == "zh" else ("thanks" not in summary and "box" not in summary)
+        assert summary.count("24680") == 1, "the bot's echo of a value already kept is dropped"
+        assert context_view.rule_summary(bot, texts[lang][:1], lang) == ("闲聊" if lang == "zh" else "small talk")
+
+    @LANGS
+    def test_entity_memory_lists_canonical_values_by_type(self, lang: str) -> None:
+        bot = support_bot()
+        for text in REPORT[lang]:
+            bot.handle("s", text)
+        [memory] = [m.content for m in bot.context("s") if m.part == ENTITY_MEMORY]
+        head = "记住的实体：" if lang == "zh" else "Remembered entities: "
+        assert memory.startswith(head) and "order_id" in memory and "123456" in memory and "phone" in memory
+        assert "\n" not in memory
+
+    @LANGS
+    def test_the_window_summary_lists_older_tasks_by_their_values(self, lang: str) -> None:
+        """Past WINDOW_TASKS tasks, the window's summary names older ones by bare values."""
+        bot = support_bot()
+        status = {"zh": "查看订单 {} 的状态", "en": "where is my order {}"}
+        orders = [str(50000 + i) for i in range(context_view.WINDOW_TASKS + 3)]
+        for order in orders:
+            bot.handle("s", status[lang].format(order))
+        [summary] = [m.content for m in bot.context("s") if m.part == SUMMARY]
+        assert all(order in summary for order in orders)
+        label = "订单号 " if lang == "zh" else "order number "
+        assert f"{label}{orders[0]}" not in summary and f"{label}{orders[-1]}" in summary
+
+    def test_entities_beyond_the_cap_lose_the_least_salient(self) -> None:
+        bot = support_bot()
+        bot.handle("s", REPORT["en"][0])
+        session = bot._load("s")
+        template = session.entities[0]
+        session.entities = [template.model_copy(update={"id": f"e{i}", "value": str(10000 + i), "last_turn": i,
+                                                          "mentions": 1, "last_position": i})
+                            for i in range(context_view.MAX_ENTITIES + 1)]
+        context_view._decay_entities(session)
+        assert len(session.entities) == context_view.ENTITIES_AFTER_DECAY
+        assert session.entities[-1].value == str(10000 + context_view.MAX_ENTITIES)

@@ -214,3 +214,77 @@ class TestRephrase:
         assert bot.handle("s", IN_WORDS[lang]).text == nicer[lang]
         reply = bot.handle("t", IN_WORDS[lang])   # understanding and rephrase both fail now
         assert ASKS_ORDER[lang] in reply.text
+
+
+class TestClose:
+    @LANGS
+    def test_closing_the_bot_closes_its_llm_client(self, serve: Any, lang: str, monkeypatch: pytest.MonkeyPatch) -> None:
+        bot, _ = serve([REPORT])
+        bot.handle("s", IN_WORDS[lang])
+        closed: list[bool] = []
+        assert bot.llm is not None
+        monkeypatch.setattr(bot.llm, "close", lambda: closed.append(True))
+        bot.close()
+        assert closed == [True]
+
+
+class TestUsagePerSession:
+    @LANGS
+    def test_two_sessions_at_once_are_each_charged_their_own_calls(self, lang: str) -> None:
+        """s1's call is slow, s2's lands meanwhile on the same client: neither is charged the other's."""
+        import threading
+
+        def answer(body: dict[str, Any]) -> Any:
+            slow = any("slow" in str(m.get("content")) for m in body["messages"][-1:])
+            reply = Reply(json.dumps(REPORT), usage={"prompt_tokens": 100 if slow else 7, "completion_tokens": 10 if slow else 3})
+            return Delay(0.4, reply) if slow else reply
+
+        texts = {"zh": (IN_WORDS["zh"] + " slow", IN_WORDS["zh"]), "en": (IN_WORDS["en"] + " slow", IN_WORDS["en"])}
+        with ScriptedLLMServer(answer) as server, client_for(server) as client:
+            bot = Bot.from_file(SUPPORT, store="memory://", actions=STUBS, llm=client)
+            slow = threading.Thread(target=bot.handle, args=("s1", texts[lang][0]))
+            slow.start()
+            while not server.requests:
+                threading.Event().wait(0.01)
+            bot.handle("s2", texts[lang][1])
+            slow.join(timeout=5)
+            assert bot.stats("s1")["llm"] == {"calls": 1, "prompt_tokens": 100, "completion_tokens": 10, "failures": 0}
+            assert bot.stats("s2")["llm"] == {"calls": 1, "prompt_tokens": 7, "completion_tokens": 3, "failures": 0}
+
+
+FEEDBACK_BOT = """
+bot: {name: shop, language: auto}
+flows:
+  feedback:
+    description: 提建议 / Leave feedback
+    trigger:
+      intent: feedback
+      examples: [我想提个建议, 我有个意见, I want to leave feedback, I have a suggestion]
+      keywords: [建议, 意见, feedback, suggestion]
+    slots:
+      - name: comment
+        label: {zh: 内容, en: comment}
+        ask: {zh: 请说说您的建议。, en: What is your feedback?}
+    execute:
+      say: {zh: "已记录：{comment}", en: "Noted: {comment}"}
+"""
+FEEDBACK = {
+    "zh": ("我想提个建议，你们的包装盒太大了", "包装盒太大了"),
+    "en": ("I have a suggestion, your boxes are far too big", "the boxes are far too big"),
+}
+
+
+class TestFreeTextSlots:
+    @LANGS
+    def test_a_free_text_value_from_the_llm_fills_the_slot(self, tmp_path: Path, lang: str) -> None:
+        """A slot without an entity type: the rules cannot find its value in a sentence, the LLM can."""
+        path = tmp_path / "shop.yaml"
+        path.write_text(FEEDBACK_BOT, encoding="utf-8")
+        text, value = FEEDBACK[lang]
+        proposal = {"commands": [{"command": "start_flow", "flow": "feedback"},
+                                 {"command": "set_slot", "slot": "comment", "value": value}]}
+        with ScriptedLLMServer([proposal]) as server, client_for(server) as client:
+            bot = Bot.from_file(path, store="memory://", llm=client)
+            reply = bot.handle("s", text)
+        assert reply.state == "IDLE" and value in reply.text
+        assert [run.inputs for run in reply.actions] in ([], [{"comment": value}])
