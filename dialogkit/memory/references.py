@@ -419,6 +419,11 @@ def _join(labels: list[str], language: str) -> str:
     return labels[0] if len(labels) == 1 else ", ".join(labels[:-1]) + " and " + labels[-1]
 
 
+# Every Chinese referring expression starts with one of these characters (pronouns, 这/那, 第,
+# position words, definite prefixes, ellipsis verbs): a turn with none of them skips resolution.
+_ZH_HINT = re.compile("[" + re.escape("".join(sorted({
+    w[0] for w in (*lx.ZH_PRONOUNS, "这", "那", "第", "哪", *lx.ZH_POSITION_WORDS, *lx.ZH_DEFINITE_PREFIXES,
+                   *_ZH_ELLIPSIS_VERBS)}))) + "]")
 _EN_COPULA = re.compile(r"\s*(?:'s|’s|\s+is|\s+was)\b", re.IGNORECASE)
 _ZH_COPULA = re.compile(r"\s*(?:应该是|其实是|是|为)")
 _EN_NOUN_COMPOUND = re.compile(r"\s+(?:number|no\.?|id|code|#)(?:\W|$)", re.IGNORECASE)
@@ -454,6 +459,8 @@ def resolve(session: Session, text: str, language: str, *, turn: int, mentions: 
     utterance with no object ("改到下午三点") is completed with it. The first ambiguous
     reference is returned in ``ambiguity`` and left unreplaced; the others are still bound.
     """
+    if language == "zh" and not _ZH_HINT.search(text):
+        return Resolution(text=text, resolved_text=text, bindings=[], ambiguity=None)
     noun_types = _noun_types(session, [task_object] if task_object else [])
     refs = [r for r in find_references(text, language, nouns=noun_types.keys())
             if not any(m.start < r.end and r.start < m.end for m in mentions)

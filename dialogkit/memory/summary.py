@@ -217,15 +217,19 @@ def remove_turn(summary: SummaryState, turn: int) -> int:
 
 
 def _render_facts(items: list[SummaryItem], language: str) -> list[str]:
-    """One phrase per task: "报告订单问题（订单号 12345，商品 手机）"."""
+    """One phrase per task: "报告订单问题（订单号 12345，商品 手机）" (one pass over the items)."""
     zh = language == "zh"
+    details: dict[str, list[str]] = {}
+    for item in items:
+        head, dot, _ = item.key.partition(".")
+        if dot:
+            details.setdefault(head, []).append(item.zh if zh else item.en)
     phrases = []
     for heading in (i for i in items if "." not in i.key):
-        details = [getattr(i, language if language in ("zh", "en") else "en") for i in items
-                   if i.key.startswith(heading.key + ".")]
         title = heading.zh if zh else heading.en
-        if details:
-            joined = "，".join(details) if zh else ", ".join(details)
+        found = details.get(heading.key)
+        if found:
+            joined = "，".join(found) if zh else ", ".join(found)
             title = f"{title}（{joined}）" if zh else f"{title} ({joined})"
         phrases.append(title)
     return phrases

@@ -62,6 +62,8 @@ def clean_text(text: Any) -> str:
         text = text.decode("utf-8", errors="replace")
     if not isinstance(text, str):
         text = "" if text is None else str(text)
+    if text.isprintable():          # the common case: nothing to remove, no per-character scan
+        return text.strip()
     text = text.encode("utf-8", errors="replace").decode("utf-8")
     return "".join(ch for ch in text if ch in "\n\t" or unicodedata.category(ch)[0] != "C").strip()
 
@@ -108,6 +110,7 @@ class Bot:
         self.flows: dict[str, CompiledFlow] = compile_bot(self.spec, self._memory_callback, before_hooks=hooks)
         self._counter: Any = None
         self._summaries: dict[str, tuple[tuple[Any, ...], str]] = {}
+        self._descriptions: dict[tuple[str, str], str] = {}
         # A turn needs the recent rounds only; older ones live on as summaries (dual track).
         self.history_tail = 2 * self.spec.context.effective_keep_recent_rounds + 24
 
@@ -344,7 +347,11 @@ class Bot:
 
     # ---- texts -----------------------------------------------------------------------------------
     def describe_flow(self, name: str, language: str) -> str:
-        return R.flow_description(self.spec.flows[name], name, language)
+        key = (name, language)
+        text = self._descriptions.get(key)
+        if text is None:
+            text = self._descriptions[key] = R.flow_description(self.spec.flows[name], name, language)
+        return text
 
     def task_label(self, name: str, language: str) -> str:
         return R.task_label(self.spec.flows[name], name, language)

@@ -366,13 +366,19 @@ def rule_summary(bot: Bot, texts: list[str], language: str) -> str:
     surfaces: dict[str, set[str]] = {}
     kept: list[str] = []
     for text in texts:
+        # One extraction per text (not per clause): clauses then claim the values whose surface
+        # form they contain, so a fold costs one pass of the rules over each round.
+        in_text = _values(bot, text, types)
         for piece in _PIECES.split(text):
             match = _ROLE.match(piece)
             role = match.group(0) if match else ""
             clauses: list[str] = []
             for clause in _CLAUSES.split(piece[len(role):]):
                 clause = clause.strip()
-                found = [*_values(bot, clause, types), *((v, v) for v in _IDENTIFIER.findall(clause))] if clause else []
+                if not clause:
+                    continue
+                found = [(v, f) for v, f in in_text if f and f in clause]
+                found += [(v, v) for v in _IDENTIFIER.findall(clause)]
                 for value, surface in found:
                     surfaces.setdefault(value, set()).add(surface)
                 new = [v for v in dict.fromkeys(v for v, _ in found) if v not in values]

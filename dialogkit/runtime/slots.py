@@ -6,6 +6,7 @@ are separate questions, and the LLM path reuses the validation for every value i
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -102,15 +103,24 @@ def _labelled_text(slot: SlotSpec, text: str) -> str | None:
     Free-text slots have no entity type to find them by, so an optional one could otherwise never
     be filled; its name or label followed by a colon is how users offer it.
     """
+    match = _label_pattern(slot.name, _label_names(slot)).search(text)
+    value = match.group(1).strip() if match else ""
+    return value or None
+
+
+def _label_names(slot: SlotSpec) -> tuple[str, ...]:
     names = {slot.name, slot.name.replace("_", " ")}
     if isinstance(slot.label, str):
         names.add(slot.label)
     elif slot.label is not None:
         names.update(n for n in (slot.label.zh, slot.label.en) if n)
-    alternation = "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))
-    match = re.search(rf"(?:^|[\s，,。;；])(?:{alternation})\s*[:：]\s*(.+)$", text, re.IGNORECASE | re.DOTALL)
-    value = match.group(1).strip() if match else ""
-    return value or None
+    return tuple(sorted(names, key=len, reverse=True))
+
+
+@functools.lru_cache(maxsize=256)
+def _label_pattern(name: str, names: tuple[str, ...]) -> re.Pattern[str]:
+    alternation = "|".join(re.escape(n) for n in names)
+    return re.compile(rf"(?:^|[\s，,。;；])(?:{alternation})\s*[:：]\s*(.+)$", re.IGNORECASE | re.DOTALL)
 
 
 def _number(value: Any) -> float | None:

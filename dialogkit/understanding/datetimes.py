@@ -17,7 +17,7 @@ both languages:
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from datetime import date, datetime, timedelta
 
 from dialogkit.understanding.numbers import CN_DIGITS, EN_UNITS, Found, longest_first, parse_cn_integer
@@ -173,8 +173,22 @@ _CN_WHICH = {
 }
 
 
+def _hint(words: Iterable[str]) -> re.Pattern[str]:
+    """A cheap first look: every pattern of a finder needs a digit, a Chinese numeral or one of
+    ``words``; text with none of them (most turns) skips the finder's dozen regexes."""
+    literal = "|".join(re.escape(w) for w in sorted({w for w in words if w}, key=len, reverse=True))
+    return re.compile(rf"[\d零〇一二两三四五六七八九十]|{literal}", re.I)
+
+
+_DATE_HINT = _hint([*_CN_RELATIVE_DAYS, *_CN_WEEKDAYS, "月", "天", "周", "星期", "礼拜", *_EN_RELATIVE_DAYS,
+                    *_EN_WEEKDAYS, *_MONTHS, "jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep",
+                    "oct", "nov", "dec"])
+
+
 def find_dates(text: str, now: Callable[[], datetime]) -> list[Found]:
     """Every date in ``text`` as an ISO string, resolved against ``now()``."""
+    if _DATE_HINT.search(text) is None:
+        return []
     today = now().date()
     found: list[Found] = []
 
@@ -305,8 +319,14 @@ def _en_hour(text: str) -> int:
     return int(text) if text.isdigit() else _EN_HOUR_WORDS[text.lower()]
 
 
+_TIME_HINT = _hint([*_CN_PERIOD.split("|"), "点", "时", "正午", "午夜", *_EN_HOUR_WORDS, "noon", "midday",
+                    "midnight", "half", "quarter"])
+
+
 def find_times(text: str) -> list[Found]:
     """Every time of day in ``text`` as "HH:MM" (24-hour)."""
+    if _TIME_HINT.search(text) is None:
+        return []
     found: list[Found] = []
 
     def add(match: re.Match[str], value: str | None) -> None:
