@@ -41,3 +41,9 @@ def record(section: str, lines: list[str]) -> None:
     body = "\n".join([head, f"_measured {stamp}_", "", *lines, ""])
     out = parts[0].rstrip() + "\n\n" + "\n\n".join(["## " + p.strip() for p in kept] + [body])
     RESULTS.write_text(out.rstrip() + "\n", encoding="utf-8")
+
+
+def report(section: str, lines: list[str]) -> None:
+    """Print a benchmark's figures and keep them in bench/RESULTS.md under ``section``."""
+    print("\n".join(lines))
+    record(section, lines)

@@ -18,7 +18,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import median, record  # noqa: E402
+from common import median, report  # noqa: E402
 
 from dialogkit.context.tokens import TokenCounter  # noqa: E402
 
@@ -81,8 +81,7 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
         "",
         f"counter / raw = **{ratio:.2f}x** (target >= {TARGET_RATIO}x)",
     ]
-    print("\n".join(lines))
-    record("Token counting (bench/counting.py)", lines)
+    report("Token counting (bench/counting.py)", lines)
     return {"counter_rate": counter_rate, "raw_rate": raw_rate, "ratio": ratio}
 
 

@@ -26,7 +26,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import progress, record  # noqa: E402
+from common import progress, report  # noqa: E402
 
 from dialogkit import Bot  # noqa: E402
 
@@ -161,8 +161,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
         f"confirmed slot values still in the final context: **{'yes' if not missing else 'no'}** "
         f"({len(confirmed) - len(missing)}/{len(confirmed)})" + (f"; missing: {', '.join(missing)}" if missing else ""),
     ]
-    print("\n".join(lines))
-    record("Context savings (bench/savings.py)", lines)
+    report("Context savings (bench/savings.py)", lines)
     return {"saved_pct": pct, "sent": sent, "full": full, "missing": missing, "states": states, "parts": parts}
 
 

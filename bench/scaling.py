@@ -19,7 +19,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import median, progress, record  # noqa: E402
+from common import median, progress, report  # noqa: E402
 
 from dialogkit import Bot  # noqa: E402
 
@@ -84,8 +84,7 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
         "",
         f"ratio = **{ratio:.2f}x** (target <= {TARGET_RATIO}x)",
     ]
-    print("\n".join(lines))
-    record("Scaling with history length (bench/scaling.py)", lines)
+    report("Scaling with history length (bench/scaling.py)", lines)
     return {"small_ms": s50, "large_ms": l50, "ratio": ratio}
 
 

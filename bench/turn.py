@@ -21,7 +21,7 @@ from transitions import Machine
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import median, percentile, progress, record  # noqa: E402
+from common import median, percentile, progress, report  # noqa: E402
 
 from dialogkit import Bot  # noqa: E402
 
@@ -98,8 +98,7 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
         "",
         f"turn p50 / floor p50 = **{ratio:.1f}x** (target <= 10x)",
     ]
-    print("\n".join(lines))
-    record("Turn latency (bench/turn.py)", lines)
+    report("Turn latency (bench/turn.py)", lines)
     return {"turn_p50_ms": t50, "turn_p99_ms": t99, "floor_p50_ms": f50, "ratio": ratio}
 
 
