@@ -135,10 +135,12 @@ class EntityExtractor:
                 found = BUILTIN_FINDERS[type_name](folded, now)
             else:
                 raise ValueError(f"unknown entity type {type_name!r}")
+            if not found:      # the common case for most types: nothing to rank or wrap
+                continue
             kind = self._spec.entity_kind(type_name)
             mentions += [
                 Mention(type_name, f.value, original[f.start : f.end], f.start, f.end, kind)
-                for f in longest_first(found)
+                for f in (found if len(found) == 1 else longest_first(found))
             ]
         return sorted(mentions, key=lambda m: (m.start, self._order[m.type]))
 

@@ -58,27 +58,38 @@ def stem(word: str) -> str:
     return word
 
 
-def features(text: str) -> frozenset[str]:
-    """Content features: Chinese character bigrams (a lone character as itself), English stems."""
-    lowered = fold(text).lower()
+def _content(lowered: str) -> tuple[list[str], list[str]]:
+    """The Chinese runs (stop characters dropped) and English stems (stop words dropped) of
+    folded, lower-cased text: what both ``features`` and ``units`` are built from."""
+    runs = ["".join(ch for ch in run if ch not in _CJK_STOP) for run in CJK_RUN.findall(lowered)]
+    stems = [stem(w) for w in _EN_WORD.findall(lowered) if w not in _EN_STOP]
+    return runs, stems
+
+
+def _features_of(runs: list[str], stems: list[str]) -> frozenset[str]:
     out: set[str] = set()
-    for run in CJK_RUN.findall(lowered):
-        chars = "".join(ch for ch in run if ch not in _CJK_STOP)
+    for chars in runs:
         if len(chars) == 1:
             out.add(chars)
         out.update(chars[i : i + 2] for i in range(len(chars) - 1))
-    for word in _EN_WORD.findall(lowered):
-        if word not in _EN_STOP:
-            out.add(stem(word))
+    out.update(stems)
     return frozenset(out)
+
+
+def _units_of(runs: list[str], stems: list[str]) -> frozenset[str]:
+    out = {ch for chars in runs for ch in chars}
+    out.update(stems)
+    return frozenset(out)
+
+
+def features(text: str) -> frozenset[str]:
+    """Content features: Chinese character bigrams (a lone character as itself), English stems."""
+    return _features_of(*_content(fold(text).lower()))
 
 
 def units(text: str) -> frozenset[str]:
     """Vocabulary units: single Chinese characters and English stems, stop words dropped."""
-    lowered = fold(text).lower()
-    out = {ch for run in CJK_RUN.findall(lowered) for ch in run if ch not in _CJK_STOP}
-    out.update(stem(w) for w in _EN_WORD.findall(lowered) if w not in _EN_STOP)
-    return frozenset(out)
+    return _units_of(*_content(fold(text).lower()))
 
 
 def similarity(utterance: frozenset[str], example: frozenset[str]) -> float:
@@ -141,9 +152,10 @@ class IntentScorer:
 
     def score(self, folded: str, mentions: Iterable[Mention]) -> list[IntentScore]:
         """Flows scoring above ``INTENT_FLOOR``, best first (ties: declaration order)."""
-        lowered = folded.lower()
-        utterance = features(folded)
-        content = units(folded)
+        lowered = fold(folded).lower()     # ``fold`` is idempotent: a no-op on folded text
+        runs, stems = _content(lowered)     # one pass serves both feature sets
+        utterance = _features_of(runs, stems)
+        content = _units_of(runs, stems)
         types = {m.type for m in mentions}
         scores: list[IntentScore] = []
         for flow in self._flows:
