@@ -19,26 +19,7 @@ LANGS = pytest.mark.parametrize("lang", ["zh", "en"])
 REPORT = {"zh": ["我上周买的手机屏幕碎了", "123456"], "en": ["my phone arrived broken", "123456"]}
 CHAT = {"zh": "谢谢你们，我周末再来看看。", "en": "thanks a lot, I will come back to this later on."}
 
-SECRET_BOT = """
-bot: {{name: account, language: auto}}
-context: {{keep_recent_rounds: {keep}}}
-flows:
-  change_phone:
-    description: 修改手机号 / Change my phone number
-    trigger:
-      intent: change_phone
-      examples: [修改手机号, 更换手机号码, change my phone number, update my phone number]
-      keywords: [手机号, phone number]
-    slots:
-      - name: new_phone
-        entity: phone
-        sensitive: true
-        ask: {{zh: 请告诉我新的手机号。, en: What is the new phone number?}}
-    confirm:
-      ask: {{zh: 确认修改手机号吗？, en: Shall I change your phone number?}}
-    execute:
-      say: {{zh: 已修改。, en: Done.}}
-"""
+SECRET_BOT = (Path(__file__).parent / "bots" / "account.yaml").read_text(encoding="utf-8")
 PHONE = "13812345678"
 CHANGE = {"zh": ["修改手机号", PHONE], "en": ["change my phone number", PHONE]}
 
@@ -49,7 +30,7 @@ def support_bot() -> Bot:
 
 def secret_bot(tmp_path: Path, keep: int = 10) -> Bot:
     path = tmp_path / "account.yaml"
-    path.write_text(SECRET_BOT.format(keep=keep), encoding="utf-8")
+    path.write_text(SECRET_BOT + f"context: {{keep_recent_rounds: {keep}}}\n", encoding="utf-8")
     return Bot.from_file(path, store="memory://")
 
 

@@ -162,25 +162,7 @@ class TestFallback:
         assert reply.state == "CONFIRMATION" and reply.slots["order_id"] == "123456"
 
 
-SECRET_BOT = """
-bot: {name: account, language: auto}
-flows:
-  change_phone:
-    description: 修改手机号 / Change my phone number
-    trigger:
-      intent: change_phone
-      examples: [修改手机号, 更换手机号码, change my phone number, update my phone number]
-      keywords: [手机号, phone number]
-    slots:
-      - name: new_phone
-        entity: phone
-        sensitive: true
-        ask: {zh: 请告诉我新的手机号。, en: What is the new phone number?}
-    confirm:
-      ask: {zh: 确认修改吗？, en: Shall I change it?}
-    execute:
-      say: {zh: 已修改。, en: Done.}
-"""
+SECRET_BOT = (Path(__file__).parent / "bots" / "account.yaml").read_text(encoding="utf-8")
 PHONES = ("13812345678", "13987654321")
 SECRET_TURNS = {
     "zh": [f"把手机号改成{PHONES[0]}", f"不对，应该是{PHONES[1]}", "等一下，我想想"],
