@@ -112,21 +112,47 @@ def _clause_end(text: str, pos: int) -> bool:
     return pos >= len(text) or text[pos] in _ZH_PUNCT + "\"')"
 
 
+@functools.lru_cache(maxsize=128)
+def _zh_noun_patterns(nouns: frozenset[str]) -> tuple[re.Pattern[str] | None, re.Pattern[str] | None, re.Pattern[str]]:
+    """The noun-dependent zh patterns, compiled once per noun set (the set object is cached too,
+    so a turn pays one dictionary look-up, not a rebuild and re-hash of long pattern strings)."""
+    noun_alt = _kind_noun_alternation(nouns, True)
+    cls = lx.ZH_CLASSIFIERS
+    noun_part = rf"({noun_alt})?" if noun_alt else "()"
+    ordinal = re.compile(rf"第([{_ZH_NUM}\d]+)([{cls}])?{noun_part}")
+    if not noun_alt:
+        return None, None, ordinal
+    prefix = _alternation(lx.ZH_DEFINITE_PREFIXES)
+    return (re.compile(rf"(?:{prefix})(?:那个|这个)?({noun_alt})"),
+            re.compile(rf"([这那])一?[{cls}]?({noun_alt})"), ordinal)
+
+
+@functools.lru_cache(maxsize=128)
+def _en_noun_patterns(nouns: frozenset[str]) -> tuple[re.Pattern[str], re.Pattern[str] | None]:
+    """The noun-dependent en patterns (ordinals with an optional noun, definite descriptions)."""
+    noun_alt = _kind_noun_alternation(nouns, False)
+    noun_part = rf"(?:\s+({noun_alt})(?:e?s)?\b)?" if noun_alt else "()"
+    ordinals = _alternation(lx.EN_ORDINALS)
+    ordinal = re.compile(rf"\b(the\s+)?({ordinals})\b(\s+ones?\b)?{noun_part}", re.IGNORECASE)
+    if not noun_alt:
+        return ordinal, None
+    dets = _alternation(lx.EN_DEFINITE_DETERMINERS).replace(r"\ ", r"\s+")
+    return ordinal, re.compile(rf"\b({dets})\s+({noun_alt})(e?s)?\b", re.IGNORECASE)
+
+
 def _zh_references(text: str, nouns: Collection[str]) -> list[tuple[int, Reference]]:
     """zh candidates with a priority (lower wins an overlap)."""
     found: list[tuple[int, Reference]] = []
-    noun_alt = _kind_noun_alternation(frozenset(nouns), True)
+    definite, near_far, ordinal = _zh_noun_patterns(nouns if isinstance(nouns, frozenset) else frozenset(nouns))
     cls = lx.ZH_CLASSIFIERS
-    if noun_alt:
-        prefix = _alternation(lx.ZH_DEFINITE_PREFIXES)
-        for m in re.finditer(rf"(?:{prefix})(?:那个|这个)?({noun_alt})", text):
+    if definite is not None and near_far is not None:
+        for m in definite.finditer(text):
             found.append((0, Reference(m.group(), m.start(), m.end(), "definite", noun=m.group(1))))
-        for m in re.finditer(rf"([这那])一?[{cls}]?({noun_alt})", text):
+        for m in near_far.finditer(text):
             direction = "near" if m.group(1) == "这" else "far"
             found.append((1, Reference(m.group(), m.start(), m.end(), "definite", direction=direction,
                                        noun=m.group(2))))
-    noun_part = rf"({noun_alt})?" if noun_alt else "()"
-    for m in re.finditer(rf"第([{_ZH_NUM}\d]+)([{cls}])?{noun_part}", text):
+    for m in ordinal.finditer(text):
         index = _zh_number(m.group(1))
         if index is None or index < 1 or not (m.group(2) or m.group(3) or _clause_end(text, m.end())):
             continue
@@ -165,10 +191,8 @@ def _words_after(text: str, pos: int) -> list[str]:
 
 def _en_references(text: str, nouns: Collection[str]) -> list[tuple[int, Reference]]:
     found: list[tuple[int, Reference]] = []
-    noun_alt = _kind_noun_alternation(frozenset(nouns), False)
-    noun_part = rf"(?:\s+({noun_alt})(?:e?s)?\b)?" if noun_alt else "()"
-    ordinals = _alternation(lx.EN_ORDINALS)
-    for m in re.finditer(rf"\b(the\s+)?({ordinals})\b(\s+ones?\b)?{noun_part}", text, re.IGNORECASE):
+    ordinal, definite = _en_noun_patterns(nouns if isinstance(nouns, frozenset) else frozenset(nouns))
+    for m in ordinal.finditer(text):
         word = m.group(2).lower()
         after = _words_after(text, m.end())
         if not (m.group(3) or m.group(4)):
@@ -180,9 +204,8 @@ def _en_references(text: str, nouns: Collection[str]) -> list[tuple[int, Referen
             continue
         found.append((1, Reference(m.group(), m.start(), m.end(), "ordinal", index=lx.EN_ORDINALS[word],
                                    noun=m.group(4))))
-    if noun_alt:
-        dets = _alternation(lx.EN_DEFINITE_DETERMINERS).replace(r"\ ", r"\s+")
-        for m in re.finditer(rf"\b({dets})\s+({noun_alt})(e?s)?\b", text, re.IGNORECASE):
+    if definite is not None:
+        for m in definite.finditer(text):
             det = " ".join(m.group(1).lower().split())
             direction = {"this": "near", "these": "near", "that": "far", "those": "far"}.get(det)
             plural = det in {"these", "those"}
@@ -284,15 +307,20 @@ def task_phrase(label: str, language: str) -> str:
     return f"the {label}"
 
 
-def _noun_types(session: Session, extra: Sequence[Entity]) -> dict[str, set[str]]:
+def _noun_types(session: Session, extra: Sequence[Entity]) -> dict[str, frozenset[str]]:
     """Type nouns of every type the session knows, in both languages, mapped to their types."""
+    return _nouns_of_types(frozenset(e.type for e in [*session.entities, *extra]))
+
+
+@functools.lru_cache(maxsize=256)
+def _nouns_of_types(types: frozenset[str]) -> dict[str, frozenset[str]]:
+    # Cached per set of types (a bot has few): the answer is read-only and the same every turn.
     found: dict[str, set[str]] = {}
-    types = {e.type: e for e in [*session.entities, *extra]}.values()
-    for entity in types:
+    for type_name in types:
         for lang in ("zh", "en"):
-            for noun in lx.type_nouns(entity.type, lang):
-                found.setdefault(noun.lower(), set()).add(entity.type)
-    return found
+            for noun in lx.type_nouns(type_name, lang):
+                found.setdefault(noun.lower(), set()).add(type_name)
+    return {noun: frozenset(names) for noun, names in found.items()}
 
 
 class _Resolver:
@@ -338,7 +366,7 @@ class _Resolver:
         noun = noun.lower()
         if noun in lx.KIND_NOUNS:
             return entity.kind == lx.KIND_NOUNS[noun]
-        types = self.noun_types.get(noun) or self.noun_types.get(noun.rstrip("s"), set())
+        types = self.noun_types.get(noun) or self.noun_types.get(noun.rstrip("s"), frozenset())
         return entity.type in types
 
     def _tier(self, ref: Reference, entity: Entity) -> tuple[int, int, int]:

@@ -207,10 +207,17 @@ class StagedTxn:
         self.session = session
         self.pending = PendingWrite(session_id=session_id, first_index=stored_count)
         self._read_user_slots = read_user_slots
+        self._user_reads: dict[str, dict[str, PersistedValue]] = {}
 
     def user_slots(self, user_id: str) -> dict[str, PersistedValue]:
-        """The user's slots as this turn sees them: stored values plus this turn's staged writes."""
-        slots = self._read_user_slots(user_id)
+        """The user's slots as this turn sees them: stored values plus this turn's staged writes.
+
+        Read from the store once per turn and user (a turn asks when a task starts and again when
+        it persists); this turn's own writes are laid over that snapshot on every call.
+        """
+        if user_id not in self._user_reads:
+            self._user_reads[user_id] = self._read_user_slots(user_id)
+        slots = dict(self._user_reads[user_id])
         for (owner, name), raw in self.pending.slots.items():
             if owner != user_id:
                 continue
