@@ -38,3 +38,27 @@ def add_messages(session: Session, count: int, language: str = "en") -> None:
         text = said if role == "user" else reply
         session.history.append(Message(role=role, content=f"{text} #{index}", turn=index // 2,
                                         language=language))
+
+
+def child_turn_script(open_store: str) -> str:
+    """A second process that takes session s1's turn lock, says "locked", then either dies mid-turn
+    after saving (argv[-2] == "die", as a killed worker would) or finishes after argv[-1] seconds.
+
+    ``open_store`` is the line that binds ``store`` from the leading arguments.
+    """
+    return f"""
+import os, sys, time
+from dialogkit.runtime.session import PersistedValue
+from tests.store.factories import make_session
+{open_store}
+with store.transaction("s1") as txn:
+    session = txn.session or make_session("s1")
+    session.turn += 1
+    txn.save(session)
+    txn.set_user_slot("alice", "order_id", PersistedValue(value="from child"))
+    print("locked", flush=True)
+    if sys.argv[-2] == "die":
+        os._exit(9)
+    time.sleep(float(sys.argv[-1]))
+print("done", flush=True)
+"""

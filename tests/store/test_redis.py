@@ -14,25 +14,11 @@ import redis
 from dialogkit.errors import StoreError
 from dialogkit.runtime.session import PersistedValue
 from dialogkit.store.redis import RedisStore
-from tests.store.factories import REDIS_URL, make_session, needs_redis
+from tests.store.factories import REDIS_URL, child_turn_script, make_session, needs_redis
 
 pytestmark = needs_redis
 
-CHILD = """
-import os, sys
-from dialogkit.runtime.session import PersistedValue
-from dialogkit.store.redis import RedisStore
-from dialogkit.store.redis import RedisStore
-from tests.store.factories import make_session
-store = RedisStore(sys.argv[1], prefix=sys.argv[2])
-with store.transaction("s1") as txn:
-    session = txn.session or make_session("s1")
-    session.turn += 1
-    txn.save(session)
-    txn.set_user_slot("alice", "order_id", PersistedValue(value="from child"))
-    print("locked", flush=True)
-    os._exit(9)
-"""
+CHILD = child_turn_script("from dialogkit.store.redis import RedisStore\nstore = RedisStore(sys.argv[1], prefix=sys.argv[2])")
 
 
 @pytest.fixture
@@ -103,7 +89,7 @@ class TestLocks:
         with store.transaction("s1") as txn:
             txn.save(make_session("s1", messages=2))
         root = Path(__file__).resolve().parents[2]
-        child = subprocess.Popen([sys.executable, "-c", CHILD, REDIS_URL, redis_prefix], cwd=root,
+        child = subprocess.Popen([sys.executable, "-c", CHILD, REDIS_URL, redis_prefix, "die", "0"], cwd=root,
                                  stdout=subprocess.PIPE, text=True)
         out, _ = child.communicate(timeout=10)
         assert out.strip() == "locked" and child.returncode == 9

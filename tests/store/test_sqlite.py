@@ -17,27 +17,11 @@ import pytest
 from dialogkit.errors import StoreError
 from dialogkit.runtime.session import PersistedValue
 from dialogkit.store import SqliteStore
-from tests.store.factories import add_messages, make_session
+from tests.store.factories import add_messages, child_turn_script, make_session
 
 # A second process that takes session s1's turn lock, says so, and then either finishes the turn
 # after a pause ("hold") or dies mid-turn after saving ("die"), as a killed worker would.
-CHILD = """
-import os, sys, time
-from dialogkit.runtime.session import PersistedValue
-from dialogkit.store import SqliteStore
-from tests.store.factories import make_session
-store = SqliteStore(sys.argv[1])
-with store.transaction("s1") as txn:
-    session = txn.session or make_session("s1")
-    session.turn += 1
-    txn.save(session)
-    txn.set_user_slot("alice", "order_id", PersistedValue(value="from child"))
-    print("locked", flush=True)
-    if sys.argv[2] == "die":
-        os._exit(9)
-    time.sleep(float(sys.argv[3]))
-print("done", flush=True)
-"""
+CHILD = child_turn_script("from dialogkit.store import SqliteStore\nstore = SqliteStore(sys.argv[1])")
 
 
 def run_child(db: Path, mode: str, pause: float = 0.0) -> subprocess.Popen[str]:
