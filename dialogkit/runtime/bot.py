@@ -158,7 +158,8 @@ class Bot:
             self._append(session, "user", stored, turn, language)
             ctx = TurnContext(bot=self, txn=txn, session=session, text=understood, interp=interp,
                               language=language, turn=turn)
-            ctx.extra["trace"] = enabled_for(logging.DEBUG)
+            ctx.extra["trace"] = enabled_for(logging.DEBUG)   # per-transition events
+            ctx.extra["log_turn"] = enabled_for(logging.INFO)
             if len(raw) > MAX_UNDERSTOOD_CHARS:
                 ctx.say.append(TOO_LONG[language].format(n=len(raw), k=MAX_UNDERSTOOD_CHARS))
             if self.llm_layer is not None and understood:
@@ -205,10 +206,10 @@ class Bot:
             self._counter = TokenCounter(self.spec.context.model)
         return self._counter
 
-    def _look_ahead(self, ctx: TurnContext, text: str | None = None) -> None:
+    def _look_ahead(self, ctx: TurnContext) -> None:
         """Find the turn's references before the policy runs, so it decides on the resolved text."""
         session = ctx.session
-        source = ctx.text if text is None else text
+        source = ctx.text
         task = session.task
         flow = self.flows[task.flow] if task else None
         has_object = flow is not None and flow.spec.object is not None
@@ -317,8 +318,8 @@ class Bot:
 
     def forget_turn(self, ctx: TurnContext, turn: int) -> bool:
         """"忘记刚才说的": drop the entities and slot values the given user turn added."""
-        removed = forgetting.forget_last_turn(ctx.session, turn)
-        dropped = bool(removed) and any(bool(v) for v in removed.values()) if isinstance(removed, dict) else bool(removed)
+        removed = forgetting.forget_last_turn(ctx.session, turn)      # counts of what went, per kind
+        dropped = any(removed.values())
         for task in ctx.session.stack:
             for name in [n for n, t in task.slot_turns.items() if t == turn]:
                 history = task.slot_history.get(name) or []
@@ -425,7 +426,7 @@ class Bot:
         return text
 
     def _log_turn(self, ctx: TurnContext, reply: Reply, state_before: str, seconds: float) -> None:
-        if not enabled_for(logging.INFO):
+        if not ctx.extra.get("log_turn"):
             return
         flow = self.spec.flows.get(reply.flow) if reply.flow else None
         secret = sensitive_values(self.spec, reply.slots, flow)

@@ -12,12 +12,11 @@ from typing import TYPE_CHECKING, Any
 import structlog
 
 from dialogkit.errors import ActionError
-from dialogkit.flow.schema import prompt_text
 from dialogkit.memory import clarification as clar
 from dialogkit.runtime import responses as R
 from dialogkit.runtime.actions import ActionContext
 from dialogkit.runtime.reply import ActionRun
-from dialogkit.runtime.session import Candidate, PendingClarification, SlotChange, Task
+from dialogkit.runtime.session import Candidate, PendingClarification, Task
 from dialogkit.runtime.slots import SlotOffer, missing_required, offer_slots, validate_slot
 from dialogkit.runtime.turn import ClarificationNeeded, TurnContext
 from dialogkit.understanding.intents import INTENT_THRESHOLD
@@ -44,7 +43,7 @@ class Policy:
         session = ctx.session
         if not ctx.text.strip():
             ctx.say.append(R.phrase("empty_input", ctx.language))
-            self._reask(ctx, count_failure=False)
+            self._reask(ctx)
             return
         if session.pending is not None and self._answer_clarification(ctx):
             return
@@ -75,8 +74,8 @@ class Policy:
             ctx.say.append(R.phrase("greeting", ctx.language))
         elif ctx.interp.mentions and "help" not in ctx.interp.cues:
             # Facts offered with no request ("我有两个订单 12345 和 67890") are remembered, not refused.
-            sep = "、" if ctx.language == "zh" else ", "
-            ctx.say.append(R.phrase("noted", ctx.language, items=sep.join(m.text for m in ctx.interp.mentions)))
+            items = R.enumerate_items([m.text for m in ctx.interp.mentions], ctx.language)
+            ctx.say.append(R.phrase("noted", ctx.language, items=items))
         elif "help" not in ctx.interp.cues:
             ctx.say.append(R.phrase("not_understood", ctx.language))
         ctx.say.append(self.bot.help_text(ctx.language))
@@ -93,7 +92,7 @@ class Policy:
             return
         if task.state == "TASK_INIT":
             self._fire(ctx, "collect")
-        if not self._apply_offer(ctx, offer, "provide_param"):
+        if not self._apply_offer(ctx, offer):
             return
         if offer.empty and not self._missing(ctx):
             if "yes" in ctx.interp.cues and ctx.flow.spec.confirm is not None:
@@ -116,7 +115,7 @@ class Policy:
         if self._digression(ctx, offer):
             return
         if offer.values or offer.conflicts:
-            if not self._apply_offer(ctx, offer, "provide_param"):
+            if not self._apply_offer(ctx, offer):
                 return
             self._advance(ctx)
             return
@@ -142,7 +141,7 @@ class Policy:
         errors = self._validated(ctx, offer)
         prefilled = bot.prefill(ctx, task, exclude=set(offer.values) | set(offer.conflicts))
         ctx.updates = {**prefilled, **offer.values}
-        ctx.prefilled = [n for n in prefilled if n not in offer.values]
+        ctx.prefilled = list(prefilled)      # prefill already skipped the slots the utterance offers
         session.stack.append(task)
         try:
             self._fire(ctx, "start_task")
@@ -160,8 +159,8 @@ class Policy:
             self._ask_conflict(ctx, offer)
             return
         if ctx.prefilled and ctx.flow.spec.confirm is None:
-            names = "、".join(bot.slot_label(ctx.flow.spec.slot(n), ctx.language) for n in ctx.prefilled) \
-                if ctx.language == "zh" else ", ".join(bot.slot_label(ctx.flow.spec.slot(n), ctx.language) for n in ctx.prefilled)
+            names = R.enumerate_items([bot.slot_label(ctx.flow.spec.slot(n), ctx.language) for n in ctx.prefilled],
+                                      ctx.language)
             ctx.say.append(R.phrase("prefilled", ctx.language, slots=names))
         self._advance(ctx)
 
@@ -255,7 +254,7 @@ class Policy:
         if ctx.task is None or ctx.flow is None:
             return
         ctx.say.append(R.phrase("resume", ctx.language, task=self.bot.task_label(ctx.flow.name, ctx.language)))
-        self._reask(ctx, count_failure=False)
+        self._reask(ctx)
 
     def _give_up(self, ctx: TurnContext, error: str | None) -> None:
         assert ctx.task is not None and ctx.flow is not None
@@ -295,13 +294,13 @@ class Policy:
                 del offer.values[name]
         return errors
 
-    def _apply_offer(self, ctx: TurnContext, offer: SlotOffer, trigger: str) -> bool:
+    def _apply_offer(self, ctx: TurnContext, offer: SlotOffer) -> bool:
         """Fire ``provide_param`` with the offer's valid values; False when the turn is answered already."""
         errors = self._validated(ctx, offer)
         if offer.values or (ctx.resolution is not None and ctx.resolution.bindings):
             ctx.updates = dict(offer.values)
             try:
-                self._fire(ctx, trigger)
+                self._fire(ctx, "provide_param")
             except ClarificationNeeded as question:
                 self._ask_clarification(ctx, question.pending)
                 return False
@@ -367,9 +366,10 @@ class Policy:
             ctx.say.append(message)
         if slot:
             task.pending_slot = slot
-        self._reask(ctx, count_failure=False)
+        self._reask(ctx)
 
-    def _reask(self, ctx: TurnContext, *, count_failure: bool) -> None:
+    def _reask(self, ctx: TurnContext) -> None:
+        """Say the pending question again (the confirmation, the slot's question, or the clarification)."""
         task, flow = ctx.session.task, (self.bot.flows[ctx.session.flow] if ctx.session.flow else None)
         if task is None or flow is None:
             if ctx.session.pending is not None:
@@ -441,7 +441,7 @@ class Policy:
             # What was forgotten was needed: the confirmation no longer holds, so ask again.
             self._fire(ctx, "deny")
             ctx.task.pending_slot = None
-        self._reask(ctx, count_failure=False)
+        self._reask(ctx)
 
     # ---- helpers -----------------------------------------------------------------------------
     def _bind(self, ctx: TurnContext) -> None:
@@ -458,8 +458,4 @@ class Policy:
         self.bot.fire(ctx, trigger)
 
 
-def slot_change(old: Any, turn: int, at: float, now: float) -> SlotChange:
-    return SlotChange(value=old, turn=turn, at=at, superseded_at=now)
-
-
-__all__ = ["Policy", "prompt_text"]
+__all__ = ["Policy"]

@@ -124,6 +124,11 @@ def prompt(p: Prompt | None, language: str, values: Mapping[str, str]) -> str:
     return render(prompt_text(p, language), values)
 
 
+def enumerate_items(items: list[str], language: str) -> str:
+    """A list inside a sentence: "张经理、李主管" / "Joe Brown, John Smith"."""
+    return ("、" if language == "zh" else ", ").join(items)
+
+
 def join(parts: list[str], language: str) -> str:
     """Join reply pieces: Chinese text needs no space after full-width punctuation."""
     pieces = [p for p in (s.strip() for s in parts) if p]
