@@ -43,7 +43,6 @@ from dialogkit.runtime.slots import sensitive_values, slot_name_label
 from dialogkit.runtime.turn import TurnContext
 from dialogkit.store import SessionStore, open_store
 from dialogkit.understanding.interpretation import Mention
-from dialogkit.understanding.language import detect_language
 from dialogkit.understanding.rules import RuleUnderstanding
 
 log = structlog.get_logger("dialogkit.bot")
@@ -152,9 +151,8 @@ class Bot:
             state_before = session.state
             session.turn += 1
             turn = session.turn
-            language = detect_language(understood, session.language) if understood else session.language
-            session.language = language
-            interp = self.understanding.interpret(understood, language)
+            interp = self.understanding.interpret(understood, session.language)
+            language = session.language = interp.language   # detected once, by understanding (SPEC section 2)
             self._append(session, "user", stored, turn, language)
             ctx = TurnContext(bot=self, txn=txn, session=session, text=understood, interp=interp,
                               language=language, turn=turn)
