@@ -37,6 +37,7 @@ from dialogkit.runtime.session import (
     PendingClarification,
     Session,
     SlotChange,
+    SummaryState,
     Task,
 )
 from dialogkit.runtime.slots import sensitive_values, slot_name_label
@@ -85,6 +86,13 @@ class SessionView:
     data: Session | None = None
 
 
+def _summary_snapshot(state: SummaryState, language: str) -> Callable[[], str]:
+    """Render ``state`` as it is now, later: items are replaced, never edited, so copying the
+    three lists is a faithful snapshot even after the next turn changes the session."""
+    snapshot = SummaryState(facts=list(state.facts), confirmed=list(state.confirmed), pending=list(state.pending))
+    return lambda: summaries.render_summary(snapshot, language)
+
+
 class Bot:
     """A loaded bot: compiled flows, understanding, store, actions; ``handle`` runs one turn."""
 
@@ -108,7 +116,6 @@ class Bot:
         hooks = {"start_task": [self._apply_updates], "provide_param": [self._apply_updates]}
         self.flows: dict[str, CompiledFlow] = compile_bot(self.spec, self._memory_callback, before_hooks=hooks)
         self._counter: Any = None
-        self._summaries: dict[str, tuple[tuple[Any, ...], str]] = {}
         self._descriptions: dict[tuple[str, str], str] = {}
         # A turn needs the recent rounds only; older ones live on as summaries (dual track).
         self.history_tail = 2 * self.spec.context.effective_keep_recent_rounds + 24
@@ -404,24 +411,8 @@ class Bot:
             resolved=ctx.resolved_text or ctx.text, actions=list(ctx.action_runs), options=list(ctx.options),
             trigger=ctx.transitions[-1] if ctx.transitions else None, transitions=list(ctx.transitions),
             memory_actions=list(ctx.memory_run),
-            summary=self._rendered_summary(session, ctx.language),
+            summary=_summary_snapshot(session.summary, ctx.language),
         )
-
-    def _rendered_summary(self, session: Session, language: str) -> str:
-        """The summary text, re-rendered only when an item changed (items are replaced, never edited)."""
-        state = session.summary
-        # The key holds the items themselves, so their ids cannot be reused while it is cached.
-        key = (language, tuple(state.facts), tuple(state.confirmed), tuple(state.pending))
-        cached = self._summaries.get(session.id)
-        if cached is not None and cached[0][0] == language and all(
-            len(a) == len(b) and all(x is y for x, y in zip(a, b)) for a, b in zip(cached[0][1:], key[1:])
-        ):
-            return cached[1]
-        text = summaries.render_summary(state, language)
-        if len(self._summaries) > 1024:
-            self._summaries.clear()
-        self._summaries[session.id] = (key, text)
-        return text
 
     def _log_turn(self, ctx: TurnContext, reply: Reply, state_before: str, seconds: float) -> None:
         if not ctx.extra.get("log_turn"):

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import InitVar, dataclass, field
 from typing import Any
 
 
@@ -31,4 +32,22 @@ class Reply:
     trigger: str | None = None                  # the transition fired, if any
     transitions: list[str] = field(default_factory=list)   # every trigger fired this turn, in order
     memory_actions: list[str] = field(default_factory=list)  # memory actions run this turn
-    summary: str = ""                           # the ticket summary after the turn
+    # The ticket summary after the turn: a string, or a function that renders it on first read.
+    # Most callers never look at it, and rendering it on every turn cost a tenth of a turn.
+    summary: InitVar[str | Callable[[], str]] = ""
+    _summary: str | Callable[[], str] = field(init=False, default="", repr=False, compare=False)
+
+    def __post_init__(self, summary: str | Callable[[], str]) -> None:
+        object.__setattr__(self, "_summary", summary)
+
+
+def _summary(self: Reply) -> str:
+    """The ticket summary after the turn (rendered once, on first read)."""
+    value = self._summary
+    if not isinstance(value, str):
+        value = value()
+        object.__setattr__(self, "_summary", value)
+    return value
+
+
+Reply.summary = property(_summary)  # type: ignore[assignment,method-assign]   # replaces the InitVar's default

@@ -335,3 +335,16 @@ def test_session_view_fields(make_bot: Callable[..., Bot], say: dict) -> None:
     assert [m.role for m in view.history] == ["user", "assistant"] * 3
     assert view.history[0].content == say["start"]
     assert view.pending is None and view.stack == []
+
+
+@LANGS
+def test_reply_summary_is_the_summary_after_its_own_turn(make_bot: Callable[..., Bot], say: dict) -> None:
+    """reply.summary is rendered on first read, yet reads as it was when the turn ended."""
+    bot = make_bot()
+    started = bot.handle("s1", say["start"])
+    confirmed = bot.handle("s1", say["yes"])
+    done = "已创建工单" if say is ZH else "Ticket"
+    assert "12345" in started.summary and done not in started.summary   # read after a later turn
+    assert started.summary == started.summary                            # rendered once, then kept
+    assert "12345" in confirmed.summary and done in confirmed.summary
+    assert confirmed.summary == bot.session("s1").summary
