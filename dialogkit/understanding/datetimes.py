@@ -173,16 +173,20 @@ _CN_WHICH = {
 }
 
 
-def _hint(words: Iterable[str]) -> re.Pattern[str]:
-    """A cheap first look: every pattern of a finder needs a digit, a Chinese numeral or one of
-    ``words``; text with none of them (most turns) skips the finder's dozen regexes."""
-    literal = "|".join(re.escape(w) for w in sorted({w for w in words if w}, key=len, reverse=True))
-    return re.compile(rf"[\d零〇一二两三四五六七八九十]|{literal}", re.I)
+def _hint(words: Iterable[str], shapes: Iterable[str] = ()) -> re.Pattern[str]:
+    """A cheap first look: every pattern of a finder needs one of ``words`` (Latin ones at the start
+    of a word: "one" is not in "phone") or one of the digit ``shapes``; text with none of them
+    (most turns, order numbers included) skips the finder's dozen regexes."""
+    unique = sorted({w for w in words if w}, key=len, reverse=True)
+    cjk = "|".join(re.escape(w) for w in unique if not w.isascii())
+    latin = "|".join(re.escape(w) for w in unique if w.isascii())
+    parts = [*shapes, *([cjk] if cjk else []), *([rf"\b(?:{latin})"] if latin else [])]
+    return re.compile("|".join(parts), re.I)
 
 
-_DATE_HINT = _hint([*_CN_RELATIVE_DAYS, *_CN_WEEKDAYS, "月", "天", "周", "星期", "礼拜", *_EN_RELATIVE_DAYS,
-                    *_EN_WEEKDAYS, *_MONTHS, "jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep",
-                    "oct", "nov", "dec"])
+_DATE_HINT = _hint([*_CN_RELATIVE_DAYS, "月", "天", "周", "星期", "礼拜", *_EN_RELATIVE_DAYS,
+                    *_EN_WEEKDAYS, *_MONTHS, "day"],
+                   shapes=[r"\d\s?[-/.年]\s?\d"])          # 2024-05-01, 2024年5月1日, 5/1
 
 
 def find_dates(text: str, now: Callable[[], datetime]) -> list[Found]:
@@ -319,8 +323,9 @@ def _en_hour(text: str) -> int:
     return int(text) if text.isdigit() else _EN_HOUR_WORDS[text.lower()]
 
 
-_TIME_HINT = _hint([*_CN_PERIOD.split("|"), "点", "时", "正午", "午夜", *_EN_HOUR_WORDS, "noon", "midday",
-                    "midnight", "half", "quarter"])
+_TIME_HINT = _hint([*_CN_PERIOD.split("|"), "点", "點", "时", "時", "正午", "午夜", *_EN_HOUR_WORDS, "noon",
+                    "midday", "midnight", "half", "quarter", "o'clock", "oclock"],
+                   shapes=[r"\d\s?[:：]", r"\d\s*[ap]\.?m", r"\bat\s+\d"])   # 15:30, 3pm, at 3
 
 
 def find_times(text: str) -> list[Found]:

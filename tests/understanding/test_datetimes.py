@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
+from dialogkit.understanding import datetimes
 from dialogkit.understanding.datetimes import find_dates, find_times
 from tests.understanding.conftest import fixed_now
 
@@ -136,3 +139,30 @@ class TestEnglishTimes:
     def test_at_one_point_is_not_a_time(self) -> None:
         """An hour word needs o'clock, am/pm or a day period to be a time."""
         assert times("at one point it broke") == []
+
+
+class TestCheapFirstLook:
+    """The finders skip text that cannot hold a date or time; the skip must never lose one."""
+
+    HOLDING = [
+        "我想今天去", "下周一", "星期五", "十二月三日", "2026年12月3日", "12/3", "3天后", "2026-12-03",
+        "the day after tomorrow", "next monday", "Dec 3", "3rd of December 2027", "in 3 days", "2 days ago",
+        "下午三点", "早上7点05", "15：30", "中午", "凌晨两点", "三点三刻", "下午3點半",
+        "3pm", "3 p.m.", "3:30 pm", "at 3", "8 o'clock in the evening", "half past 3", "quarter to four",
+        "noon", "at three pm",
+    ]
+    WITHOUT = ["order 24680", "我的订单号是 12345", "my phone arrived broken", "someone took it", "电话 13812345678"]
+
+    @pytest.mark.parametrize("text", HOLDING)
+    def test_the_skip_loses_nothing(self, text: str, monkeypatch: pytest.MonkeyPatch) -> None:
+        gated = (dates(text), times(text))
+        monkeypatch.setattr(datetimes, "_DATE_HINT", re.compile(""))
+        monkeypatch.setattr(datetimes, "_TIME_HINT", re.compile(""))
+        assert (dates(text), times(text)) == gated
+        assert gated != ([], [])
+
+    @pytest.mark.parametrize("text", WITHOUT)
+    def test_numbers_and_words_alone_are_skipped(self, text: str) -> None:
+        """An order number or "phone" (which holds "one") is no reason to run a dozen regexes."""
+        assert datetimes._DATE_HINT.search(text) is None
+        assert datetimes._TIME_HINT.search(text) is None
