@@ -67,13 +67,21 @@ def record_facts(summary: SummaryState, *, flow: str, flow_description: str, slo
     """Record the slot values one transition filled as facts the user stated."""
     if not slots:
         return
-    zh, en = _split_description(flow_description, flow, flow_description_en)
-    if not any(item.key == flow for item in summary.facts):
-        summary.facts.append(SummaryItem(key=flow, zh=zh, en=en, turn=turn))
+    facts = summary.facts
+    where = {item.key: i for i, item in enumerate(facts)}      # one pass, not one per slot
+    if flow not in where:
+        zh, en = _split_description(flow_description, flow, flow_description_en)
+        facts.append(SummaryItem(key=flow, zh=zh, en=en, turn=turn))
     for name, (label_zh, label_en, value_zh, value_en) in slots.items():
-        _put(summary.facts, SummaryItem(key=f"{flow}.{name}", zh=f"{label_zh} {value_zh}".strip(),
-                                        en=f"{label_en} {value_en}".strip(), turn=turn))
-    _fold_facts(summary.facts, RECENT_TASKS)
+        key = f"{flow}.{name}"
+        zh, en = f"{label_zh} {value_zh}".strip(), f"{label_en} {value_en}".strip()
+        i = where.get(key)
+        if i is None:
+            where[key] = len(facts)
+            facts.append(SummaryItem(key=key, zh=zh, en=en, turn=turn))
+        elif (facts[i].zh, facts[i].en) != (zh, en):
+            facts[i] = SummaryItem(key=key, zh=zh, en=en, turn=turn)     # replaced in place, keeping its order
+    _fold_facts(facts, RECENT_TASKS)
 
 
 def record_confirmed(summary: SummaryState, *, key: str, zh: str, en: str, turn: int) -> None:

@@ -6,7 +6,6 @@ are separate questions, and the LLM path reuses the validation for every value i
 
 from __future__ import annotations
 
-import functools
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -38,6 +37,39 @@ def _distinct(mentions: list[Mention]) -> list[Mention]:
     return list(seen.values())
 
 
+@dataclass(frozen=True, slots=True)
+class _SlotLayout:
+    """What ``offer_slots`` needs of a flow, worked out once per flow instead of on every turn."""
+
+    by_type: dict[str, tuple[SlotSpec, ...]]          # entity type -> its slots, in declaration order
+    names_by_type: dict[str, frozenset[str]]
+    free_text: tuple[tuple[SlotSpec, re.Pattern[str]], ...]   # slots without a type, with their "label:" pattern
+
+
+_LAYOUTS: dict[int, tuple[FlowSpec, _SlotLayout]] = {}
+
+
+def _layout(flow: FlowSpec) -> _SlotLayout:
+    # Keyed by identity (flow specs are not hashable); the spec is kept alongside so its id stays
+    # its own while cached. A bot's flows are loaded once, so this stays as small as the bots loaded.
+    cached = _LAYOUTS.get(id(flow))
+    if cached is not None and cached[0] is flow:
+        return cached[1]
+    by_type: dict[str, list[SlotSpec]] = {}
+    for slot in flow.slots:
+        if slot.entity:
+            by_type.setdefault(slot.entity, []).append(slot)
+    layout = _SlotLayout(
+        by_type={t: tuple(slots) for t, slots in by_type.items()},
+        names_by_type={t: frozenset(s.name for s in slots) for t, slots in by_type.items()},
+        free_text=tuple((s, _label_pattern(_label_names(s))) for s in flow.slots if s.entity is None),
+    )
+    if len(_LAYOUTS) > 256:
+        _LAYOUTS.clear()
+    _LAYOUTS[id(flow)] = (flow, layout)
+    return layout
+
+
 def offer_slots(
     flow: FlowSpec,
     interp: Interpretation,
@@ -54,17 +86,16 @@ def offer_slots(
     unless the user is correcting themselves ("不是A，是B" / "not A but B"), where the last wins.
     """
     offer = SlotOffer()
+    layout = _layout(flow)
     # A referent fills a slot only when the utterance names no value of that type itself:
     # "actually it's 67890" corrects to 67890, not to whatever "it" pointed at.
-    direct_types = {m.type for m in interp.mentions}
-    mentions = list(interp.mentions) + [m for m in extra_mentions if m.type not in direct_types]
-    by_type: dict[str, list[SlotSpec]] = {}
-    for slot in flow.slots:
-        if slot.entity:
-            by_type.setdefault(slot.entity, []).append(slot)
-    for type_name, slots in by_type.items():
+    mentions = interp.mentions
+    if extra_mentions:
+        direct_types = {m.type for m in mentions}
+        mentions = list(mentions) + [m for m in extra_mentions if m.type not in direct_types]
+    for type_name, slots in layout.by_type.items():
         found = _distinct([m for m in mentions if m.type == type_name])
-        if not found and pending_slot in {s.name for s in slots}:
+        if not found and pending_slot in layout.names_by_type[type_name]:
             found = _distinct(extract(interp.text, {type_name}))
         if not found:
             continue
@@ -81,11 +112,11 @@ def offer_slots(
         for slot, mention in zip(ordered, found):
             offer.values[slot.name] = mention.value
             offer.surfaces[slot.name] = mention.text
-    for slot in flow.slots:
-        if slot.entity is None and slot.name not in offer.values:
+    for slot, pattern in layout.free_text:
+        if slot.name not in offer.values:
             # The rules' "label: value" first; else a free-text value the LLM proposed (validated already).
             proposed = interp.slot_values.get(slot.name)
-            labelled = _labelled_text(slot, interp.text) or (str(proposed).strip() if proposed is not None else None)
+            labelled = _labelled_text(pattern, interp.text) or (str(proposed).strip() if proposed is not None else None)
             if labelled:
                 offer.values[slot.name] = labelled
                 offer.surfaces[slot.name] = labelled
@@ -97,13 +128,13 @@ def offer_slots(
     return offer
 
 
-def _labelled_text(slot: SlotSpec, text: str) -> str | None:
+def _labelled_text(pattern: re.Pattern[str], text: str) -> str | None:
     """A free-text slot offered by name: "备注：请尽快处理" / "note: please hurry" fills ``note``.
 
     Free-text slots have no entity type to find them by, so an optional one could otherwise never
     be filled; its name or label followed by a colon is how users offer it.
     """
-    match = _label_pattern(slot.name, _label_names(slot)).search(text)
+    match = pattern.search(text)
     value = match.group(1).strip() if match else ""
     return value or None
 
@@ -117,8 +148,7 @@ def _label_names(slot: SlotSpec) -> tuple[str, ...]:
     return tuple(sorted(names, key=len, reverse=True))
 
 
-@functools.lru_cache(maxsize=256)
-def _label_pattern(name: str, names: tuple[str, ...]) -> re.Pattern[str]:
+def _label_pattern(names: tuple[str, ...]) -> re.Pattern[str]:
     alternation = "|".join(re.escape(n) for n in names)
     return re.compile(rf"(?:^|[\s，,。;；])(?:{alternation})\s*[:：]\s*(.+)$", re.IGNORECASE | re.DOTALL)
 
