@@ -33,6 +33,7 @@ _EMAIL = re.compile(
     r"(?<![A-Za-z0-9._%+-])[A-Za-z0-9][A-Za-z0-9._%+-]{0,63}"
     r"@((?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.){1,8}[A-Za-z]{2,24})(?![A-Za-z0-9-])"
 )
+_DIGIT = re.compile(r"\d")
 MIN_PHONE_DIGITS = 7
 MAX_PHONE_DIGITS = 15
 
@@ -46,8 +47,17 @@ def _phone_value(literal: str) -> str:
     return digits
 
 
+def _may_hold_phone(text: str) -> bool:
+    """A cheap first look. Every digit of a phone's value is a ``\\d`` of the text (separators are
+    never digits) and a value needs MIN_PHONE_DIGITS of them, so text with fewer (most turns, a
+    5-digit order number) cannot hold a phone and skips the three patterns."""
+    return len(_DIGIT.findall(text)) >= MIN_PHONE_DIGITS
+
+
 def find_phones(text: str, _now: Clock | None = None) -> list[Found]:
     """Chinese mobiles (1[3-9] + 9 digits, with +86 and separators), international, US forms."""
+    if not _may_hold_phone(text):
+        return []
     found: list[Found] = []
     for pattern in (_CN_MOBILE, _INTERNATIONAL, _US):
         for match in pattern.finditer(text):

@@ -356,8 +356,11 @@ def leading_answer(text: str) -> Answer | None:
     return Answer(first.kind == "yes", first.start, first.end, correction=False, whole=not tail)
 
 
+_CLAUSE_BREAK = re.compile(r"[,，。.!！?？;；、\n]+")
+
+
 def _is_cancel(lowered: str) -> bool:
-    for clause in re.split(r"[,，。.!！?？;；、\n]+", lowered):
+    for clause in _CLAUSE_BREAK.split(lowered):
         tokens, stop = _CANCELS.tokens(clause)
         if stop >= len(clause.rstrip(_SEPARATORS)) and any(t.kind == "cancel" for t in tokens):
             return True

@@ -173,20 +173,63 @@ _CN_WHICH = {
 }
 
 
-def _hint(words: Iterable[str], shapes: Iterable[str] = ()) -> re.Pattern[str]:
-    """A cheap first look: every pattern of a finder needs one of ``words`` (Latin ones at the start
-    of a word: "one" is not in "phone") or one of the digit ``shapes``; text with none of them
-    (most turns, order numbers included) skips the finder's dozen regexes."""
-    unique = sorted({w for w in words if w}, key=len, reverse=True)
-    cjk = "|".join(re.escape(w) for w in unique if not w.isascii())
-    latin = "|".join(re.escape(w) for w in unique if w.isascii())
-    parts = [*shapes, *([cjk] if cjk else []), *([rf"\b(?:{latin})"] if latin else [])]
-    return re.compile("|".join(parts), re.I)
+class _FirstLook:
+    """A cheap first look: every pattern of a finder needs one of its words (Latin ones at the
+    start of a word: "one" is not in "phone") or one of its digit shapes; text with none of them
+    (most turns, order numbers included) skips the finder's dozen regexes.
+
+    Only whether something matches matters, so the look is free to be split and factored for
+    speed without changing what it lets through: digit shapes start with ``\\d`` and Chinese
+    words with an uncased character, so the regex engine scans for those first characters in C;
+    Latin words are one prefix tree behind a single word-edge check (an alternation of 40 words
+    tried one by one at every word start cost 2.5 µs per turn, the tree under 1 µs).
+    """
+
+    def __init__(
+        self, words: Iterable[str], digit_tails: Iterable[str] = (), latin_shapes: Iterable[str] = ()
+    ) -> None:
+        unique = sorted({w for w in words if w})
+        tails = "|".join(digit_tails)
+        cjk = "|".join(re.escape(w) for w in unique if not w.isascii())
+        tree = _prefix_tree([w.lower() for w in unique if w.isascii()])  # re.I: case is moot
+        latin = "|".join([*latin_shapes, *([tree] if tree else [])])
+        self._patterns = [
+            re.compile(pattern, re.I)
+            for pattern in (
+                rf"\d(?:{tails})" if tails else "",
+                cjk,
+                rf"\b(?:{latin})" if latin else "",
+            )
+            if pattern
+        ]
+
+    def search(self, text: str) -> re.Match[str] | None:
+        """A match of any of the looks, or None when the finder cannot find anything."""
+        for pattern in self._patterns:
+            match = pattern.search(text)
+            if match is not None:
+                return match
+        return None
 
 
-_DATE_HINT = _hint([*_CN_RELATIVE_DAYS, "月", "天", "周", "星期", "礼拜", *_EN_RELATIVE_DAYS,
-                    *_EN_WEEKDAYS, *_MONTHS, "day"],
-                   shapes=[r"\d\s?[-/.年]\s?\d"])          # 2024-05-01, 2024年5月1日, 5/1
+def _prefix_tree(words: list[str]) -> str:
+    """An alternation of ``words`` factored on shared prefixes ("mid(?:day|night)"): it matches at
+    the same places as the plain alternation, but a failing word start costs one test per letter."""
+    if not words:
+        return ""
+    if "" in words:
+        rest = _prefix_tree([w for w in words if w])
+        return f"(?:{rest})?" if rest else ""
+    branches: dict[str, list[str]] = {}
+    for word in sorted(set(words)):
+        branches.setdefault(word[0], []).append(word[1:])
+    parts = [re.escape(first) + _prefix_tree(rests) for first, rests in branches.items()]
+    return parts[0] if len(parts) == 1 else f"(?:{'|'.join(parts)})"
+
+
+_DATE_HINT = _FirstLook([*_CN_RELATIVE_DAYS, "月", "天", "周", "星期", "礼拜", *_EN_RELATIVE_DAYS,
+                         *_EN_WEEKDAYS, *_MONTHS, "day"],
+                        digit_tails=[r"\s?[-/.年]\s?\d"])          # 2024-05-01, 2024年5月1日, 5/1
 
 
 def find_dates(text: str, now: Callable[[], datetime]) -> list[Found]:
@@ -323,9 +366,10 @@ def _en_hour(text: str) -> int:
     return int(text) if text.isdigit() else _EN_HOUR_WORDS[text.lower()]
 
 
-_TIME_HINT = _hint([*_CN_PERIOD.split("|"), "点", "點", "时", "時", "正午", "午夜", *_EN_HOUR_WORDS, "noon",
-                    "midday", "midnight", "half", "quarter", "o'clock", "oclock"],
-                   shapes=[r"\d\s?[:：]", r"\d\s*[ap]\.?m", r"\bat\s+\d"])   # 15:30, 3pm, at 3
+_TIME_HINT = _FirstLook([*_CN_PERIOD.split("|"), "点", "點", "时", "時", "正午", "午夜", *_EN_HOUR_WORDS,
+                         "noon", "midday", "midnight", "half", "quarter", "o'clock", "oclock"],
+                        digit_tails=[r"\s?[:：]", r"\s*[ap]\.?m"],   # 15:30, 3pm
+                        latin_shapes=[r"at\s+\d"])                    # at 3
 
 
 def find_times(text: str) -> list[Found]:

@@ -25,7 +25,13 @@ from dialogkit.flow.schema import BotFile, EntityTypeSpec
 from dialogkit.understanding.builtins import BUILTIN_FINDERS, Clock
 from dialogkit.understanding.interpretation import Mention
 from dialogkit.understanding.language import has_cjk
-from dialogkit.understanding.numbers import Found, longest_first, non_overlapping
+from dialogkit.understanding.numbers import (
+    Found,
+    find_numbers,
+    integers_of,
+    longest_first,
+    non_overlapping,
+)
 
 _LATIN_EDGE = "A-Za-z0-9"
 
@@ -36,11 +42,28 @@ def normalise_alias(text: str) -> str:
 
 
 def _alias_pattern(alias: str) -> str:
+    """One alias without its leading edge check (``_alias_alternation`` adds it once)."""
     body = r"\s+".join(re.escape(part) for part in alias.split())
     if has_cjk(alias):
         return body
     plural = "(?:s|es)?" if alias[-1:].isalpha() else ""
-    return rf"(?<![{_LATIN_EDGE}]){body}{plural}(?![{_LATIN_EDGE}])"
+    return rf"{body}{plural}(?![{_LATIN_EDGE}])"
+
+
+def _alias_alternation(ordered: list[str]) -> str:
+    """The aliases (longest first) as one alternation: Chinese ones, then Latin ones.
+
+    Latin aliases share one look-behind for the word edge instead of one each, so a position
+    costs a single edge check (the alternation is tried at every position of every turn). The
+    regrouping keeps the longest-first choice: where a Chinese alias (one holding a Han
+    character) and a Latin one both match at a position, the Latin match stops before that Han
+    character, so the Latin alias is the strictly shorter one and was after it already.
+    """
+    chinese = [_alias_pattern(a) for a in ordered if has_cjk(a)]
+    latin = [_alias_pattern(a) for a in ordered if not has_cjk(a)]
+    if latin:
+        chinese.append(rf"(?<![{_LATIN_EDGE}])(?:{'|'.join(latin)})")
+    return "|".join(chinese)
 
 
 class SynonymMatcher:
@@ -54,7 +77,7 @@ class SynonymMatcher:
                     self.canonical.setdefault(normalise_alias(alias), canonical)
         ordered = sorted(self.canonical, key=len, reverse=True)
         self._pattern = (
-            re.compile("|".join(_alias_pattern(a) for a in ordered), re.IGNORECASE)
+            re.compile(_alias_alternation(ordered), re.IGNORECASE)
             if ordered
             else None
         )
@@ -65,9 +88,9 @@ class SynonymMatcher:
         found: list[Found] = []
         for match in self._pattern.finditer(text):
             key = normalise_alias(match.group())
-            canonical = next(
-                (self.canonical[k] for k in (key, *_singulars(key)) if k in self.canonical), None
-            )
+            canonical = self.canonical.get(key)  # the usual case: the alias itself, no plural
+            if canonical is None:
+                canonical = next((self.canonical[k] for k in _singulars(key) if k in self.canonical), None)
             if canonical is not None:
                 found.append(Found(match.start(), match.end(), canonical))
         return found
@@ -128,9 +151,14 @@ class EntityExtractor:
         spans are identical in both, mentions carry the original surface.
         """
         mentions: list[Mention] = []
+        numbers: list[Found] | None = None  # number and integer read the same numerals: once
         for type_name in types:
             if type_name in self.custom:
                 found = self.custom[type_name].find(folded)
+            elif type_name in _NUMERIC:
+                if numbers is None:
+                    numbers = find_numbers(folded)
+                found = numbers if type_name == "number" else integers_of(numbers)
             elif type_name in BUILTIN_FINDERS:
                 found = BUILTIN_FINDERS[type_name](folded, now)
             else:
@@ -147,10 +175,14 @@ class EntityExtractor:
     def resolve_overlaps(self, mentions: Iterable[Mention]) -> list[Mention]:
         """One non-overlapping reading: declared types, then longer spans, then built-in order."""
 
+        mentions = list(mentions)
+        if len(mentions) < 2:  # most turns: nothing can overlap, and no unit to give back
+            return mentions
+
         def rank(m: Mention) -> tuple[bool, int, int, int]:
             return (m.type not in self.custom, m.start - m.end, self._order[m.type], m.start)
 
-        return non_overlapping(_trim_units(list(mentions), self.custom), rank)
+        return non_overlapping(_trim_units(mentions, self.custom), rank)
 
 
 _NUMERIC = frozenset({"number", "integer"})

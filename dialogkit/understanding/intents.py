@@ -39,6 +39,7 @@ PATTERN_WEIGHT = 0.1
 SIMILARITY_FLOOR = 0.2  # example similarity below this is noise (shared particles, "the")
 
 _CJK_STOP = frozenset("的了吗呢吧啊呀我你他她它们是在有个这那就都也还和与请帮想要给一吗么")
+_CJK_STOP_TABLE = dict.fromkeys(map(ord, _CJK_STOP))  # str.translate drops them in C
 _EN_STOP = frozenset(
     (
         "a an the my your our their his her its it it's is are was were be been am of to for in on "
@@ -61,7 +62,7 @@ def stem(word: str) -> str:
 def _content(lowered: str) -> tuple[list[str], list[str]]:
     """The Chinese runs (stop characters dropped) and English stems (stop words dropped) of
     folded, lower-cased text: what both ``features`` and ``units`` are built from."""
-    runs = ["".join(ch for ch in run if ch not in _CJK_STOP) for run in CJK_RUN.findall(lowered)]
+    runs = [run.translate(_CJK_STOP_TABLE) for run in CJK_RUN.findall(lowered)]
     stems = [stem(w) for w in _EN_WORD.findall(lowered) if w not in _EN_STOP]
     return runs, stems
 
@@ -96,26 +97,40 @@ def similarity(utterance: frozenset[str], example: frozenset[str]) -> float:
     """Mean of Dice and the share of the example covered by the utterance."""
     if not utterance or not example:
         return 0.0
-    shared = len(utterance & example)
-    dice = 2 * shared / (len(utterance) + len(example))
-    return (dice + shared / len(example)) / 2
+    return _similarity(len(utterance & example), len(utterance), len(example))
+
+
+def _similarity(shared: int, utterance_size: int, example_size: int) -> float:
+    """``similarity`` from the counts alone: the scorer already knows each example's size."""
+    dice = 2 * shared / (utterance_size + example_size)
+    return (dice + shared / example_size) / 2
 
 
 def _keyword_pattern(keywords: Iterable[str]) -> re.Pattern[str] | None:
-    parts = []
+    """Keywords longest first, Chinese ones then Latin ones under one shared word-edge check.
+
+    Regrouping keeps the longest-first choice at every position (the argument is that of
+    ``entities._alias_alternation``) and saves one look-behind per Latin keyword per position.
+    """
+    chinese, latin = [], []
     for keyword in sorted(
         {k.strip().lower() for k in keywords if k.strip()}, key=len, reverse=True
     ):
         body = r"\s+".join(re.escape(p) for p in keyword.split())
-        parts.append(body if has_cjk(keyword) else rf"(?<![a-z0-9]){body}(?![a-z0-9])")
-    return re.compile("|".join(parts)) if parts else None
+        if has_cjk(keyword):
+            chinese.append(body)
+        else:
+            latin.append(rf"{body}(?![a-z0-9])")
+    if latin:
+        chinese.append(rf"(?<![a-z0-9])(?:{'|'.join(latin)})")
+    return re.compile("|".join(chinese)) if chinese else None
 
 
 @dataclass(frozen=True)
 class _FlowIndex:
     name: str
     keywords: re.Pattern[str] | None
-    examples: tuple[frozenset[str], ...]
+    examples: tuple[tuple[frozenset[str], int], ...]  # features and their count (never 0)
     vocabulary: frozenset[str]
     synonym_types: frozenset[str]
     pattern_types: frozenset[str]
@@ -143,7 +158,7 @@ class IntentScorer:
                 _FlowIndex(
                     name=name,
                     keywords=_keyword_pattern(trigger.keywords),
-                    examples=examples,
+                    examples=tuple((e, len(e)) for e in examples),
                     vocabulary=frozenset(vocabulary),
                     synonym_types=frozenset(synonym_types),
                     pattern_types=frozenset(pattern_types - synonym_types),
@@ -176,13 +191,13 @@ class IntentScorer:
         # not scaled: "工单" or "my iPhone got lost" is a clear request however short or long.
         direct = 1.0
         if flow.keywords is not None:
-            hits = {m.group() for m in flow.keywords.finditer(lowered)}
+            hits = set(flow.keywords.findall(lowered))  # no groups: findall yields whole matches
             direct *= (1 - KEYWORD_WEIGHT) ** len(hits)
         direct *= (1 - SYNONYM_WEIGHT) ** len(types & flow.synonym_types)
         # Indirect evidence: resemblance to the examples, values of pattern types. Scaled by how much
         # of the utterance the flow's vocabulary explains, so a stray shared word stays weak.
         doubt = 1.0
-        best = max((similarity(utterance, e) for e in flow.examples), default=0.0)
+        best = _best_similarity(flow, utterance)
         doubt *= 1 - max(0.0, (best - SIMILARITY_FLOOR) / (1 - SIMILARITY_FLOOR))
         doubt *= (1 - PATTERN_WEIGHT) ** len(types & flow.pattern_types)
         indirect = 1 - doubt
@@ -190,3 +205,21 @@ class IntentScorer:
             explained = len(content & flow.vocabulary) / len(content) if content else 1.0
             indirect *= 0.5 + 0.5 * explained
         return 1 - direct * (1 - indirect)
+
+
+def _best_similarity(flow: _FlowIndex, utterance: frozenset[str]) -> float:
+    """``max(similarity(utterance, e) for e in the flow's examples)``, 0.0 when there are none.
+
+    An example sharing no feature with the utterance scores exactly 0.0, and most examples share
+    none, so a C-level ``isdisjoint`` rules them out before any set is built or division done.
+    (Measured on the support bot: a third of the cost of scoring every example, and cheaper than
+    an inverted index from feature to examples, whose per-feature Python loop costs more.)
+    """
+    size = len(utterance)
+    best = 0.0
+    for example, example_size in flow.examples:
+        if not utterance.isdisjoint(example):
+            value = _similarity(len(utterance & example), size, example_size)
+            if value > best:
+                best = value
+    return best

@@ -311,4 +311,9 @@ def find_numbers(text: str) -> list[Found]:
 
 def find_integers(text: str) -> list[Found]:
     """The ``integer`` type: numbers whose value is integral."""
-    return [f for f in find_numbers(text) if isinstance(f.value, int)]
+    return integers_of(find_numbers(text))
+
+
+def integers_of(numbers: list[Found]) -> list[Found]:
+    """The integral ones of ``find_numbers``' result: lets a caller wanting both types read once."""
+    return [f for f in numbers if isinstance(f.value, int)]

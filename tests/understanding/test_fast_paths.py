@@ -1,0 +1,243 @@
+"""Every shortcut of rule understanding gives what the plain computation gives.
+
+Each fast path (a first look that skips work, a regrouped alternation, a shared result) is
+compared with the straightforward form it replaces, on a broad set of Chinese and English
+utterances: every user turn of the conversation tests, every string of the understanding tests,
+and variants of them (upper case, plurals, digits, full-width digits, doubled spaces).
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from datetime import datetime
+from functools import cache
+from pathlib import Path
+
+import pytest
+from ruamel.yaml import YAML
+
+from dialogkit.flow.schema import BotFile
+from dialogkit.understanding import builtins, datetimes, entities, intents
+from dialogkit.understanding.entities import SynonymMatcher, normalise_alias
+from dialogkit.understanding.language import fold, has_cjk
+from dialogkit.understanding.numbers import find_integers, find_numbers, non_overlapping
+from dialogkit.understanding.rules import RuleUnderstanding
+from tests.understanding.conftest import SUPPORT_BOT, bot_from_yaml, fixed_now
+
+TESTS = Path(__file__).resolve().parents[1]
+MEETING_BOT = TESTS.parent / "flows" / "meeting.yaml"
+EXTRA = [
+    "我上周买的手机屏幕碎了", "123456", "确认", "查看订单 12345 的状态", "my laptop arrived broken",
+    "order 67890", "yes", "where is my order 24680", "你好", "我的包裹没收到", "不对，订单号是 12345", "算了",
+    "my iPhones and iPads are broken", "two phones, three laptops", "ipad平板坏了", "the headphoneses",
+    "call +86 138-1234-5678 or (415) 555-2671", "+1 2 3 4 5 6 7", "00 44 20 7946 0958",
+    "１２３４５６７",
+    "where is it? the status of my ticket", "status: damaged / missing", "ＭＹ ＰＨＯＮＥ",
+    "meet at 3 tomorrow", "at 3", "12/3 15:30", "下周五下午三点", "on Dec 3rd", "phone", "one", "ONE o'clock",
+    "", " ", "ſtatus", "K", "İPHONE", "Tablets", "lost and never arrived", "没到没收到丢了",
+]
+
+
+def _yaml_user_turns(node: object) -> list[str]:
+    if isinstance(node, dict):
+        own = [str(node["user"])] if isinstance(node.get("user"), (str, int)) else []
+        return own + [t for value in node.values() for t in _yaml_user_turns(value)]
+    if isinstance(node, list):
+        return [t for value in node for t in _yaml_user_turns(value)]
+    return []
+
+
+@cache
+def corpus() -> tuple[str, ...]:
+    texts = list(EXTRA)
+    for path in sorted((TESTS / "conversations").glob("*.yaml")):
+        texts += _yaml_user_turns(YAML(typ="safe").load(path.read_text(encoding="utf-8")))
+    for path in sorted((TESTS / "understanding").glob("test_*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Constant) and isinstance(node.value, str) and len(node.value) < 200:
+                texts.append(node.value)
+    variants = [v for t in texts for v in (t, t.upper(), t + "s", f"{t} 12345", f"１２３ {t}", t.replace(" ", "  "))]
+    return tuple(dict.fromkeys(variants))
+
+
+@cache
+def bots() -> tuple[RuleUnderstanding, ...]:
+    specs = [
+        BotFile.model_validate(YAML(typ="safe").load(path.read_text(encoding="utf-8")))
+        for path in (SUPPORT_BOT, MEETING_BOT)
+    ]
+    specs.append(
+        bot_from_yaml(
+            """
+            entities:
+              device: {values: {tablet: [ipad平板, iPad, tablet], phone: [手机, phone, "cell phone"]}}
+              code: {pattern: '[A-Z]{2}\\d{3,6}'}
+            flows:
+              fix:
+                trigger:
+                  keywords: [维修, ipad平板, fix, "cell phone", repair]
+                  examples: [帮我修一下平板, fix my iPad]
+                slots: [{name: device, entity: device}, {name: code, entity: code}]
+            """
+        )
+    )
+    return tuple(RuleUnderstanding(spec, now=fixed_now) for spec in specs)
+
+
+# -------------------------------------------------------------------------- intents
+
+
+def _plain_keyword_pattern(keywords: list[str]) -> re.Pattern[str] | None:
+    """The keyword alternation before regrouping: one look-behind per Latin keyword."""
+    parts = []
+    for keyword in sorted({k.strip().lower() for k in keywords if k.strip()}, key=len, reverse=True):
+        body = r"\s+".join(re.escape(p) for p in keyword.split())
+        parts.append(body if has_cjk(keyword) else rf"(?<![a-z0-9]){body}(?![a-z0-9])")
+    return re.compile("|".join(parts)) if parts else None
+
+
+def test_keyword_hits_match_the_plain_alternation() -> None:
+    """Chinese keywords first, Latin ones under one look-behind: the same hits, in order."""
+    for rules in bots():
+        for name, flow in rules.spec.flows.items():
+            fast = intents._keyword_pattern(flow.trigger.keywords)
+            plain = _plain_keyword_pattern(flow.trigger.keywords)
+            assert (fast is None) == (plain is None)
+            if fast is None or plain is None:
+                continue
+            for text in corpus():
+                lowered = fold(text).lower()
+                assert fast.findall(lowered) == [m.group() for m in plain.finditer(lowered)], (name, text)
+
+
+def test_best_similarity_is_the_max_over_every_example() -> None:
+    """Skipping examples that share no feature changes no score, not even in the last bit."""
+    for rules in bots():
+        for flow in rules.intents._flows:
+            for text in corpus():
+                utterance = intents.features(text)
+                plain = max((intents.similarity(utterance, e) for e, _ in flow.examples), default=0.0)
+                assert intents._best_similarity(flow, utterance) == plain, (flow.name, text)
+
+
+# -------------------------------------------------------------------------- entities
+
+
+def _plain_alias_pattern(aliases: list[str]) -> re.Pattern[str]:
+    """The synonym alternation before regrouping: each Latin alias with its own look-behind."""
+    parts = []
+    for alias in sorted(aliases, key=len, reverse=True):
+        body = r"\s+".join(re.escape(part) for part in alias.split())
+        if has_cjk(alias):
+            parts.append(body)
+        else:
+            plural = "(?:s|es)?" if alias[-1:].isalpha() else ""
+            parts.append(rf"(?<![A-Za-z0-9]){body}{plural}(?![A-Za-z0-9])")
+    return re.compile("|".join(parts), re.IGNORECASE)
+
+
+def _plain_synonym_find(matcher: SynonymMatcher, text: str) -> list[tuple[int, int, str]]:
+    found = []
+    for match in _plain_alias_pattern(matcher.aliases()).finditer(text):
+        key = normalise_alias(match.group())
+        keys = [key, *(key[: -len(s)] for s in ("s", "es") if key.endswith(s) and len(key) > len(s))]
+        canonical = next((matcher.canonical[k] for k in keys if k in matcher.canonical), None)
+        if canonical is not None:
+            found.append((match.start(), match.end(), canonical))
+    return found
+
+
+@pytest.mark.parametrize(
+    "synonyms",
+    [
+        {"tablet": ["ipad平板", "iPad", "ipads", "tablet"], "phone": ["手机", "phone", "cell phone", "cell"]},
+        {"x": ["a", "ab", "ab手", "a b c", "手a"], "y": ["b", "bs", "手", "c3"]},
+    ],
+)
+def test_regrouped_aliases_find_what_the_plain_alternation_finds(
+    synonyms: dict[str, list[str]],
+) -> None:
+    """Mixed aliases ("ipad平板" beside "iPad") keep the longest-first choice."""
+    matcher = SynonymMatcher(synonyms)
+    texts = [*corpus(), "ab手", "a b手", "AB手 abs", "a  b c手a", "ipads平板", "cell phones", "c3s 手a"]
+    for text in texts:
+        assert [tuple(f) for f in matcher.find(text)] == _plain_synonym_find(matcher, text), text
+
+
+def test_declared_synonym_types_find_what_the_plain_alternation_finds() -> None:
+    """The shipped bots' synonym types, on every utterance of the corpus."""
+    for rules in bots():
+        for custom in rules.entities.custom.values():
+            if custom.synonyms is None:
+                continue
+            for text in corpus():
+                folded = fold(text)
+                found = [tuple(f) for f in custom.synonyms.find(folded)]
+                assert found == _plain_synonym_find(custom.synonyms, folded), (custom.name, text)
+
+
+def test_number_and_integer_together_equal_each_alone() -> None:
+    """``find`` reads numbers once when both types are wanted; each alone must agree."""
+    rules = bots()[0]
+    for text in corpus():
+        together = rules.extract(text, ["integer", "number"])
+        alone = rules.extract(text, ["integer"]) + rules.extract(text, ["number"])
+        assert together == sorted(alone, key=lambda m: (m.start, rules.entities._order[m.type]))
+        assert [m.value for m in rules.extract(text, ["integer"])] == [f.value for f in find_integers(fold(text))]
+        assert [m.value for m in rules.extract(text, ["number"])] == [f.value for f in find_numbers(fold(text))]
+
+
+def test_resolving_one_mention_or_none_takes_the_general_path_result() -> None:
+    """``resolve_overlaps`` returns fewer than two mentions as they are: nothing to settle."""
+    for rules in bots():
+        extractor = rules.entities
+
+        def rank(m: object) -> tuple[bool, int, int, int]:
+            return (m.type not in extractor.custom, m.start - m.end, extractor._order[m.type], m.start)  # type: ignore[attr-defined]
+
+        for text in corpus():
+            found = extractor.find(text, fold(text), rules.tracked_types, fixed_now)
+            general = non_overlapping(entities._trim_units(list(found), extractor.custom), rank)
+            assert extractor.resolve_overlaps(found) == general, text
+
+
+# -------------------------------------------------------------------------- built-ins
+
+
+def test_the_phone_first_look_loses_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Text with fewer than seven digits holds no phone: skipping it finds the same phones."""
+    texts = corpus()
+    gated = [builtins.find_phones(fold(t)) for t in texts]
+    monkeypatch.setattr(builtins, "_may_hold_phone", lambda text: True)
+    assert [builtins.find_phones(fold(t)) for t in texts] == gated
+    assert any(gated)
+
+
+def test_the_date_and_time_first_looks_lose_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The split, prefix-tree first looks skip no text that holds a date or a time."""
+    now = lambda: datetime(2026, 11, 30, 10, 0)  # noqa: E731
+    texts = corpus()
+    gated = [(datetimes.find_dates(fold(t), now), datetimes.find_times(fold(t))) for t in texts]
+    monkeypatch.setattr(datetimes, "_DATE_HINT", re.compile(""))
+    monkeypatch.setattr(datetimes, "_TIME_HINT", re.compile(""))
+    assert [(datetimes.find_dates(fold(t), now), datetimes.find_times(fold(t))) for t in texts] == gated
+    assert sum(1 for d, t in gated if d or t) > 20
+
+
+@pytest.mark.parametrize(
+    "words",
+    [
+        ["day", "day after tomorrow", "dec", "december", "d"],
+        ["mid", "midday", "midnight", "o'clock", "oclock", "one"],
+        ["a.b", "a+b", "ab", "a b"],
+    ],
+)
+def test_prefix_tree_matches_where_the_plain_alternation_matches(words: list[str]) -> None:
+    """A first look only asks whether anything matches: the tree and the list agree on that."""
+    tree = re.compile(rf"\b(?:{datetimes._prefix_tree(words)})", re.I)
+    alternation = "|".join(re.escape(w) for w in sorted(words, key=len, reverse=True))
+    plain = re.compile(rf"\b(?:{alternation})", re.I)
+    texts = [*corpus(), *words, *(w.upper() for w in words), "a-b", "axb", "midd", "o'clo"]
+    for text in texts:
+        assert (tree.search(text) is None) == (plain.search(text) is None), text
