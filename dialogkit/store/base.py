@@ -252,33 +252,33 @@ class StagedTxn:
 
 
 class SessionCache:
-    """The sessions this process committed last, keyed by id, with the blob they were saved as.
+    """The sessions this process committed last, keyed by id, with the revision they were saved as.
 
     A turn takes its session out (so a turn that fails leaves nothing stale behind) and, if the
-    stored blob is still the one it committed, reuses the object instead of decoding it again:
-    decoding the session is the largest part of a turn's store cost. The object handed to
-    ``save`` is taken over by the store; the runtime never touches it after the turn.
+    stored revision is still the one it committed, reuses the object instead of decoding it again:
+    decoding the session is the largest part of a turn's store cost. The revision is whatever
+    token the store wrote with the session and can read back cheaply (the SQLite store: a random
+    ``rev`` per commit). The object handed to ``save`` is taken over by the store; the runtime
+    never touches it after the turn.
     """
 
     def __init__(self, size: int = 512) -> None:
         self._size = size
-        self._items: OrderedDict[str, tuple[str, Session]] = OrderedDict()
+        self._items: OrderedDict[str, tuple[int, Session]] = OrderedDict()
         self._guard = threading.Lock()
 
-    def take(self, session_id: str) -> tuple[str, Session] | None:
+    def take(self, session_id: str) -> tuple[int, Session] | None:
         with self._guard:
             return self._items.pop(session_id, None)
 
-    def keep(self, pending: PendingWrite, history_tail: int | None) -> None:
-        session, blob = pending.session, pending.blob
-        if session is None or blob is None:
-            return
+    def keep(self, session_id: str, rev: int, session: Session, history_tail: int | None) -> None:
+        """Remember ``session`` as committed with ``rev``, its history cut to what a load would return."""
         if history_tail is not None and len(session.history) > history_tail:
             drop = len(session.history) - history_tail
             del session.history[:drop]
             session.history_offset += drop
         with self._guard:
-            self._items[pending.session_id] = (blob, session)
+            self._items[session_id] = (rev, session)
             while len(self._items) > self._size:
                 self._items.popitem(last=False)
 
@@ -310,14 +310,28 @@ class KeyedLocks:
     @contextmanager
     def hold(self, key: Hashable, timeout_s: float, describe: str, *, name: str | None = None) -> Iterator[None]:
         """Wait up to ``timeout_s`` for ``key``'s lock; the timeout error names ``name`` (default: the key)."""
+        entry = self.acquire(key, timeout_s, describe, name=name)
+        try:
+            yield
+        finally:
+            self.release(key, entry)
+
+    def acquire(self, key: Hashable, timeout_s: float, describe: str, *, name: str | None = None) -> _LockEntry:
+        """``hold`` without the context manager, for a caller that runs on every turn and manages
+        its own exit (the SQLite store's turn); pass the entry back to ``release``."""
         entry = self._enter(key)
         try:
             if not entry.lock.acquire(timeout=max(timeout_s, 0.0)):
                 raise StoreError(lock_timeout_message(str(key) if name is None else name, timeout_s, describe))
-            try:
-                yield
-            finally:
-                entry.lock.release()
+        except BaseException:
+            self._leave(key, entry)
+            raise
+        return entry
+
+    def release(self, key: Hashable, entry: _LockEntry) -> None:
+        """Give back a lock taken with ``acquire``."""
+        try:
+            entry.lock.release()
         finally:
             self._leave(key, entry)
 

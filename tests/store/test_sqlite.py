@@ -17,6 +17,8 @@ import pytest
 from dialogkit.errors import StoreError
 from dialogkit.runtime.session import PersistedValue
 from dialogkit.store import SqliteStore
+from dialogkit.store.base import encode_message, encode_session
+from dialogkit.store.sqlite import _LOCK_FILES
 from tests.store.factories import add_messages, child_turn_script, make_session
 
 # A second process that takes session s1's turn lock, says so, and then either finishes the turn
@@ -70,10 +72,205 @@ class TestFile:
             SqliteStore(bogus)
 
     def test_a_file_of_another_store_schema_is_refused(self, store: SqliteStore, db: Path) -> None:
-        """A database written by a future layout is refused instead of being misread."""
+        """A database written by a future layout is refused instead of being misread, and untouched."""
         sql(db, "UPDATE meta SET value = '2' WHERE key = 'schema'")
+        sql(db, "CREATE INDEX sessions_updated_at ON sessions (updated_at)")
         with pytest.raises(StoreError, match="schema version 2"):
             SqliteStore(db)
+        assert sql(db, "SELECT name FROM sqlite_master WHERE name = 'sessions_updated_at'") != []
+
+
+# The layout of files written before the rev column (schema 1 as first released), verbatim.
+OLD_LAYOUT = """
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE sessions (
+    id TEXT PRIMARY KEY, user_id TEXT NOT NULL, updated_at REAL NOT NULL,
+    history_count INTEGER NOT NULL, data TEXT NOT NULL);
+CREATE INDEX sessions_updated_at ON sessions (updated_at);
+CREATE TABLE messages (
+    session_id TEXT NOT NULL, idx INTEGER NOT NULL, data TEXT NOT NULL,
+    PRIMARY KEY (session_id, idx)) WITHOUT ROWID;
+CREATE TABLE user_slots (
+    user_id TEXT NOT NULL, name TEXT NOT NULL, data TEXT NOT NULL, updated_at REAL NOT NULL,
+    PRIMARY KEY (user_id, name)) WITHOUT ROWID;
+INSERT INTO meta (key, value) VALUES ('schema', '1');
+"""
+
+
+def old_dialogkit_save(db: Path, session_id: str, turn: int, messages: int = 2) -> None:
+    """Write a session as a dialogkit from before the rev column does: it names its own columns."""
+    session = make_session(session_id, messages=messages)
+    session.turn = turn
+    with closing(sqlite3.connect(db, isolation_level=None)) as conn:
+        conn.execute(
+            "INSERT INTO sessions (id, user_id, updated_at, history_count, data) VALUES (?, ?, ?, ?, ?) "
+            "ON CONFLICT (id) DO UPDATE SET user_id = excluded.user_id, updated_at = excluded.updated_at, "
+            "history_count = excluded.history_count, data = excluded.data",
+            (session_id, session.user_id, session.updated_at, messages, encode_session(session)))
+        conn.executemany("INSERT OR REPLACE INTO messages (session_id, idx, data) VALUES (?, ?, ?)",
+                         [(session_id, i, encode_message(session_id, m)) for i, m in enumerate(session.history)])
+
+
+def rev_of(db: Path, session_id: str) -> int:
+    (rev,), = sql(db, "SELECT rev FROM sessions WHERE id = ?", (session_id,))
+    assert isinstance(rev, int)
+    return rev
+
+
+class TestOldFiles:
+    def test_a_file_without_rev_is_upgraded_in_place_and_keeps_its_sessions(self, tmp_path: Path) -> None:
+        """Opening a file of the first schema-1 layout adds rev (0 in old rows), drops the
+        updated_at index, and serves its sessions; it stays schema 1 for older versions."""
+        db = tmp_path / "old.db"
+        with closing(sqlite3.connect(db, isolation_level=None)) as conn:
+            conn.executescript(OLD_LAYOUT)
+        old_dialogkit_save(db, "s1", turn=4)
+        store = SqliteStore(db)
+        try:
+            assert rev_of(db, "s1") == 0
+            assert sql(db, "SELECT name FROM sqlite_master WHERE name = 'sessions_updated_at'") == []
+            assert sql(db, "SELECT value FROM meta WHERE key = 'schema'") == [("1",)]
+            with store.transaction("s1") as txn:
+                assert txn.session is not None and txn.session.turn == 4
+                txn.session.turn = 5
+                add_messages(txn.session, 2)
+                txn.save(txn.session)
+            assert rev_of(db, "s1") != 0
+            assert len(store.history("s1")) == 4
+        finally:
+            store.close()
+        again = SqliteStore(db)                         # a second open changes nothing more
+        try:
+            loaded = again.load("s1")
+            assert loaded is not None and loaded.turn == 5
+        finally:
+            again.close()
+
+    def test_an_older_dialogkit_writing_the_session_invalidates_the_cache(self, tmp_path: Path) -> None:
+        """A process that does not know rev updates the row without it: the trigger in the file
+        resets rev to 0, so this store reloads instead of reusing its cached session."""
+        db = tmp_path / "old.db"
+        with closing(sqlite3.connect(db, isolation_level=None)) as conn:
+            conn.executescript(OLD_LAYOUT)
+        store = SqliteStore(db)
+        try:
+            with store.transaction("s1") as txn:          # committed here: cached with its rev
+                txn.save(make_session("s1", messages=2))
+            old_dialogkit_save(db, "s1", turn=9)
+            assert rev_of(db, "s1") == 0
+            with store.transaction("s1") as txn:
+                assert txn.session is not None and txn.session.turn == 9
+        finally:
+            store.close()
+
+
+class TestSessionCache:
+    def test_every_commit_writes_a_new_non_zero_rev(self, store: SqliteStore, db: Path) -> None:
+        """The rev the cache is checked against changes with every committed turn."""
+        revs = []
+        for turn in range(5):
+            with store.transaction("s1") as txn:
+                session = txn.session or make_session("s1")
+                session.turn = turn
+                txn.save(session)
+            revs.append(rev_of(db, "s1"))
+        assert 0 not in revs and len(set(revs)) == 5
+
+    def test_a_hand_edit_of_the_row_resets_rev_and_is_seen(self, store: SqliteStore, db: Path) -> None:
+        """An UPDATE that does not write a new rev (an operator, a script) zeroes it: the next turn
+        reads the edited row instead of this store's cached copy."""
+        with store.transaction("s1") as txn:
+            txn.save(make_session("s1"))
+        edited = make_session("s1")
+        edited.turn = 42
+        sql(db, "UPDATE sessions SET data = ? WHERE id = 's1'", (encode_session(edited),))
+        assert rev_of(db, "s1") == 0
+        with store.transaction("s1") as txn:
+            assert txn.session is not None and txn.session.turn == 42
+
+    @pytest.mark.parametrize("language", ["zh", "en"])
+    def test_another_store_on_the_file_invalidates_this_stores_copy(self, db: Path, language: str) -> None:
+        """Two stores (each with its own cache) take turns on one session: each sees the other's."""
+        first, second = SqliteStore(db), SqliteStore(db)
+        try:
+            for turn in range(1, 7):
+                writer = first if turn % 2 else second
+                with writer.transaction("s1") as txn:
+                    session = txn.session or make_session("s1", language=language)
+                    assert session.turn == turn - 1
+                    session.turn = turn
+                    add_messages(session, 2, language)
+                    txn.save(session)
+            for reader in (first, second):
+                with reader.transaction("s1") as txn:
+                    assert txn.session is not None and txn.session.turn == 6
+                    assert len(txn.session.history) == 12
+        finally:
+            first.close()
+            second.close()
+
+    def test_a_session_deleted_and_written_again_is_not_served_from_the_cache(
+            self, store: SqliteStore, db: Path) -> None:
+        """delete_session from another store, then a new session of the same id: a new rev."""
+        with store.transaction("s1") as txn:
+            txn.save(make_session("s1", messages=2))
+        other = SqliteStore(db)
+        try:
+            other.delete_session("s1")
+            with other.transaction("s1") as txn:
+                assert txn.session is None
+                fresh = make_session("s1", language="zh")
+                fresh.turn = 3
+                txn.save(fresh)
+        finally:
+            other.close()
+        with store.transaction("s1") as txn:
+            assert txn.session is not None and txn.session.turn == 3 and txn.session.language == "zh"
+
+    def test_a_turn_in_another_process_invalidates_the_cached_copy(self, store: SqliteStore, db: Path) -> None:
+        """This process committed s1 last and cached it; another process's turn replaces the row."""
+        with store.transaction("s1") as txn:
+            txn.save(make_session("s1", messages=2))
+        assert finish(run_child(db, "hold")) == 0            # the child's turn: turn 0 -> 1
+        with store.transaction("s1") as txn:
+            assert txn.session is not None and txn.session.turn == 1
+        assert store.user_slots("alice")["order_id"].value == "from child"
+
+
+class TestTurnBookkeeping:
+    def test_every_way_a_turn_ends_gives_the_lock_file_back(self, store: SqliteStore, db: Path) -> None:
+        """Commit, a raising block, a failed load and a lock timeout all end the turn's use of the
+        lock file: once the store closes, the process holds no lock file open."""
+        with store.transaction("s1") as txn:
+            txn.save(make_session("s1"))
+        with pytest.raises(ZeroDivisionError), store.transaction("s1"):
+            1 / 0
+        with store.transaction("bad") as txn:
+            txn.save(make_session("bad"))
+        sql(db, "UPDATE sessions SET data = 'oops' WHERE id = 'bad'")
+        with pytest.raises(StoreError, match="corrupt"), store.transaction("bad"):
+            pass
+        child = run_child(db, "hold", pause=1.0)
+        with pytest.raises(StoreError, match="busy"), store.transaction("s1", timeout_s=0.1):
+            pass
+        assert finish(child) == 0
+        store.close()
+        assert not any(lock_file.path.parent == db.parent for lock_file in _LOCK_FILES.values())
+
+
+class TestExpiry:
+    def test_purge_finds_idle_sessions_without_an_index(self, store: SqliteStore, db: Path) -> None:
+        """No index on updated_at (it cost every turn); purge scans and still picks exactly the idle ones."""
+        assert sql(db, "SELECT name FROM sqlite_master WHERE type = 'index' AND sql LIKE '%updated_at%'") == []
+        now = time.time()
+        for i in range(40):
+            session = make_session(f"s{i}", language="zh" if i % 2 else "en")
+            session.updated_at = now - (3600 if i % 3 == 0 else 60)
+            with store.transaction(session.id) as txn:
+                txn.save(session)
+        assert store.purge_expired(now - 1800) == 14
+        kept = sorted(int(str(row[0])[1:]) for row in sql(db, "SELECT id FROM sessions"))
+        assert kept == [i for i in range(40) if i % 3]
 
 
 class TestCorruptRows:
