@@ -95,12 +95,19 @@ class SessionStore(Protocol):
 # --------------------------------------------------------------------------- serialisation
 
 _MESSAGES = TypeAdapter(list[Message])
+_SESSION = TypeAdapter(Session)
+_NOT_IN_BLOB = frozenset({"history"})
 
 
-def encode_session(session: Session) -> str:
-    """The session blob: everything but ``history``, which is stored message by message."""
+def encode_session(session: Session) -> bytes:
+    """The session blob: everything but ``history``, which is stored message by message.
+
+    UTF-8 bytes, as the serializer produces them: ``model_dump_json`` would decode them into a
+    ``str`` that the store then encodes back to UTF-8 to write it (about 12 µs a turn for a 7 KB
+    session with Chinese text). Every store and ``decode_session`` take the bytes as they are.
+    """
     try:
-        return session.model_dump_json(exclude={"history"})
+        return _SESSION.dump_json(session, exclude=_NOT_IN_BLOB)
     except PydanticSerializationError as exc:
         raise StoreError(f"session {session.id!r} holds a value that cannot be saved: {exc}") from exc
 
@@ -172,7 +179,7 @@ class PendingWrite:
     """Everything one turn commits, already serialised, so a commit is pure I/O."""
 
     session_id: str
-    blob: str | None = None                  # None: the session itself was not saved this turn
+    blob: bytes | None = None                # None: the session itself was not saved this turn
     user_id: str = ""
     updated_at: float = 0.0
     first_index: int = 0                     # absolute index of appended[0] (= stored count at load)

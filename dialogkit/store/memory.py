@@ -28,7 +28,7 @@ __all__ = ["MemoryStore"]
 
 @dataclass
 class _Record:
-    blob: str
+    blob: bytes
     updated_at: float
     history: list[str] = field(default_factory=list)   # message JSON, append-only
 

@@ -31,7 +31,7 @@ class TestStagedTxn:
         txn.save(session)
         assert txn.pending.first_index == 5 and txn.pending.history_count == 7
         assert [json.loads(m)["content"].rsplit("#", 1)[1] for m in txn.pending.appended] == ["5", "6"]
-        assert '"history":' not in (txn.pending.blob or "")
+        assert b'"history":' not in (txn.pending.blob or b"")
 
     def test_a_staged_delete_hides_a_stored_slot(self) -> None:
         """Reads inside the turn apply its staged deletes over what is stored."""
