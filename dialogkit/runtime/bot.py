@@ -89,8 +89,8 @@ class SessionView:
 def _summary_snapshot(state: SummaryState, language: str) -> Callable[[], str]:
     """Render ``state`` as it is now, later: items are replaced, never edited, so copying the
     three lists is a faithful snapshot even after the next turn changes the session."""
-    snapshot = SummaryState(facts=list(state.facts), confirmed=list(state.confirmed), pending=list(state.pending))
-    return lambda: summaries.render_summary(snapshot, language)
+    facts, confirmed, pending = list(state.facts), list(state.confirmed), list(state.pending)
+    return lambda: summaries.render_summary(SummaryState(facts=facts, confirmed=confirmed, pending=pending), language)
 
 
 class Bot:
@@ -117,6 +117,10 @@ class Bot:
         self.flows: dict[str, CompiledFlow] = compile_bot(self.spec, self._memory_callback, before_hooks=hooks)
         self._counter: Any = None
         self._descriptions: dict[tuple[str, str], str] = {}
+        # Per flow, its ``sensitive: true`` slots: redaction looks them up on every turn.
+        self.sensitive_slots: dict[str, tuple[str, ...]] = {
+            name: tuple(s.name for s in flow.slots if s.sensitive) for name, flow in self.spec.flows.items()
+        }
         # A turn needs the recent rounds only; older ones live on as summaries (dual track).
         self.history_tail = 2 * self.spec.context.effective_keep_recent_rounds + 24
 
@@ -408,9 +412,10 @@ class Bot:
             text=text, state=session.state, flow=session.flow, slots=slots, session_id=session.id,
             language=ctx.language,
             clarification=[c.value for c in pending.candidates] if pending is not None and ctx.clarification else None,
-            resolved=ctx.resolved_text or ctx.text, actions=list(ctx.action_runs), options=list(ctx.options),
-            trigger=ctx.transitions[-1] if ctx.transitions else None, transitions=list(ctx.transitions),
-            memory_actions=list(ctx.memory_run),
+            # The turn's own lists: the context is dropped after the turn, so they need no copy.
+            resolved=ctx.resolved_text or ctx.text, actions=ctx.action_runs, options=ctx.options,
+            trigger=ctx.transitions[-1] if ctx.transitions else None, transitions=ctx.transitions,
+            memory_actions=ctx.memory_run,
             summary=_summary_snapshot(session.summary, ctx.language),
         )
 

@@ -84,13 +84,8 @@ def sensitive_slot_values(bot: Bot, session: Session, *, extra_tasks: Iterable[T
     for task in (*session.stack, *extra_tasks):
         if task is None:
             continue
-        flow = bot.spec.flows.get(task.flow)
-        if flow is None:
-            continue
-        for slot in flow.slots:
-            if not slot.sensitive:
-                continue
-            held = [task.slots.get(slot.name), *(change.value for change in task.slot_history.get(slot.name, []))]
+        for name in bot.sensitive_slots.get(task.flow, ()):
+            held = [task.slots.get(name), *(change.value for change in task.slot_history.get(name, []))]
             values.extend(str(v) for v in held if v is not None and str(v).strip())
     return values
 

@@ -7,8 +7,8 @@ per-session data: a turn binds this data to them and reads the new state back.
 
 from __future__ import annotations
 
+import os
 import time
-import uuid
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -32,7 +32,7 @@ class SlotChange(_Data):
 class Task(_Data):
     """One flow being worked on. The top of ``Session.stack`` is the active task."""
 
-    id: str = Field(default_factory=lambda: uuid.uuid4().hex[:12])
+    id: str = Field(default_factory=lambda: os.urandom(6).hex())     # 48 random bits, as 12 hex digits
     flow: str
     state: str = "TASK_INIT"
     slots: dict[str, Any] = Field(default_factory=dict)
