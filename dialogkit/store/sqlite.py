@@ -510,18 +510,20 @@ class SqliteStore:
 
         If this process committed the session last and the stored ``rev`` is still the one it
         wrote, the cached object is reused: one SELECT of a number instead of decoding the blob
-        and the history tail. Any other writer (another store or process, an older dialogkit, a
+        and the history tail. The same SELECT finding no row ends a new session's load. Any other writer (another store or process, an older dialogkit, a
         hand edit) leaves a different ``rev`` or 0, and 0 is never written by a commit.
         """
         cached = self._cache.take(session_id)
-        if cached is not None:
-            try:
-                stored = self._conn().execute("SELECT rev FROM sessions WHERE id = ?", (session_id,)).fetchone()
-            except sqlite3.Error as exc:     # inline ``_errors``: this runs on every turn
-                raise StoreError(f"session store {self.url} failed: {exc}") from exc
-            if stored is not None and stored[0] == cached[0]:
-                session = cached[1]
-                return session, session.history_offset + len(session.history)
+        try:
+            stored = self._conn().execute("SELECT rev FROM sessions WHERE id = ?", (session_id,)).fetchone()
+        except sqlite3.Error as exc:     # inline ``_errors``: this runs on every turn
+            raise StoreError(f"session store {self.url} failed: {exc}") from exc
+        if stored is None:
+            # A new session: nothing to read, and under its lock nobody else can create it.
+            return None, 0
+        if cached is not None and stored[0] == cached[0]:
+            session = cached[1]
+            return session, session.history_offset + len(session.history)
         return self._read(session_id, history_tail)
 
     def _read(self, session_id: str, history_tail: int | None) -> tuple[Session | None, int]:
