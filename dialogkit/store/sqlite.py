@@ -2,7 +2,7 @@
 
 Layout (``STORE_SCHEMA`` 1)::
 
-    sessions(id, user_id, updated_at, history_count, rev, data)   the blob, without history
+    sessions(id, user_id, updated_at, history_count, rev, data)   the blob (UTF-8 JSON), without history
     messages(session_id, idx, data)                                one row per message, append-only
     user_slots(user_id, name, data, updated_at)                    persist: user values
 
