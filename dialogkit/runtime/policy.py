@@ -224,11 +224,18 @@ class Policy:
             while len(executed) > MAX_EXECUTED_RECORDS:      # oldest first: dicts keep insertion order
                 del executed[next(iter(executed))]
             ctx.action_runs.append(ActionRun(spec.action, dict(task.slots), None if error else dict(result), error))
-        values = {**R.slot_values_for_template(bot.spec, flow.spec, task.slots, ctx.language),
-                  **{k: R.format_value(v) for k, v in result.items()}}
+        results = {k: R.format_value(v) for k, v in result.items()}
+
+        def values_in(language: str) -> dict[str, str]:
+            # Slot values by their label in that language ("张经理" / "Manager Zhang"); what the
+            # action returned is shown as it came.
+            return {**R.slot_values_for_template(bot.spec, flow.spec, task.slots, language), **results}
+
+        values = values_in(ctx.language)
         if error is None:
-            for lang in ("zh", "en"):
-                ctx.extra[f"said_{lang}"] = R.prompt(spec.say, lang, values) if spec.say else ""
+            for lang in ("zh", "en"):        # the summary keeps the task's outcome in both languages
+                said = values if lang == ctx.language else values_in(lang)
+                ctx.extra[f"said_{lang}"] = R.prompt(spec.say, lang, said) if spec.say else ""
             ctx.extra["result"] = result
             self._fire(ctx, "complete")
             self._end_task(ctx, "complete")

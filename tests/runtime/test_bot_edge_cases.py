@@ -348,3 +348,18 @@ def test_reply_summary_is_the_summary_after_its_own_turn(make_bot: Callable[...,
     assert started.summary == started.summary                            # rendered once, then kept
     assert "12345" in confirmed.summary and done in confirmed.summary
     assert confirmed.summary == bot.session("s1").summary
+
+
+@pytest.mark.parametrize(("lang", "ask"), [("zh", "问一下张经理项目进度"), ("en", "ask Manager Zhang about the project progress")])
+def test_the_summary_of_a_completed_task_names_values_in_each_language(
+        make_bot: Callable[..., Bot], lang: str, ask: str) -> None:
+    """A completed task's line is kept in both languages, each with that language's value labels:
+    a Chinese conversation summarised in English says "Manager Zhang", not "张经理"."""
+    from dialogkit.memory.summary import render_summary
+
+    bot = make_bot(MEETING, actions={"send_question": {}, "create_meeting": {"meeting_id": "M-1"}})
+    reply = bot.handle("s1", ask)
+    assert reply.state == "IDLE" and reply.actions and reply.actions[0].name == "send_question"
+    summary = bot.session("s1").data.summary
+    assert "已向张经理询问项目进度" in render_summary(summary, "zh")
+    assert "I've asked Manager Zhang about project progress" in render_summary(summary, "en")
