@@ -77,18 +77,30 @@ def forget_last_turn(session: Session, turn: int) -> dict[str, Any]:
 
 
 def _unmention(entity: Entity, turn: int) -> None:
-    """Rebuild an entity's counters from the mentions of every other turn."""
+    """Take back ``turn``'s mentions and rebuild the counters from the remaining ones.
+
+    The tracker keeps only the newest ``RECENT_MENTIONS`` one by one; when older ones were let
+    go (``mentions`` counts more than the record holds), the first turn and position stand as
+    they are, and an alias the turn used stays: an older, unrecorded mention may have used it too.
+    """
+    recorded = len(entity.mention_turns)
+    complete = entity.mentions <= recorded
     keep = [i for i, t in enumerate(entity.mention_turns) if t != turn]
     gone_texts = {entity.mention_texts[i] for i, t in enumerate(entity.mention_turns)
                   if t == turn and i < len(entity.mention_texts)}
     entity.mention_turns = [entity.mention_turns[i] for i in keep]
     entity.mention_positions = [entity.mention_positions[i] for i in keep if i < len(entity.mention_positions)]
     entity.mention_texts = [entity.mention_texts[i] for i in keep if i < len(entity.mention_texts)]
-    entity.mentions = len(entity.mention_turns)
-    still_used = set(entity.mention_texts)
-    entity.aliases = [a for a in entity.aliases if a not in gone_texts or a in still_used]
+    entity.mentions = max(entity.mentions - (recorded - len(keep)), len(keep))
+    if complete:
+        still_used = set(entity.mention_texts)
+        entity.aliases = [a for a in entity.aliases if a not in gone_texts or a in still_used]
     if entity.mention_turns:
-        entity.first_turn, entity.last_turn = min(entity.mention_turns), max(entity.mention_turns)
+        entity.last_turn = max(entity.mention_turns)
+        if complete:
+            entity.first_turn = min(entity.mention_turns)
     if entity.mention_positions:
-        entity.first_position, entity.last_position = min(entity.mention_positions), max(entity.mention_positions)
+        entity.last_position = max(entity.mention_positions)
+        if complete:
+            entity.first_position = min(entity.mention_positions)
 

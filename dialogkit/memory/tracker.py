@@ -18,6 +18,10 @@ from dialogkit.understanding.interpretation import Mention
 
 #: Turns after which an unmentioned entity's salience halves.
 HALF_LIFE_TURNS = 3.0
+#: Mentions an entity remembers one by one (turn, position, surface): the newest ones, enough to
+#: take back the last turns ("忘记刚才说的"). ``Entity.mentions`` still counts every mention, so
+#: an entity talked about all session long keeps a bounded record in the session row.
+RECENT_MENTIONS = 24
 _IDENTIFIER = re.compile(r"^[A-Za-z]{0,4}[-#]?\d[\w\-]*$")
 
 
@@ -64,6 +68,8 @@ def track_mentions(session: Session, mentions: Sequence[Mention], *, turn: int, 
         entity.mention_turns.append(turn)
         entity.mention_positions.append(session.mention_counter)
         entity.mention_texts.append(mention.text)
+        if len(entity.mention_turns) > RECENT_MENTIONS:
+            del entity.mention_turns[0], entity.mention_positions[0], entity.mention_texts[0]
         if mention.text and mention.text not in entity.aliases:
             entity.aliases.append(mention.text)
         touched.append(entity)

@@ -94,3 +94,21 @@ class TestForgetTaskDetails:
         task.started_turn = 2
         forget_task_details(s, task)
         assert [e.value for e in s.entities] == ["12345", "67890"]
+
+
+class TestForgettingWithABoundedRecord:
+    """"忘记刚才说的" still takes back the last turn after older mentions left the record."""
+
+    @pytest.mark.parametrize(("first", "last"), [("手机", "iPhone"), ("phone", "the iPhone")])
+    def test_the_last_turn_goes_and_the_early_ones_stand(self, first: str, last: str) -> None:
+        s = new_session()
+        for turn in range(1, 41):
+            say(s, turn, mention("product", "phone", first))
+        say(s, 41, mention("product", "phone", last))
+        removed = forget_last_turn(s, 41)
+        (phone,) = s.entities
+        assert removed["entities_updated"] == ["phone"]
+        assert phone.mentions == 40 and (phone.first_turn, phone.last_turn) == (1, 40)
+        assert (phone.first_position, phone.last_position) == (1, 40)
+        assert 41 not in phone.mention_turns
+        assert first in phone.aliases        # older, unrecorded mentions used it: never dropped

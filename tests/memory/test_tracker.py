@@ -124,3 +124,30 @@ class TestRendering:
         assert (entity_label(order, "zh"), entity_label(order, "en")) == ("订单12345", "order 12345")
         assert (entity_label(phone, "zh"), entity_label(phone, "en")) == ("手机", "phone")
         assert entity_label(person, "zh") == "张经理"
+
+
+class TestBoundedRecord:
+    """An entity talked about all session long keeps a bounded record in the session row."""
+
+    def test_zh_only_the_newest_mentions_are_kept_one_by_one(self) -> None:
+        from dialogkit.memory.tracker import RECENT_MENTIONS
+
+        s = new_session()
+        for turn in range(1, 101):
+            say(s, turn, mention("product", "phone", "手机" if turn % 2 else "iPhone"))
+        (phone,) = s.entities
+        assert phone.mentions == 100 and (phone.first_turn, phone.last_turn) == (1, 100)
+        assert len(phone.mention_turns) == len(phone.mention_positions) == len(phone.mention_texts) == RECENT_MENTIONS
+        assert phone.mention_turns == list(range(101 - RECENT_MENTIONS, 101))
+        assert phone.aliases == ["手机", "iPhone"]
+
+    def test_en_the_session_row_stops_growing(self) -> None:
+        from dialogkit.store.base import encode_session
+
+        s = new_session()
+        sizes = []
+        for turn in range(1, 201):
+            say(s, turn, mention("order_id", "12345", "order 12345"))
+            if turn in (150, 200):          # the same number of digits in every recorded turn
+                sizes.append(len(encode_session(s)))
+        assert sizes[1] - sizes[0] < 16        # 50 more mentions: only the counters grew
