@@ -65,8 +65,7 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
     if raw_encode is None:
         lines = [f"encoding: {encoding_name} (no tiktoken encoding offline: nothing to compare with)",
                  f"counter: {counter_rate:,.0f} messages/s"]
-        print("\n".join(lines))
-        record("Token counting (bench/counting.py)", lines)
+        report("Token counting (bench/counting.py)", lines)
         return {"counter_rate": counter_rate, "ratio": float("nan")}
     raw_rate = len(texts) / median(raw_s)
     ratio = counter_rate / raw_rate
