@@ -231,16 +231,16 @@ class Policy:
             # action returned is shown as it came.
             return {**R.slot_values_for_template(bot.spec, flow.spec, task.slots, language), **results}
 
-        values = values_in(ctx.language)
         if error is None:
-            for lang in ("zh", "en"):        # the summary keeps the task's outcome in both languages
-                said = values if lang == ctx.language else values_in(lang)
-                ctx.extra[f"said_{lang}"] = R.prompt(spec.say, lang, said) if spec.say else ""
+            # The summary keeps the task's outcome in both languages; the reply is the turn's one.
+            said = {lang: R.prompt(spec.say, lang, values_in(lang)) if spec.say else "" for lang in ("zh", "en")}
+            ctx.extra["said_zh"], ctx.extra["said_en"] = said["zh"], said["en"]
             ctx.extra["result"] = result
             self._fire(ctx, "complete")
             self._end_task(ctx, "complete")
-            ctx.say.append(R.prompt(spec.say, ctx.language, values) if spec.say else R.phrase("done", ctx.language))
+            ctx.say.append(said[ctx.language] if spec.say else R.phrase("done", ctx.language))
         else:
+            values = values_in(ctx.language)
             values["error"] = error
             self._fire(ctx, "fail")
             self._end_task(ctx, "fail")
