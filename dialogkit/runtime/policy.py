@@ -17,7 +17,7 @@ from dialogkit.runtime import responses as R
 from dialogkit.runtime.actions import ActionContext
 from dialogkit.runtime.reply import ActionRun
 from dialogkit.runtime.session import Candidate, PendingClarification, Task
-from dialogkit.runtime.slots import SlotOffer, missing_required, offer_slots, validate_slot
+from dialogkit.runtime.slots import SlotLayout, SlotOffer, missing_required, offer_slots, validate_slot
 from dialogkit.runtime.turn import ClarificationNeeded, TurnContext
 from dialogkit.understanding.intents import INTENT_THRESHOLD
 
@@ -37,6 +37,7 @@ MAX_EXECUTED_RECORDS = 32
 class Policy:
     def __init__(self, bot: Bot) -> None:
         self.bot = bot
+        self._layouts = {name: SlotLayout.of(flow) for name, flow in bot.spec.flows.items()}
 
     # ---- entry -------------------------------------------------------------------------
     def respond(self, ctx: TurnContext) -> None:
@@ -283,7 +284,7 @@ class Policy:
         assert ctx.task is not None and ctx.flow is not None
         pending = ctx.task.pending_slot if free_text else None
         return offer_slots(
-            ctx.flow.spec, ctx.interp, filled=ctx.task.slots, pending_slot=pending,
+            self._layouts[ctx.flow.name], ctx.interp, filled=ctx.task.slots, pending_slot=pending,
             extract=self.bot.understanding.extract, extra_mentions=ctx.bound_mentions,
         )
 

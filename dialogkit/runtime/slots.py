@@ -38,40 +38,31 @@ def _distinct(mentions: list[Mention]) -> list[Mention]:
 
 
 @dataclass(frozen=True, slots=True)
-class _SlotLayout:
-    """What ``offer_slots`` needs of a flow, worked out once per flow instead of on every turn."""
+class SlotLayout:
+    """What ``offer_slots`` needs of a flow, worked out once (``Policy`` keeps one for
+    each flow of its bot) instead of on every turn."""
 
+    flow: FlowSpec
     by_type: dict[str, tuple[SlotSpec, ...]]          # entity type -> its slots, in declaration order
     names_by_type: dict[str, frozenset[str]]
     free_text: tuple[tuple[SlotSpec, re.Pattern[str]], ...]   # slots without a type, with their "label:" pattern
 
-
-_LAYOUTS: dict[int, tuple[FlowSpec, _SlotLayout]] = {}
-
-
-def _layout(flow: FlowSpec) -> _SlotLayout:
-    # Keyed by identity (flow specs are not hashable); the spec is kept alongside so its id stays
-    # its own while cached. A bot's flows are loaded once, so this stays as small as the bots loaded.
-    cached = _LAYOUTS.get(id(flow))
-    if cached is not None and cached[0] is flow:
-        return cached[1]
-    by_type: dict[str, list[SlotSpec]] = {}
-    for slot in flow.slots:
-        if slot.entity:
-            by_type.setdefault(slot.entity, []).append(slot)
-    layout = _SlotLayout(
-        by_type={t: tuple(slots) for t, slots in by_type.items()},
-        names_by_type={t: frozenset(s.name for s in slots) for t, slots in by_type.items()},
-        free_text=tuple((s, _label_pattern(_label_names(s))) for s in flow.slots if s.entity is None),
-    )
-    if len(_LAYOUTS) > 256:
-        _LAYOUTS.clear()
-    _LAYOUTS[id(flow)] = (flow, layout)
-    return layout
+    @classmethod
+    def of(cls, flow: FlowSpec) -> SlotLayout:
+        by_type: dict[str, list[SlotSpec]] = {}
+        for slot in flow.slots:
+            if slot.entity:
+                by_type.setdefault(slot.entity, []).append(slot)
+        return cls(
+            flow=flow,
+            by_type={t: tuple(slots) for t, slots in by_type.items()},
+            names_by_type={t: frozenset(s.name for s in slots) for t, slots in by_type.items()},
+            free_text=tuple((s, _label_pattern(_label_names(s))) for s in flow.slots if s.entity is None),
+        )
 
 
 def offer_slots(
-    flow: FlowSpec,
+    layout: SlotLayout,
     interp: Interpretation,
     *,
     filled: dict[str, Any],
@@ -86,7 +77,6 @@ def offer_slots(
     unless the user is correcting themselves ("不是A，是B" / "not A but B"), where the last wins.
     """
     offer = SlotOffer()
-    layout = _layout(flow)
     # A referent fills a slot only when the utterance names no value of that type itself:
     # "actually it's 67890" corrects to 67890, not to whatever "it" pointed at.
     mentions = interp.mentions
@@ -121,7 +111,7 @@ def offer_slots(
                 offer.values[slot.name] = labelled
                 offer.surfaces[slot.name] = labelled
     if pending_slot and not offer.values and not offer.conflicts:
-        slot = flow.slot(pending_slot)
+        slot = layout.flow.slot(pending_slot)
         if slot is not None and slot.entity is None and interp.text.strip():
             offer.values[slot.name] = interp.text.strip()
             offer.surfaces[slot.name] = interp.text.strip()
