@@ -52,3 +52,17 @@ class TestTurnEvents:
         assert "hunter2" in reply.slots["note"]
         assert not any("hunter2" in repr(e) for e in events)
         bot.close()
+
+    @pytest.mark.parametrize("lines", [["我的手机碎了，订单号 12345，备注：我的密码是hunter2", "确认"],
+                                       ["my phone arrived broken, order 12345, note: my password is hunter2", "yes"]],
+                             ids=["zh", "en"])
+    def test_sensitive_values_of_a_task_that_just_ended_stay_masked(self, lines: list[str]) -> None:
+        """The turn that completes a task reports that task's slots with no flow on the stack:
+        they are masked by the flow they belong to."""
+        bot = Bot.from_file(SUPPORT, store="memory://")
+        with capture_turn_logs() as events:
+            replies = [bot.handle("s", line) for line in lines]
+        assert replies[-1].flow is None and "hunter2" in replies[-1].slots["note"]
+        assert events_named(events, "turn")[-1]["slots"]["note"] == "***"
+        assert not any("hunter2" in repr(e) for e in events)
+        bot.close()

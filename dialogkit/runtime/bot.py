@@ -40,7 +40,7 @@ from dialogkit.runtime.session import (
     SummaryState,
     Task,
 )
-from dialogkit.runtime.slots import sensitive_values, slot_name_label
+from dialogkit.runtime.slots import slot_name_label
 from dialogkit.runtime.turn import TurnContext
 from dialogkit.store import SessionStore, open_store
 from dialogkit.understanding.interpretation import Mention
@@ -422,12 +422,14 @@ class Bot:
     def _log_turn(self, ctx: TurnContext, reply: Reply, state_before: str, seconds: float) -> None:
         if not ctx.extra.get("log_turn"):
             return
-        flow = self.spec.flows.get(reply.flow) if reply.flow else None
-        secret = sensitive_values(self.spec, reply.slots, flow)
+        # The reply's slots are those of the task that just ended when none is left on the stack.
+        owner = reply.flow or (ctx.ended_task.flow if ctx.ended_task is not None else None)
+        hidden = self.sensitive_slots.get(owner, ()) if owner else ()
+        secret = [reply.slots[name] for name in hidden if reply.slots.get(name) is not None]
         log.info(
             "turn", session_id=ctx.session.id, turn=ctx.turn, flow=reply.flow, source=state_before,
             dest=reply.state, triggers=reply.transitions, memory_actions=reply.memory_actions,
-            slots={k: ("***" if v in secret else v) for k, v in reply.slots.items()},
+            slots={k: ("***" if k in hidden else v) for k, v in reply.slots.items()},
             text=mask_values(ctx.text, secret), latency_ms=round(seconds * 1000, 2),
             tokens=ctx.session.full_tokens,
         )

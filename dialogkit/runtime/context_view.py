@@ -464,8 +464,7 @@ def _visible_slots(bot: Bot, session: Session) -> dict[str, Any]:
     task = session.task
     if task is None:
         return {}
-    flow = bot.spec.flows.get(task.flow)
-    secret = {s.name for s in flow.slots if s.sensitive} if flow is not None else set()
+    secret = bot.sensitive_slots.get(task.flow, ())
     return {name: (REDACTED if name in secret else value) for name, value in task.slots.items()}
 
 

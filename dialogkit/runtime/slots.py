@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from dialogkit.flow.schema import BotFile, FlowSpec, SlotSpec, prompt_text
+from dialogkit.flow.schema import FlowSpec, SlotSpec, prompt_text
 from dialogkit.understanding.interpretation import Interpretation, Mention
 
 Validator = Callable[[str, Any], str | None]   # (action name, value) -> error or None
@@ -188,9 +188,3 @@ def slot_name_label(slot: SlotSpec, language: str) -> str:
     if slot.label is not None:
         return prompt_text(slot.label, language)
     return slot.name.replace("_", " ")
-
-
-def sensitive_values(spec: BotFile, slots: dict[str, Any], flow: FlowSpec | None) -> list[Any]:
-    if flow is None:
-        return []
-    return [slots[s.name] for s in flow.slots if s.sensitive and slots.get(s.name) is not None]
