@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import os
+import time
 
 import pytest
 
 from dialogkit.runtime.session import Message, Session, Task
+from dialogkit.store.base import SessionStore
 
 REDIS_URL = os.environ.get("DIALOGKIT_TEST_REDIS_URL")
 needs_redis = pytest.mark.skipif(
@@ -62,3 +64,14 @@ with store.transaction("s1") as txn:
     time.sleep(float(sys.argv[-1]))
 print("done", flush=True)
 """
+
+
+def assert_the_dead_turn_left_nothing(store: SessionStore, *, messages: int) -> None:
+    """After ``child_turn_script`` died inside session s1's turn: the lock is free at once, and
+    neither its saved session, its appended messages nor its user slot were written."""
+    started = time.monotonic()
+    with store.transaction("s1", timeout_s=5.0) as txn:
+        assert txn.session is not None and txn.session.turn == 0
+    assert time.monotonic() - started < 1.0
+    assert store.user_slots("alice") == {}
+    assert len(store.history("s1")) == messages

@@ -19,7 +19,7 @@ from dialogkit.runtime.session import PersistedValue
 from dialogkit.store import SqliteStore
 from dialogkit.store.base import encode_message, encode_session
 from dialogkit.store.sqlite import _LOCK_FILES
-from tests.store.factories import add_messages, child_turn_script, make_session
+from tests.store.factories import add_messages, assert_the_dead_turn_left_nothing, child_turn_script, make_session
 
 # A second process that takes session s1's turn lock, says so, and then either finishes the turn
 # after a pause ("hold") or dies mid-turn after saving ("die"), as a killed worker would.
@@ -350,9 +350,4 @@ class TestProcesses:
             txn.save(make_session("s1", messages=2))
         child = run_child(db, "die")
         assert finish(child) == 9
-        started = time.monotonic()
-        with store.transaction("s1", timeout_s=5.0) as txn:
-            assert txn.session is not None and txn.session.turn == 0
-        assert time.monotonic() - started < 1.0
-        assert store.user_slots("alice") == {}
-        assert len(store.history("s1")) == 2
+        assert_the_dead_turn_left_nothing(store, messages=2)
