@@ -4,9 +4,9 @@ The public API lives here; everything else is an implementation detail that may 
 """
 
 from dialogkit.errors import ActionError, DialogkitError, FlowError, LLMError, Problem, StoreError
-from dialogkit.runtime.actions import ActionContext, action
-from dialogkit.runtime.bot import Bot, SessionView
-from dialogkit.runtime.reply import ActionRun, Reply
+from dialogkit.actions.registry import ActionContext, action
+from dialogkit.bot import Bot, SessionView
+from dialogkit.model.reply import ActionRun, Reply
 
 __version__ = "0.1.0"
 

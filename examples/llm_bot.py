@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from dialogkit import Bot  # noqa: E402
-from dialogkit.flow.schema import LLMSpec  # noqa: E402
+from dialogkit.spec.schema import LLMSpec  # noqa: E402
 from dialogkit.testing.llm_server import ScriptedLLMServer  # noqa: E402
 
 CONVERSATION = ["我那台手机摔坏了，订单号是一二三四五六", "就这么办吧", "where is my order 67890"]

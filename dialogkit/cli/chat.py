@@ -17,8 +17,8 @@ from rich.table import Table
 
 from dialogkit.errors import DialogkitError, FlowError
 from dialogkit.logging import configure_logging
-from dialogkit.runtime.bot import Bot
-from dialogkit.runtime.reply import Reply
+from dialogkit.bot import Bot
+from dialogkit.model.reply import Reply
 
 HELP = "/state /summary /entities /stats /context /export FILE /clear /help /exit"
 

@@ -8,7 +8,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.markup import escape
 
-from dialogkit.flow.schema import json_schema
+from dialogkit.spec.schema import json_schema
 
 
 def schema_command(output: Path | None = None, console: Console | None = None) -> int:

@@ -22,8 +22,8 @@ import openai
 import structlog
 
 from dialogkit.errors import LLMError
-from dialogkit.flow.schema import LLMSpec
-from dialogkit.runtime.session import Usage
+from dialogkit.spec.schema import LLMSpec
+from dialogkit.model.session import Usage
 
 __all__ = [
     "LLMClient",

@@ -18,7 +18,7 @@ import structlog
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 from dialogkit.errors import LLMError
-from dialogkit.flow.schema import BotFile, SlotSpec
+from dialogkit.spec.schema import BotFile, SlotSpec
 from dialogkit.llm import prompts
 from dialogkit.llm.client import LLMClient
 

@@ -11,7 +11,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from dialogkit.flow.schema import BotFile, FlowSpec
+from dialogkit.spec.schema import BotFile, FlowSpec
 
 LANGUAGE_NAMES = {"zh": "Simplified Chinese", "en": "English"}
 

@@ -14,8 +14,8 @@ from collections.abc import Callable, Sequence
 from dialogkit.memory import lexicon as lx
 from dialogkit.memory.references import Ambiguity
 from dialogkit.memory.tracker import is_identifier, short_label, value_key
-from dialogkit.runtime.session import Candidate, Entity, PendingClarification
-from dialogkit.understanding.interpretation import Mention
+from dialogkit.model.session import Candidate, Entity, PendingClarification
+from dialogkit.model.interpretation import Mention
 
 __all__ = ["answer_clarification", "candidates_of", "clarification_question", "make_pending"]
 

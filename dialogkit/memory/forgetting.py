@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from dialogkit.memory.summary import remove_turn
-from dialogkit.runtime.session import Entity, Session, Task
+from dialogkit.model.session import Entity, Session, Task
 
 __all__ = ["forget_last_turn", "forget_task_details"]
 

@@ -20,7 +20,7 @@ from typing import Any
 import structlog
 
 from dialogkit.errors import LLMError
-from dialogkit.runtime.session import SummaryState
+from dialogkit.model.session import SummaryState
 
 __all__ = ["BLOCK_SIZE", "ROUNDS_PER_SUMMARY", "extractive_summary", "fold_rounds", "folded_until",
            "summarize_rounds"]

@@ -20,8 +20,8 @@ from dataclasses import dataclass
 
 from dialogkit.memory import lexicon as lx
 from dialogkit.memory.tracker import entity_label, find_entity, value_key
-from dialogkit.runtime.session import Entity, Session
-from dialogkit.understanding.interpretation import Mention
+from dialogkit.model.session import Entity, Session
+from dialogkit.model.interpretation import Mention
 
 __all__ = ["Ambiguity", "Binding", "Reference", "Resolution", "find_references", "resolve", "task_phrase"]
 

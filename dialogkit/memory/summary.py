@@ -21,7 +21,7 @@ import re
 from collections.abc import Iterable
 
 from dialogkit.memory.lexicon import has_cjk
-from dialogkit.runtime.session import SummaryItem, SummaryState
+from dialogkit.model.session import SummaryItem, SummaryState
 
 __all__ = ["EARLIER_GROUPS", "EARLIER_KEY", "RECENT_ITEMS", "RECENT_TASKS", "compact", "compacted",
            "record_confirmed", "record_facts", "record_pending", "remove_turn", "render_summary", "resolve_pending"]

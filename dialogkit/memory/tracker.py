@@ -13,8 +13,8 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from dialogkit.memory.lexicon import has_cjk, type_nouns
-from dialogkit.runtime.session import Entity, Session
-from dialogkit.understanding.interpretation import Mention
+from dialogkit.model.session import Entity, Session
+from dialogkit.model.interpretation import Mention
 
 #: Turns after which an unmentioned entity's salience halves.
 HALF_LIFE_TURNS = 3.0

@@ -29,7 +29,7 @@ from pydantic import TypeAdapter, ValidationError
 from pydantic_core import PydanticSerializationError
 
 from dialogkit.errors import StoreError
-from dialogkit.runtime.session import SCHEMA_VERSION, Message, PersistedValue, Session
+from dialogkit.model.session import SCHEMA_VERSION, Message, PersistedValue, Session
 
 __all__ = [
     "HOST",

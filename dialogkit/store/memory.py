@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
-from dialogkit.runtime.session import Message, PersistedValue, Session
+from dialogkit.model.session import Message, PersistedValue, Session
 from dialogkit.store.base import (
     KeyedLocks,
     PendingWrite,

@@ -23,7 +23,7 @@ from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from dialogkit.errors import StoreError
-from dialogkit.runtime.session import Message, PersistedValue, Session
+from dialogkit.model.session import Message, PersistedValue, Session
 from dialogkit.store.base import (
     HOST,
     PendingWrite,

@@ -56,7 +56,7 @@ from pathlib import Path
 from types import TracebackType
 
 from dialogkit.errors import StoreError
-from dialogkit.runtime.session import Message, PersistedValue, Session
+from dialogkit.model.session import Message, PersistedValue, Session
 from dialogkit.store.base import (
     KeyedLocks,
     PendingWrite,

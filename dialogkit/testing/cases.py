@@ -21,7 +21,7 @@ from ruamel.yaml.error import MarkedYAMLError
 from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from dialogkit.errors import FlowError, Problem
-from dialogkit.flow.schema import STATES
+from dialogkit.spec.schema import STATES
 
 FILE_KEYS: tuple[str, ...] = ("bot", "actions", "tests")
 TEST_KEYS: tuple[str, ...] = ("name", "user_id", "tags", "steps")

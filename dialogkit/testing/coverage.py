@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from dialogkit.flow.schema import STATES, BotFile, FlowSpec
-from dialogkit.flow.transitions_table import TransitionDef, transition_table
+from dialogkit.spec.schema import STATES, BotFile, FlowSpec
+from dialogkit.spec.transitions_table import TransitionDef, transition_table
 from dialogkit.testing.protocols import TurnObserver
 
 

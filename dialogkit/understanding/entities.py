@@ -21,9 +21,9 @@ import re
 from collections.abc import Collection, Iterable
 from dataclasses import replace
 
-from dialogkit.flow.schema import BotFile, EntityTypeSpec
+from dialogkit.spec.schema import BotFile, EntityTypeSpec
 from dialogkit.understanding.builtins import BUILTIN_FINDERS, Clock
-from dialogkit.understanding.interpretation import Mention
+from dialogkit.model.interpretation import Mention
 from dialogkit.understanding.language import has_cjk
 from dialogkit.understanding.numbers import (
     Found,

@@ -26,9 +26,9 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from dialogkit.flow.schema import BotFile
+from dialogkit.spec.schema import BotFile
 from dialogkit.understanding.entities import EntityExtractor
-from dialogkit.understanding.interpretation import IntentScore, Mention
+from dialogkit.model.interpretation import IntentScore, Mention
 from dialogkit.understanding.language import CJK_RUN, fold, has_cjk
 
 INTENT_THRESHOLD = 0.5

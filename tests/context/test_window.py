@@ -21,7 +21,7 @@ from dialogkit.context.parts import (
 )
 from dialogkit.context.tokens import TokenCounter
 from dialogkit.context.window import build_context, export_text
-from dialogkit.flow.schema import ContextSpec
+from dialogkit.spec.schema import ContextSpec
 
 LANGS = pytest.mark.parametrize("lang", ["zh", "en"])
 

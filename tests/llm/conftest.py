@@ -6,7 +6,7 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
-from dialogkit.flow.schema import BotFile, LLMSpec
+from dialogkit.spec.schema import BotFile, LLMSpec
 from dialogkit.llm.client import LLMClient
 from dialogkit.testing.llm_server import ScriptedLLMServer
 

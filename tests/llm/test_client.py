@@ -10,7 +10,7 @@ import pytest
 from structlog.testing import capture_logs
 
 from dialogkit.errors import LLMError
-from dialogkit.flow.schema import LLMSpec
+from dialogkit.spec.schema import LLMSpec
 from dialogkit.llm.client import LLMClient
 from dialogkit.testing.llm_server import Delay, Drop, Garbage, Reply, ScriptedLLMServer, Status
 from tests.llm.conftest import MakeClient

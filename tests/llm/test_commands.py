@@ -10,7 +10,7 @@ from structlog.testing import capture_logs
 
 from dialogkit.context.parts import ContextMessage
 from dialogkit.errors import LLMError
-from dialogkit.flow.schema import BotFile, SlotSpec
+from dialogkit.spec.schema import BotFile, SlotSpec
 from dialogkit.llm.commands import (
     Cancel,
     ChitChat,

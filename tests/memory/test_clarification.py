@@ -6,7 +6,7 @@ import pytest
 
 from dialogkit.memory.clarification import answer_clarification, clarification_question, make_pending
 from dialogkit.memory.references import resolve
-from dialogkit.runtime.session import Candidate, PendingClarification
+from dialogkit.model.session import Candidate, PendingClarification
 from tests.memory._builders import mention, new_session, say
 
 

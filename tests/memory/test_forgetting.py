@@ -8,7 +8,7 @@ from dialogkit.memory.forgetting import forget_last_turn, forget_task_details
 from dialogkit.memory.references import resolve
 from dialogkit.memory.summary import record_facts, render_summary
 from dialogkit.memory.tracker import set_attributes
-from dialogkit.runtime.session import SlotChange, Task
+from dialogkit.model.session import SlotChange, Task
 from tests.memory._builders import mention, new_session, say
 
 

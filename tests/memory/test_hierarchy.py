@@ -6,7 +6,7 @@ import pytest
 
 from dialogkit.errors import LLMError
 from dialogkit.memory.hierarchy import extractive_summary, fold_rounds, folded_until, summarize_rounds
-from dialogkit.runtime.session import SummaryState
+from dialogkit.model.session import SummaryState
 
 
 def rounds(first: int, last: int, language: str = "en") -> list[tuple[int, str, str]]:

@@ -6,7 +6,7 @@ import pytest
 
 from dialogkit.memory.references import find_references, resolve
 from dialogkit.memory.tracker import set_attributes
-from dialogkit.runtime.session import Entity
+from dialogkit.model.session import Entity
 from tests.memory._builders import mention, new_session, say
 
 

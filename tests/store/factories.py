@@ -7,7 +7,7 @@ import time
 
 import pytest
 
-from dialogkit.runtime.session import Message, Session, Task
+from dialogkit.model.session import Message, Session, Task
 from dialogkit.store.base import SessionStore
 
 REDIS_URL = os.environ.get("DIALOGKIT_TEST_REDIS_URL")
@@ -50,7 +50,7 @@ def child_turn_script(open_store: str) -> str:
     """
     return f"""
 import os, sys, time
-from dialogkit.runtime.session import PersistedValue
+from dialogkit.model.session import PersistedValue
 from tests.store.factories import make_session
 {open_store}
 with store.transaction("s1") as txn:

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from dialogkit.errors import StoreError
-from dialogkit.runtime.session import PersistedValue
+from dialogkit.model.session import PersistedValue
 from dialogkit.store.base import KeyedLocks, SessionStore, StagedTxn, StoreTxn, pid_alive
 from dialogkit.store.memory import MemoryStore
 from dialogkit.store.sqlite import SqliteStore

@@ -9,7 +9,7 @@ from collections.abc import Callable
 import pytest
 
 from dialogkit.errors import StoreError
-from dialogkit.runtime.session import Entity, PersistedValue, SummaryItem
+from dialogkit.model.session import Entity, PersistedValue, SummaryItem
 from dialogkit.store import SessionStore
 from tests.store.factories import CONTENT, add_messages, make_session
 

@@ -11,7 +11,7 @@ import pytest
 import redis
 
 from dialogkit.errors import StoreError
-from dialogkit.runtime.session import PersistedValue
+from dialogkit.model.session import PersistedValue
 from dialogkit.store.redis import RedisStore
 from tests.store.factories import (
     REDIS_URL,

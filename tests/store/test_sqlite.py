@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from dialogkit.errors import StoreError
-from dialogkit.runtime.session import PersistedValue
+from dialogkit.model.session import PersistedValue
 from dialogkit.store import SqliteStore
 from dialogkit.store.base import encode_message, encode_session
 from dialogkit.store.sqlite import _LOCK_FILES

@@ -18,8 +18,8 @@ from typing import Any
 
 from ruamel.yaml import YAML
 
-from dialogkit.flow.schema import BotFile, FlowSpec, prompt_text
-from dialogkit.runtime.reply import ActionRun, Reply
+from dialogkit.spec.schema import BotFile, FlowSpec, prompt_text
+from dialogkit.model.reply import ActionRun, Reply
 
 YES = ("确认", "是的", "好的", "yes", "ok", "sure")
 NO = ("不对", "不是", "no", "nope")

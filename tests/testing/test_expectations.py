@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from dialogkit.runtime.reply import ActionRun, Reply
+from dialogkit.model.reply import ActionRun, Reply
 from dialogkit.testing.expectations import Observation, check, normalise, same
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from ruamel.yaml import YAML
 
-from dialogkit.flow.schema import BotFile
+from dialogkit.spec.schema import BotFile
 from dialogkit.understanding.rules import RuleUnderstanding
 
 SUPPORT_BOT = Path(__file__).resolve().parents[2] / "flows" / "support_ticket.yaml"

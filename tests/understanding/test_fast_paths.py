@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from ruamel.yaml import YAML
 
-from dialogkit.flow.schema import BotFile
+from dialogkit.spec.schema import BotFile
 from dialogkit.understanding import builtins, datetimes, entities, intents
 from dialogkit.understanding.entities import SynonymMatcher, normalise_alias
 from dialogkit.understanding.language import fold, has_cjk

@@ -1,0 +1,274 @@
+"""The LLM path of a turn: understanding, round summaries, rephrasing. Optional by design.
+
+Rules first, LLM second: the rule interpretation is computed before anything here runs, and
+every failure of the LLM path (an ``LLMError``, a timeout, garbage, a value the rules refuse)
+leaves it untouched, logs one warning and counts ``session.usage.failures``. The LLM proposes
+commands; the rule layer validates every value (entity type parse + slot rules) before a value
+becomes a ``Mention`` the policy sees. Nothing here raises into the turn.
+
+The understanding prompt is built THROUGH the context window, so it is budgeted, trimmed by
+priority and redacted like any other request: sensitive slot values never leave the process.
+One deadline (``llm.timeout_s``) covers every LLM call of a turn.
+
+One client serves every session of a bot, possibly at once: each call's own usage (the
+``LLMResult`` it returned) is charged to the session that made it, never a difference of the
+client's shared counters.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, cast
+
+import structlog
+
+from dialogkit.context.parts import REDACTED
+from dialogkit.errors import DialogkitError, LLMError
+from dialogkit.spec.schema import LLMSpec, SlotSpec
+from dialogkit.llm import commands as llm_commands
+from dialogkit.llm.client import LLMClient, LLMResult
+from dialogkit.engine import context_view
+from dialogkit.model.session import Usage
+from dialogkit.engine.slots import validate_slot
+from dialogkit.model.interpretation import IntentScore, Mention
+
+if TYPE_CHECKING:
+    from dialogkit.bot import Bot
+    from dialogkit.engine.turn import TurnContext
+
+__all__ = ["LLM_INTENT_SCORE", "LLMLayer"]
+
+log = structlog.get_logger("dialogkit.llm")
+
+LLM_INTENT_SCORE = 0.95
+"""The score a validated ``start_flow`` gets: above any digression margin, below certainty."""
+_DEADLINE_KEY = "llm_deadline"
+_MIN_CALL_S = 0.05
+_CUE_OF = {"confirm": ("yes", "no"), "deny": ("no", "yes"), "cancel": ("cancel", None)}
+
+
+class LLMLayer:
+    """The bot's LLM: a client plus what it is used for (``llm.use_for``)."""
+
+    def __init__(self, bot: Bot, client: LLMClient) -> None:
+        self.bot = bot
+        self.client = client
+        self.spec: LLMSpec = client.spec
+        self.use_for = frozenset(self.spec.use_for)
+        self._sensitive_types = frozenset(
+            slot.entity for flow in bot.spec.flows.values() for slot in flow.slots if slot.sensitive and slot.entity
+        )
+
+    @classmethod
+    def create(cls, bot: Bot, llm: LLMClient | LLMSpec | Mapping[str, Any] | None) -> LLMLayer | None:
+        """The layer for ``llm``, or None for a rule-based bot.
+
+        ``llm`` is a ready ``LLMClient``, an ``LLMSpec`` or its dict form, or None to use the bot
+        file's ``llm:`` section. Without a spec, or without an API key (spec or
+        ``OPENAI_API_KEY``), the bot stays rule-based.
+        """
+        if isinstance(llm, LLMClient):
+            return cls(bot, llm)
+        if llm is None:
+            spec = bot.spec.llm
+        elif isinstance(llm, LLMSpec):
+            spec = llm
+        elif isinstance(llm, Mapping):
+            spec = LLMSpec.model_validate(dict(llm))
+        else:
+            raise DialogkitError(f"llm= takes an LLMClient, an LLMSpec or a dict, not {type(llm).__name__}")
+        client = LLMClient.from_spec(spec)
+        return cls(bot, client) if client is not None else None
+
+    def uses(self, purpose: str) -> bool:
+        return purpose in self.use_for
+
+    def close(self) -> None:
+        self.client.close()
+
+    # ------------------------------------------------------------------------ the deadline
+
+    def _remaining(self, ctx: TurnContext) -> float:
+        """Seconds left of this turn's LLM deadline (started by the turn's first LLM call)."""
+        deadline = ctx.extra.get(_DEADLINE_KEY)
+        if deadline is None:
+            deadline = ctx.extra[_DEADLINE_KEY] = time.monotonic() + self.spec.timeout_s
+        return deadline - time.monotonic()
+
+    def _call(self, ctx: TurnContext, what: str, call: Callable[[LLMClient, float], Any]) -> Any:
+        """Run ``call(client, deadline_s)``, charging the session with the usage of each completion
+        it makes through ``client``; None on any failure."""
+        remaining = self._remaining(ctx)
+        if remaining < _MIN_CALL_S:
+            self._failed(ctx, what, "the turn's LLM deadline has passed")
+            return None
+        metered = cast(LLMClient, _Metered(self.client, ctx.session.usage))
+        try:
+            return call(metered, remaining)
+        except LLMError as exc:
+            self._failed(ctx, what, str(exc))
+        except Exception as exc:  # noqa: BLE001 - the LLM path must never break a turn
+            self._failed(ctx, what, f"{type(exc).__name__}: {exc}")
+        return None
+
+    def _failed(self, ctx: TurnContext, what: str, reason: str) -> None:
+        ctx.session.usage.failures += 1
+        log.warning("llm_fallback", step=what, session_id=ctx.session.id, turn=ctx.turn, reason=reason)
+
+    # ------------------------------------------------------------------------ understanding
+
+    def understand(self, ctx: TurnContext) -> None:
+        """Merge the LLM's validated commands into ``ctx.interp``; keep the rules' reading on failure."""
+        if not self.uses("understanding"):
+            return
+        session, bot = ctx.session, self.bot
+        task = session.task
+        if task is not None and task.pending_slot:
+            flow = bot.spec.flows.get(task.flow)
+            slot = flow.slot(task.pending_slot) if flow is not None else None
+            if slot is not None and slot.sensitive:
+                return  # this message answers a sensitive question: it never leaves the process
+        hidden = [text for m in ctx.interp.mentions if m.type in self._sensitive_types for text in (m.text, str(m.value))]
+        built = context_view.build_for_session(bot, session, extra_sensitive=hidden)
+        active = session.flow
+        pending = task.pending_slot if task is not None else None
+        proposed = self._call(ctx, "understanding", lambda client, deadline: llm_commands.understand(
+            client, built.messages, bot.spec, active, pending, deadline_s=deadline))
+        if proposed is None:
+            return
+        kept = llm_commands.validate_commands(proposed, bot.spec, self._value_validator(ctx), active_flow=active)
+        if len(kept) < len(proposed):
+            self._failed(ctx, "understanding", f"{len(proposed) - len(kept)} command(s) dropped by validation")
+        self._merge(ctx, kept)
+
+    def _value_validator(self, ctx: TurnContext) -> llm_commands.ValueValidator:
+        """The rule layer's check of a proposed value: entity type parse, then the slot's rules."""
+        bot = self.bot
+
+        def validate(slot: SlotSpec, value: Any) -> tuple[bool, Any, str | None]:
+            text = str(value).strip()
+            if not text or text == REDACTED:
+                return False, None, "empty value"
+            if slot.sensitive:
+                return False, None, "sensitive slots are filled by the rules only"
+            canonical: Any = text
+            if slot.entity:
+                try:
+                    canonical = bot.understanding.parse_value(slot.entity, text)
+                except ValueError:
+                    canonical = None
+                if canonical is None:
+                    return False, None, f"not a {slot.entity}"
+            error = validate_slot(slot, canonical, ctx.language, bot.run_validator)
+            return (error is None, canonical, error)
+
+        return validate
+
+    def _merge(self, ctx: TurnContext, kept: Iterable[Any]) -> None:
+        interp = ctx.interp
+        flow_name = ctx.session.flow
+        replaced: set[str] = set()
+        mentions: list[Mention] = []
+        for command in kept:
+            if isinstance(command, llm_commands.StartFlow):
+                flow_name = command.flow
+                others = [s for s in interp.intents if s.flow != command.flow]
+                interp.intents = [IntentScore(command.flow, LLM_INTENT_SCORE), *others]
+            elif isinstance(command, (llm_commands.SetSlot, llm_commands.CorrectSlot)):
+                mention = self._mention(ctx, flow_name, command.slot, command.value)
+                if mention is None:
+                    interp.slot_values[command.slot] = command.value
+                else:
+                    mentions.append(mention)
+                    if self._single_slot_type(flow_name, mention.type):
+                        replaced.add(mention.type)
+                if isinstance(command, llm_commands.CorrectSlot):
+                    interp.cues.add("correction")
+            elif command.command in _CUE_OF:
+                cue, opposite = _CUE_OF[command.command]
+                interp.cues.add(cue)
+                if opposite is not None:
+                    interp.cues.discard(opposite)
+        if replaced:
+            # The LLM read the whole message and the rules accepted its value: it stands for that type.
+            interp.mentions = [m for m in interp.mentions if m.type not in replaced]
+        known = {(m.type, str(m.value)) for m in interp.mentions}
+        interp.mentions.extend(m for m in mentions if (m.type, str(m.value)) not in known)
+        interp.source = "llm"
+
+    def _single_slot_type(self, flow_name: str | None, type_name: str) -> bool:
+        flow = self.bot.spec.flows.get(flow_name) if flow_name else None
+        return flow is not None and sum(1 for s in flow.slots if s.entity == type_name) == 1
+
+    def _mention(self, ctx: TurnContext, flow_name: str | None, slot_name: str, value: Any) -> Mention | None:
+        """A mention of the slot's entity type for a validated value, placed where it was written."""
+        spec = self.bot.spec
+        flow = spec.flows.get(flow_name) if flow_name else None
+        slot = flow.slot(slot_name) if flow is not None else None
+        if slot is None:
+            slot = next((f.slot(slot_name) for f in spec.flows.values() if f.slot(slot_name) is not None), None)
+        if slot is None or not slot.entity:
+            return None
+        surface = next((m for m in ctx.interp.mentions if m.type == slot.entity and str(m.value) == str(value)), None)
+        if surface is not None:
+            return Mention(type=slot.entity, value=value, text=surface.text, start=surface.start, end=surface.end,
+                           kind=surface.kind)
+        text = str(value)
+        start = ctx.interp.text.find(text)
+        start, end = (start, start + len(text)) if start >= 0 else (len(ctx.interp.text), len(ctx.interp.text))
+        return Mention(type=slot.entity, value=value, text=text, start=start, end=end, kind=spec.entity_kind(slot.entity))
+
+    # ------------------------------------------------------------------------ summaries, rephrasing
+
+    def summarizer(self, ctx: TurnContext, sensitive: list[str]) -> Callable[[list[str], str], str]:
+        """A round summarizer for ``hierarchy.fold_rounds`` within the turn's deadline.
+
+        Raises ``LLMError`` on failure (``fold_rounds`` then falls back to extractive).
+        """
+
+        def summarize(texts: list[str], language: str) -> str:
+            clean = [_redact(text, sensitive) for text in texts]
+            result = self._call(ctx, "summaries", lambda client, deadline: llm_commands.summarize(
+                client, clean, language, deadline_s=deadline))
+            if not result:
+                raise LLMError("no LLM summary")
+            return str(result)
+
+        return summarize
+
+    def rephrase(self, ctx: TurnContext, text: str) -> str:
+        """``text`` rephrased when "rephrase" is in use_for; the template text on any failure."""
+        if not self.uses("rephrase") or not text.strip():
+            return text
+        secret = context_view.sensitive_slot_values(self.bot, ctx.session, extra_tasks=(ctx.ended_task,))
+        if any(value and value in text for value in secret):
+            return text  # a reply quoting a sensitive value is never sent out to be rephrased
+        result = self._call(ctx, "rephrase", lambda client, deadline: llm_commands.rephrase(
+            client, text, ctx.language, deadline_s=deadline))
+        return str(result) if result else text
+
+
+def _redact(text: str, values: list[str]) -> str:
+    for value in sorted(values, key=len, reverse=True):
+        if value:
+            text = text.replace(value, REDACTED)
+    return text
+
+
+class _Metered:
+    """The client as one step of one session sees it: same ``chat``, plus the usage of every
+    completion it returns added to that session's ``Usage`` (thread-safe: nothing shared is read)."""
+
+    def __init__(self, client: LLMClient, usage: Usage) -> None:
+        self._client = client
+        self._usage = usage
+        self.model = client.model
+        self.spec = client.spec
+
+    def chat(self, messages: Any, **kwargs: Any) -> LLMResult:
+        result = self._client.chat(messages, **kwargs)
+        self._usage.calls += 1
+        self._usage.prompt_tokens += result.prompt_tokens
+        self._usage.completion_tokens += result.completion_tokens
+        return result

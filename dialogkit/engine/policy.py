@@ -1,0 +1,469 @@
+"""The dialogue policy: (state, interpretation) -> which trigger fires, and what the bot says.
+
+Every decision the SPEC's behaviours 1-7 and 15 describe lives here, one method per state.
+The machines only move states and run the memory actions bound to the transitions; this class
+chooses the trigger and composes the answer.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import structlog
+
+from dialogkit.errors import ActionError
+from dialogkit.memory import clarification as clar
+from dialogkit.text import phrases as R
+from dialogkit.actions.registry import ActionContext
+from dialogkit.model.reply import ActionRun
+from dialogkit.model.session import Candidate, PendingClarification, Task
+from dialogkit.engine.slots import SlotLayout, SlotOffer, missing_required, offer_slots, validate_slot
+from dialogkit.engine.turn import ClarificationNeeded, TurnContext
+from dialogkit.understanding.intents import INTENT_THRESHOLD
+
+if TYPE_CHECKING:
+    from dialogkit.bot import Bot
+
+log = structlog.get_logger("dialogkit.policy")
+
+# A different flow's intent must beat the active flow by this margin to count as a digression,
+# and must be this sure when the same utterance also answers the pending question.
+DIGRESSION_MARGIN = 0.1
+DIGRESSION_OVER_ANSWER = 0.75
+# Idempotency records kept per session: enough for any retry, without growing the session row forever.
+MAX_EXECUTED_RECORDS = 32
+
+
+class Policy:
+    def __init__(self, bot: Bot) -> None:
+        self.bot = bot
+        self._layouts = {name: SlotLayout.of(flow) for name, flow in bot.spec.flows.items()}
+
+    # ---- entry -------------------------------------------------------------------------
+    def respond(self, ctx: TurnContext) -> None:
+        session = ctx.session
+        if not ctx.text.strip():
+            ctx.say.append(R.phrase("empty_input", ctx.language))
+            self._reask(ctx)
+            return
+        if session.pending is not None and self._answer_clarification(ctx):
+            return
+        if "forget" in ctx.interp.cues:
+            self._forget_last_turn(ctx)
+            return
+        state = session.state
+        if state == "IDLE":
+            self._idle(ctx)
+        elif state in ("TASK_INIT", "PARAM_COLLECT"):
+            self._collect(ctx)
+        elif state == "CONFIRMATION":
+            self._confirmation(ctx)
+        else:  # EXECUTION survives only a crash mid-turn: finish it (idempotently) now
+            self._bind(ctx)
+            self._execute(ctx)
+
+    # ---- states --------------------------------------------------------------------------
+    def _idle(self, ctx: TurnContext) -> None:
+        if "cancel" in ctx.interp.cues:
+            ctx.say.append(R.phrase("nothing_to_cancel", ctx.language))
+            return
+        flow = self._intent(ctx) or self._follow_up(ctx)
+        if flow is not None:
+            self._start(ctx, flow)
+            return
+        if "greeting" in ctx.interp.cues:
+            ctx.say.append(R.phrase("greeting", ctx.language))
+        elif ctx.interp.mentions and "help" not in ctx.interp.cues:
+            # Facts offered with no request ("我有两个订单 12345 和 67890") are remembered, not refused.
+            items = R.enumerate_items([m.text for m in ctx.interp.mentions], ctx.language)
+            ctx.say.append(R.phrase("noted", ctx.language, items=items))
+        elif "help" not in ctx.interp.cues:
+            ctx.say.append(R.phrase("not_understood", ctx.language))
+        ctx.say.append(self.bot.help_text(ctx.language))
+
+    def _collect(self, ctx: TurnContext) -> None:
+        self._bind(ctx)
+        if "cancel" in ctx.interp.cues:
+            self._cancel(ctx)
+            return
+        task = ctx.task
+        assert task is not None and ctx.flow is not None
+        offer = self._offer(ctx)
+        if self._digression(ctx, offer):
+            return
+        if task.state == "TASK_INIT":
+            self._fire(ctx, "collect")
+        if not self._apply_offer(ctx, offer):
+            return
+        if offer.empty and not self._missing(ctx):
+            if "yes" in ctx.interp.cues and ctx.flow.spec.confirm is not None:
+                self._advance(ctx)
+                return
+            self._failure(ctx, None)
+            return
+        if offer.empty:
+            self._failure(ctx, self._rule_message(ctx))
+            return
+        self._advance(ctx)
+
+    def _confirmation(self, ctx: TurnContext) -> None:
+        self._bind(ctx)
+        cues = ctx.interp.cues
+        if "cancel" in cues:
+            self._cancel(ctx)
+            return
+        offer = self._offer(ctx, free_text=False)
+        if self._digression(ctx, offer):
+            return
+        if offer.values or offer.conflicts:
+            if not self._apply_offer(ctx, offer):
+                return
+            self._advance(ctx)
+            return
+        if "yes" in cues and "no" not in cues:
+            self._fire(ctx, "confirm")
+            self._execute(ctx)
+            return
+        if "no" in cues or "correction" in cues:
+            self._fire(ctx, "deny")
+            assert ctx.task is not None
+            ctx.task.pending_slot = None
+            ctx.task.reprompts = 0
+            ctx.say.append(R.phrase("ask_what_to_change", ctx.language))
+            return
+        self._failure(ctx, None)
+
+    # ---- starting, digressing, ending -------------------------------------------------------
+    def _start(self, ctx: TurnContext, flow_name: str) -> None:
+        bot, session = self.bot, ctx.session
+        task = Task(flow=flow_name, state="IDLE", started_turn=ctx.turn)
+        ctx.task, ctx.flow = task, bot.flows[flow_name]
+        offer = self._offer(ctx, free_text=False)
+        errors = self._validated(ctx, offer)
+        prefilled = bot.prefill(ctx, task, exclude=set(offer.values) | set(offer.conflicts))
+        ctx.updates = {**prefilled, **offer.values}
+        ctx.prefilled = list(prefilled)      # prefill already skipped the slots the utterance offers
+        session.stack.append(task)
+        try:
+            self._fire(ctx, "start_task")
+        except ClarificationNeeded as question:
+            session.stack.pop()
+            ctx.task, ctx.flow = session.task, bot.flows.get(session.flow) if session.flow else None
+            self._ask_clarification(ctx, question.pending)
+            return
+        task.prefilled = list(ctx.prefilled)
+        self._fire(ctx, "collect")
+        if errors:
+            ctx.say.append(errors[0][1])
+            task.pending_slot = errors[0][0]
+        if offer.conflicts:
+            self._ask_conflict(ctx, offer)
+            return
+        if ctx.prefilled and ctx.flow.spec.confirm is None:
+            names = R.enumerate_items([bot.slot_label(ctx.flow.spec.slot(n), ctx.language) for n in ctx.prefilled],
+                                      ctx.language)
+            ctx.say.append(R.phrase("prefilled", ctx.language, slots=names))
+        self._advance(ctx)
+
+    def _follow_up(self, ctx: TurnContext) -> str | None:
+        """"第二个呢？" / "and the other one?" after a task: the same task again, on the new referent."""
+        last = ctx.session.last_flow
+        resolution = ctx.resolution
+        if last is None or last not in self.bot.flows or resolution is None or not resolution.bindings:
+            return None
+        types = {s.entity for s in self.bot.flows[last].spec.slots if s.entity}
+        return last if any(b.entity.type in types for b in resolution.bindings) else None
+
+    def _digression(self, ctx: TurnContext, offer: SlotOffer) -> bool:
+        flow = self._intent(ctx)
+        if flow is None or ctx.flow is None or flow == ctx.flow.name:
+            return False
+        scores = {s.flow: s.score for s in ctx.interp.intents}
+        own = scores.get(ctx.flow.name, 0.0)
+        top = scores[flow]
+        if top < own + DIGRESSION_MARGIN:
+            return False
+        pending = ctx.task.pending_slot if ctx.task else None
+        if pending and pending in offer.values and top < DIGRESSION_OVER_ANSWER:
+            return False
+        if any(t.flow == flow for t in ctx.session.stack):
+            return False
+        log.info("digression", session_id=ctx.session.id, suspended=ctx.flow.name, started=flow)
+        self._start(ctx, flow)
+        return True
+
+    def _cancel(self, ctx: TurnContext) -> None:
+        assert ctx.task is not None and ctx.flow is not None
+        label = self.bot.task_label(ctx.flow.name, ctx.language)
+        self._fire(ctx, "cancel")
+        self._end_task(ctx, "cancel")
+        ctx.say.append(R.phrase("cancelled", ctx.language, task=label))
+        self._resume(ctx)
+
+    def _execute(self, ctx: TurnContext) -> None:
+        bot, task, flow = self.bot, ctx.task, ctx.flow
+        assert task is not None and flow is not None
+        spec = flow.spec.execute
+        key = f"{ctx.session.id}:{task.id}"
+        record = ctx.session.executed.get(key)
+        result: dict[str, Any] = {}
+        error: str | None = None
+        if record is not None:
+            result, error = dict(record.get("result") or {}), record.get("error")
+        elif spec.action:
+            action_ctx = ActionContext(
+                slots=dict(task.slots), session_id=ctx.session.id, user_id=ctx.session.user_id,
+                flow=flow.name, language=ctx.language, idempotency_key=key, session=ctx.session,
+            )
+            try:
+                result = bot.actions.run(spec.action, action_ctx)
+            except ActionError as exc:
+                error = str(exc) or type(exc.original).__name__
+                log.warning("action_failed", action=spec.action, session_id=ctx.session.id, error=error)
+            executed = ctx.session.executed
+            executed[key] = {"result": result, "error": error, "at": bot.clock()}
+            while len(executed) > MAX_EXECUTED_RECORDS:      # oldest first: dicts keep insertion order
+                del executed[next(iter(executed))]
+            ctx.action_runs.append(ActionRun(spec.action, dict(task.slots), None if error else dict(result), error))
+        results = {k: R.format_value(v) for k, v in result.items()}
+
+        def values_in(language: str) -> dict[str, str]:
+            # Slot values by their label in that language ("张经理" / "Manager Zhang"); what the
+            # action returned is shown as it came.
+            return {**R.slot_values_for_template(bot.spec, flow.spec, task.slots, language), **results}
+
+        if error is None:
+            # The summary keeps the task's outcome in both languages; the reply is the turn's one.
+            said = {lang: R.prompt(spec.say, lang, values_in(lang)) if spec.say else "" for lang in ("zh", "en")}
+            ctx.extra["said_zh"], ctx.extra["said_en"] = said["zh"], said["en"]
+            ctx.extra["result"] = result
+            self._fire(ctx, "complete")
+            self._end_task(ctx, "complete")
+            ctx.say.append(said[ctx.language] if spec.say else R.phrase("done", ctx.language))
+        else:
+            values = values_in(ctx.language)
+            values["error"] = error
+            self._fire(ctx, "fail")
+            self._end_task(ctx, "fail")
+            text = R.prompt(spec.on_error, ctx.language, values) if spec.on_error else \
+                R.phrase("action_failed", ctx.language, error=error)
+            ctx.say.append(text)
+        self._resume(ctx)
+
+    def _end_task(self, ctx: TurnContext, how: str) -> None:
+        task = ctx.session.stack.pop()
+        ctx.ended_task, ctx.ended_by = task, how
+        if how in ("complete", "fail"):
+            ctx.session.last_flow = task.flow
+        ctx.task = ctx.session.task
+        ctx.flow = self.bot.flows[ctx.task.flow] if ctx.task else None
+
+    def _resume(self, ctx: TurnContext) -> None:
+        if ctx.task is None or ctx.flow is None:
+            return
+        ctx.say.append(R.phrase("resume", ctx.language, task=self.bot.task_label(ctx.flow.name, ctx.language)))
+        self._reask(ctx)
+
+    def _give_up(self, ctx: TurnContext, error: str | None) -> None:
+        assert ctx.task is not None and ctx.flow is not None
+        bot = self.bot
+        label = bot.task_label(ctx.flow.name, ctx.language)
+        self._fire(ctx, "cancel")
+        self._end_task(ctx, "cancel")
+        handoff = bot.spec.bot.handoff
+        reason = error or R.phrase("give_up_default", ctx.language)
+        if handoff:
+            ctx.say.append(reason)
+            self._start(ctx, handoff)
+            return
+        ctx.say.append(R.phrase("give_up", ctx.language, error=reason, task=label))
+        self._resume(ctx)
+
+    # ---- slots ---------------------------------------------------------------------------------
+    def _offer(self, ctx: TurnContext, *, free_text: bool = True) -> SlotOffer:
+        assert ctx.task is not None and ctx.flow is not None
+        pending = ctx.task.pending_slot if free_text else None
+        return offer_slots(
+            self._layouts[ctx.flow.name], ctx.interp, filled=ctx.task.slots, pending_slot=pending,
+            extract=self.bot.understanding.extract, extra_mentions=ctx.bound_mentions,
+        )
+
+    def _validated(self, ctx: TurnContext, offer: SlotOffer) -> list[tuple[str, str]]:
+        """Drop invalid values from the offer; return (slot, message) for each refusal."""
+        assert ctx.flow is not None
+        errors: list[tuple[str, str]] = []
+        for name, value in list(offer.values.items()):
+            slot = ctx.flow.spec.slot(name)
+            if slot is None:
+                continue
+            message = validate_slot(slot, value, ctx.language, self.bot.run_validator)
+            if message:
+                errors.append((name, message))
+                del offer.values[name]
+        return errors
+
+    def _apply_offer(self, ctx: TurnContext, offer: SlotOffer) -> bool:
+        """Fire ``provide_param`` with the offer's valid values; False when the turn is answered already."""
+        errors = self._validated(ctx, offer)
+        if offer.values or (ctx.resolution is not None and ctx.resolution.bindings):
+            ctx.updates = dict(offer.values)
+            try:
+                self._fire(ctx, "provide_param")
+            except ClarificationNeeded as question:
+                self._ask_clarification(ctx, question.pending)
+                return False
+            if ctx.updates:
+                assert ctx.task is not None
+                ctx.task.reprompts = 0
+        if offer.conflicts:
+            self._ask_conflict(ctx, offer)
+            return False
+        if errors:
+            self._failure(ctx, errors[0][1], slot=errors[0][0])
+            return False
+        if ctx.updates:
+            offer.values.update({k: v for k, v in ctx.updates.items() if k not in offer.values})
+        return True
+
+    def _rule_message(self, ctx: TurnContext) -> str | None:
+        """An answer that is no value of the slot's type may still break one of its rules: say which.
+
+        "1234" for an order number never becomes an ``order_id`` (the type wants 5-12 digits), but
+        the user should hear the rule's message ("订单号应为5到12位数字。"), not a bare re-ask.
+        """
+        assert ctx.task is not None and ctx.flow is not None
+        slot = ctx.flow.spec.slot(ctx.task.pending_slot) if ctx.task.pending_slot else None
+        answer = ctx.interp.text.strip()
+        value_like = any(ch.isdigit() for ch in answer) or (answer.isascii() and " " not in answer)
+        if slot is None or not slot.validate_ or not value_like or len(answer) > 40 or ctx.interp.intents:
+            return None
+        return validate_slot(slot, answer, ctx.language, self.bot.run_validator)
+
+    def _missing(self, ctx: TurnContext) -> list[Any]:
+        assert ctx.task is not None and ctx.flow is not None
+        return missing_required(ctx.flow.spec, ctx.task.slots)
+
+    def _advance(self, ctx: TurnContext) -> None:
+        """Ask for the next missing slot, or move on to confirmation / execution."""
+        task, flow = ctx.task, ctx.flow
+        assert task is not None and flow is not None
+        missing = self._missing(ctx)
+        if missing:
+            task.pending_slot = missing[0].name
+            ctx.say.append(self.bot.ask_slot(flow.spec, missing[0], ctx.language, task.slots))
+            return
+        task.pending_slot = None
+        if flow.spec.confirm is not None:
+            if task.state == "PARAM_COLLECT":
+                self._fire(ctx, "request_confirmation")
+            ctx.say.append(self.bot.confirm_text(flow, task, ctx.language))
+            ctx.options = ["确认", "取消"] if ctx.language == "zh" else ["yes", "no"]
+            return
+        self._fire(ctx, "execute")
+        self._execute(ctx)
+
+    def _failure(self, ctx: TurnContext, message: str | None, slot: str | None = None) -> None:
+        """A failed answer: re-ask, at most ``max_reprompts`` times, then give up."""
+        task = ctx.task
+        assert task is not None
+        task.reprompts += 1
+        if task.reprompts > self.bot.spec.bot.max_reprompts:
+            self._give_up(ctx, message)
+            return
+        if message:
+            ctx.say.append(message)
+        if slot:
+            task.pending_slot = slot
+        self._reask(ctx)
+
+    def _reask(self, ctx: TurnContext) -> None:
+        """Say the pending question again (the confirmation, the slot's question, or the clarification)."""
+        task, flow = ctx.session.task, (self.bot.flows[ctx.session.flow] if ctx.session.flow else None)
+        if task is None or flow is None:
+            if ctx.session.pending is not None:
+                ctx.say.append(clar.clarification_question(ctx.session.pending.candidates, ctx.language))
+            return
+        if task.state == "CONFIRMATION":
+            ctx.say.append(self.bot.confirm_text(flow, task, ctx.language))
+            ctx.options = ["确认", "取消"] if ctx.language == "zh" else ["yes", "no"]
+            return
+        slot = flow.spec.slot(task.pending_slot) if task.pending_slot else None
+        if slot is None:
+            missing = missing_required(flow.spec, task.slots)
+            slot = missing[0] if missing else None
+        if slot is not None:
+            task.pending_slot = slot.name
+            ctx.say.append(self.bot.ask_slot(flow.spec, slot, ctx.language, task.slots))
+        else:
+            ctx.say.append(R.phrase("ask_what_to_change", ctx.language))
+
+    # ---- clarification -----------------------------------------------------------------------
+    def _ask_conflict(self, ctx: TurnContext, offer: SlotOffer) -> None:
+        slot_name, mentions = next(iter(offer.conflicts.items()))
+        flow = ctx.flow
+        assert flow is not None
+        slot = flow.spec.slot(slot_name)
+        candidates = [
+            Candidate(value=m.value, type=m.type, label=self.bot.value_label(slot, m.value, ctx.language))
+            for m in mentions
+        ]
+        pending = PendingClarification(
+            kind="slot_value", candidates=candidates, original_text=ctx.interp.text, slot=slot_name,
+            flow=flow.name, language=ctx.language, turn=ctx.turn,
+        )
+        self._ask_clarification(ctx, pending)
+
+    def _ask_clarification(self, ctx: TurnContext, pending: PendingClarification) -> None:
+        ctx.session.pending = pending
+        ctx.clarification = pending
+        ctx.say.append(clar.clarification_question(pending.candidates, ctx.language))
+        ctx.options = [c.label for c in pending.candidates]
+
+    def _answer_clarification(self, ctx: TurnContext) -> bool:
+        """Resolve a pending question; False when the answer names none of the candidates."""
+        pending = ctx.session.pending
+        assert pending is not None
+        ctx.session.pending = None
+        choice = clar.answer_clarification(pending, ctx.interp.text, ctx.interp.mentions)
+        if choice is None:
+            return False
+        if pending.kind == "slot_value":
+            self._bind(ctx)
+            if ctx.task is None or ctx.flow is None or ctx.flow.name != pending.flow:
+                return False
+            ctx.updates = {pending.slot: choice.value} if pending.slot else {}
+            ctx.resolved_text = str(choice.value)
+            self._fire(ctx, "provide_param")
+            self._advance(ctx)
+            return True
+        self.bot.replay_with_choice(ctx, pending, choice)
+        self.respond(ctx)
+        return True
+
+    # ---- forgetting -------------------------------------------------------------------------
+    def _forget_last_turn(self, ctx: TurnContext) -> None:
+        removed = self.bot.forget_turn(ctx, ctx.turn - 1)
+        ctx.say.append(R.phrase("forgot" if removed else "nothing_to_forget", ctx.language))
+        self._bind(ctx)
+        if ctx.task is not None and ctx.task.state == "CONFIRMATION" and self._missing(ctx):
+            # What was forgotten was needed: the confirmation no longer holds, so ask again.
+            self._fire(ctx, "deny")
+            ctx.task.pending_slot = None
+        self._reask(ctx)
+
+    # ---- helpers -----------------------------------------------------------------------------
+    def _bind(self, ctx: TurnContext) -> None:
+        ctx.task = ctx.session.task
+        ctx.flow = self.bot.flows[ctx.task.flow] if ctx.task else None
+
+    def _intent(self, ctx: TurnContext) -> str | None:
+        top = ctx.interp.top_intent
+        if top is None or top.score < INTENT_THRESHOLD or top.flow not in self.bot.flows:
+            return None
+        return top.flow
+
+    def _fire(self, ctx: TurnContext, trigger: str) -> None:
+        self.bot.fire(ctx, trigger)
+
+
+__all__ = ["Policy"]

@@ -1,0 +1,190 @@
+"""Filling and validating slots from one interpretation.
+
+Kept apart from the policy: deciding *which* transition fires and *what values* a turn offers
+are separate questions, and the LLM path reuses the validation for every value it proposes.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from dialogkit.spec.schema import FlowSpec, SlotSpec, prompt_text
+from dialogkit.model.interpretation import Interpretation, Mention
+
+Validator = Callable[[str, Any], str | None]   # (action name, value) -> error or None
+
+
+@dataclass(slots=True)
+class SlotOffer:
+    """What one utterance offers the active flow."""
+
+    values: dict[str, Any] = field(default_factory=dict)
+    surfaces: dict[str, str] = field(default_factory=dict)          # slot -> text as written
+    conflicts: dict[str, list[Mention]] = field(default_factory=dict)  # slot -> two or more distinct values
+
+    @property
+    def empty(self) -> bool:
+        return not self.values and not self.conflicts
+
+
+def _distinct(mentions: list[Mention]) -> list[Mention]:
+    seen: dict[str, Mention] = {}
+    for m in mentions:
+        seen.setdefault(str(m.value), m)
+    return list(seen.values())
+
+
+@dataclass(frozen=True, slots=True)
+class SlotLayout:
+    """What ``offer_slots`` needs of a flow, worked out once (``Policy`` keeps one for
+    each flow of its bot) instead of on every turn."""
+
+    flow: FlowSpec
+    by_type: dict[str, tuple[SlotSpec, ...]]          # entity type -> its slots, in declaration order
+    names_by_type: dict[str, frozenset[str]]
+    free_text: tuple[tuple[SlotSpec, re.Pattern[str]], ...]   # slots without a type, with their "label:" pattern
+
+    @classmethod
+    def of(cls, flow: FlowSpec) -> SlotLayout:
+        by_type: dict[str, list[SlotSpec]] = {}
+        for slot in flow.slots:
+            if slot.entity:
+                by_type.setdefault(slot.entity, []).append(slot)
+        return cls(
+            flow=flow,
+            by_type={t: tuple(slots) for t, slots in by_type.items()},
+            names_by_type={t: frozenset(s.name for s in slots) for t, slots in by_type.items()},
+            free_text=tuple((s, _label_pattern(_label_names(s))) for s in flow.slots if s.entity is None),
+        )
+
+
+def offer_slots(
+    layout: SlotLayout,
+    interp: Interpretation,
+    *,
+    filled: dict[str, Any],
+    pending_slot: str | None,
+    extract: Callable[[str, set[str]], list[Mention]],
+    extra_mentions: list[Mention] = (),  # type: ignore[assignment]
+) -> SlotOffer:
+    """Map the turn's mentions onto the flow's slots.
+
+    Slots sharing one entity type take the values in order of mention, unfilled slots first;
+    one slot offered two different values is a conflict the bot asks about (SPEC section 3, item 2),
+    unless the user is correcting themselves ("不是A，是B" / "not A but B"), where the last wins.
+    """
+    offer = SlotOffer()
+    # A referent fills a slot only when the utterance names no value of that type itself:
+    # "actually it's 67890" corrects to 67890, not to whatever "it" pointed at.
+    mentions = interp.mentions
+    if extra_mentions:
+        direct_types = {m.type for m in mentions}
+        mentions = list(mentions) + [m for m in extra_mentions if m.type not in direct_types]
+    for type_name, slots in layout.by_type.items():
+        found = _distinct([m for m in mentions if m.type == type_name])
+        if not found and pending_slot in layout.names_by_type[type_name]:
+            found = _distinct(extract(interp.text, {type_name}))
+        if not found:
+            continue
+        if len(slots) == 1:
+            slot = slots[0]
+            if len(found) > 1 and "correction" not in interp.cues:
+                offer.conflicts[slot.name] = found
+                continue
+            chosen = found[-1]
+            offer.values[slot.name] = chosen.value
+            offer.surfaces[slot.name] = chosen.text
+            continue
+        ordered = sorted(slots, key=lambda s: (s.name in filled, s.name != pending_slot))
+        for slot, mention in zip(ordered, found):
+            offer.values[slot.name] = mention.value
+            offer.surfaces[slot.name] = mention.text
+    for slot, pattern in layout.free_text:
+        if slot.name not in offer.values:
+            # The rules' "label: value" first; else a free-text value the LLM proposed (validated already).
+            proposed = interp.slot_values.get(slot.name)
+            labelled = _labelled_text(pattern, interp.text) or (str(proposed).strip() if proposed is not None else None)
+            if labelled:
+                offer.values[slot.name] = labelled
+                offer.surfaces[slot.name] = labelled
+    if pending_slot and not offer.values and not offer.conflicts:
+        slot = layout.flow.slot(pending_slot)
+        if slot is not None and slot.entity is None and interp.text.strip():
+            offer.values[slot.name] = interp.text.strip()
+            offer.surfaces[slot.name] = interp.text.strip()
+    return offer
+
+
+def _labelled_text(pattern: re.Pattern[str], text: str) -> str | None:
+    """A free-text slot offered by name: "备注：请尽快处理" / "note: please hurry" fills ``note``.
+
+    Free-text slots have no entity type to find them by, so an optional one could otherwise never
+    be filled; its name or label followed by a colon is how users offer it.
+    """
+    match = pattern.search(text)
+    value = match.group(1).strip() if match else ""
+    return value or None
+
+
+def _label_names(slot: SlotSpec) -> tuple[str, ...]:
+    names = {slot.name, slot.name.replace("_", " ")}
+    if isinstance(slot.label, str):
+        names.add(slot.label)
+    elif slot.label is not None:
+        names.update(n for n in (slot.label.zh, slot.label.en) if n)
+    return tuple(sorted(names, key=len, reverse=True))
+
+
+def _label_pattern(names: tuple[str, ...]) -> re.Pattern[str]:
+    alternation = "|".join(re.escape(n) for n in names)
+    return re.compile(rf"(?:^|[\s，,。;；])(?:{alternation})\s*[:：]\s*(.+)$", re.IGNORECASE | re.DOTALL)
+
+
+def _number(value: Any) -> float | None:
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return None
+
+
+def validate_slot(slot: SlotSpec, value: Any, language: str, run_validator: Validator) -> str | None:
+    """The first failing rule's message in ``language``, or None when the value passes every rule."""
+    for rule in slot.validate_:
+        failed = False
+        if rule.pattern is not None and not re.search(rule.pattern, str(value)):
+            failed = True
+        if not failed and (rule.min is not None or rule.max is not None):
+            number = _number(value)
+            failed = number is None or (rule.min is not None and number < rule.min) or (
+                rule.max is not None and number > rule.max
+            )
+        if not failed and rule.min_length is not None and len(str(value)) < rule.min_length:
+            failed = True
+        if not failed and rule.max_length is not None and len(str(value)) > rule.max_length:
+            failed = True
+        if not failed and rule.one_of is not None and str(value) not in {str(v) for v in rule.one_of}:
+            failed = True
+        if not failed and rule.action is not None:
+            custom = run_validator(rule.action, value)
+            if custom:
+                return custom
+        if failed:
+            return prompt_text(rule.error, language) or _default_error(language)
+    return None
+
+
+def _default_error(language: str) -> str:
+    return "这个值无效。" if language == "zh" else "That value is not valid."
+
+
+def missing_required(flow: FlowSpec, slots: dict[str, Any]) -> list[SlotSpec]:
+    return [s for s in flow.slots if s.required and slots.get(s.name) is None]
+
+
+def slot_name_label(slot: SlotSpec, language: str) -> str:
+    if slot.label is not None:
+        return prompt_text(slot.label, language)
+    return slot.name.replace("_", " ")

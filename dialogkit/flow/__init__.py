@@ -1,1 +1,0 @@
-"""The bot file: schema, loading with positioned problems, compilation, drawing."""

@@ -1,1 +1,0 @@
-"""The turn pipeline: sessions, policy, responses, actions."""

@@ -1,0 +1,118 @@
+"""Compile each flow into one ``transitions`` machine, shared by every session of a bot.
+
+A machine is built once per flow when the bot loads (about a millisecond each); a turn binds the
+session's plain data to it through a throw-away ``TaskBinding`` and fires the trigger with
+``Event.trigger(binding, ctx=...)``. No machine is ever built per session or per turn.
+
+Callbacks are resolved callables, never dotted strings: ``transitions`` would otherwise import
+whatever a YAML file names.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from transitions import EventData, Machine
+
+from dialogkit.spec.schema import STATES, BotFile, FlowSpec
+from dialogkit.spec.transitions_table import TransitionDef, transition_table
+
+logging.getLogger("transitions").setLevel(logging.WARNING)
+
+Callback = Callable[[EventData], None]
+
+
+@dataclass(slots=True)
+class TaskBinding:
+    """The model a machine moves for one trigger: just a state and the turn it belongs to."""
+
+    state: str
+    ctx: Any = None
+
+
+@dataclass(frozen=True, slots=True)
+class PhasedCallback:
+    """A callback with the phase it runs in: ``before`` the state change or ``after`` it."""
+
+    name: str
+    func: Callback
+    phase: str  # "before" | "after"
+
+
+@dataclass(slots=True)
+class CompiledFlow:
+    name: str
+    spec: FlowSpec
+    machine: Machine
+    table: list[TransitionDef]
+    memory: dict[str, list[str]] = field(default_factory=dict)   # trigger -> memory action names
+
+    def can_fire(self, trigger: str, state: str) -> bool:
+        return any(t.trigger == trigger and state in t.sources for t in self.table)
+
+    def fire(self, trigger: str, state: str, ctx: Any) -> str:
+        """Fire ``trigger`` from ``state`` for one turn and return the new state."""
+        binding = TaskBinding(state=state, ctx=ctx)
+        self.machine.events[trigger].trigger(binding, ctx=ctx)
+        return binding.state
+
+
+MemoryResolver = Callable[[str], PhasedCallback]
+
+
+def compile_flow(
+    name: str,
+    spec: FlowSpec,
+    resolve_memory_action: MemoryResolver,
+    *,
+    before_hooks: Mapping[str, list[Callback]] | None = None,
+    after_hooks: Mapping[str, list[Callback]] | None = None,
+) -> CompiledFlow:
+    """Build the machine of one flow.
+
+    ``resolve_memory_action`` turns a memory action name from the YAML into a phased callback;
+    runtime hooks run after the before-phase memory actions (so an ambiguous reference stops
+    the transition before any slot changes) and before the after-phase ones.
+    """
+    table = transition_table(spec)
+    memory: dict[str, list[str]] = {}
+    transitions: list[dict[str, Any]] = []
+    for trigger in dict.fromkeys(t.trigger for t in table):
+        names = spec.memory_for(trigger)
+        memory[trigger] = names
+        phased = [resolve_memory_action(n) for n in names]
+        before = [p.func for p in phased if p.phase == "before"] + list((before_hooks or {}).get(trigger, []))
+        after = list((after_hooks or {}).get(trigger, [])) + [p.func for p in phased if p.phase == "after"]
+        for t in table:
+            if t.trigger != trigger:
+                continue
+            transitions.append(
+                {"trigger": t.trigger, "source": list(t.sources), "dest": t.dest, "before": before, "after": after}
+            )
+    machine = Machine(
+        model=None,
+        states=list(STATES),
+        initial="IDLE",
+        transitions=transitions,
+        auto_transitions=False,
+        send_event=True,
+        ignore_invalid_triggers=False,
+        name=f"{name}:",
+    )
+    return CompiledFlow(name=name, spec=spec, machine=machine, table=table, memory=memory)
+
+
+def compile_bot(
+    spec: BotFile,
+    resolve_memory_action: MemoryResolver,
+    *,
+    before_hooks: Mapping[str, list[Callback]] | None = None,
+    after_hooks: Mapping[str, list[Callback]] | None = None,
+) -> dict[str, CompiledFlow]:
+    return {
+        name: compile_flow(name, flow, resolve_memory_action, before_hooks=before_hooks, after_hooks=after_hooks)
+        for name, flow in spec.flows.items()
+    }

@@ -1,0 +1,314 @@
+"""Checks of meaning that need the whole bot file: names that must refer to something, regexes
+that must compile, rules that must not contradict each other.
+
+The schema (pydantic) already guarantees the shape; this module finds what is well formed but
+wrong: a slot of an entity type nobody declared, a placeholder naming no slot, an action nobody
+registered, a flow no user can start. Every problem carries the position of the offending value
+and a hint that says how to fix it.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+import string
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+from dialogkit.errors import ActionError, Problem
+from dialogkit.spec.schema import (
+    BUILTIN_ENTITY_TYPES, BUILTIN_MEMORY_ACTIONS, BotFile, FlowSpec, LocalizedText, Prompt, SlotSpec,
+)
+from dialogkit.spec.yaml_source import SourceMap, YamlPath
+from dialogkit.actions.registry import ActionTable, action_references, import_reference, search_paths
+
+NUMERIC_TYPES = frozenset({"number", "integer"})
+TEXTUAL_BUILTINS = frozenset({"phone", "email", "date", "time", "yes_no"})
+
+
+def did_you_mean(word: str, choices: list[str] | tuple[str, ...]) -> str | None:
+    """The closest of ``choices`` to ``word``, when one is close enough to be a typo."""
+    match = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
+    return match[0] if match else None
+
+
+def placeholders(text: str) -> list[str]:
+    """The names of ``{name}`` placeholders (``{name.attr}`` counts as ``name``); raises ValueError
+    for unbalanced braces."""
+    names: list[str] = []
+    for _, field, _, _ in string.Formatter().parse(text):
+        if field is not None:
+            names.append(re.split(r"[.\[!:]", field, maxsplit=1)[0])
+    return names
+
+
+def _texts(prompt: Prompt | None, path: YamlPath) -> Iterator[tuple[str, YamlPath]]:
+    """Each language's text of a prompt with the path of that text."""
+    if prompt is None:
+        return
+    if isinstance(prompt, LocalizedText):
+        for language in ("zh", "en"):
+            text = getattr(prompt, language)
+            if text is not None:
+                yield text, (*path, language)
+    else:
+        yield prompt, path
+
+
+class BotChecks:
+    """Runs every semantic check over one bot file; ``run()`` returns the problems found.
+
+    ``pruned`` names flows and entity types the loader dropped because they were malformed
+    (their own problems are already reported), so nothing here complains they are missing.
+    ``memory_actions`` is filled with the custom memory actions resolved along the way.
+    """
+
+    def __init__(self, spec: BotFile, positions: SourceMap, filename: str, actions: ActionTable,
+                 base_dir: Path, pruned: set[tuple[str, str]] | None = None) -> None:
+        self.spec = spec
+        self.positions = positions
+        self.filename = filename
+        self.actions = actions
+        self.base_dir = base_dir
+        self.pruned = pruned or set()
+        self.problems: list[Problem] = []
+        self.memory_actions: dict[str, Callable[..., Any]] = {}
+
+    def run(self) -> list[Problem]:
+        self.problems = []
+        self._check_entity_patterns()
+        self._check_bot_settings()
+        intents: dict[str, str] = {}
+        for name, flow in self.spec.flows.items():
+            base: YamlPath = ("flows", name)
+            self._check_startable(name, flow, base)
+            self._check_duplicate_intent(name, flow, base, intents)
+            self._check_slots(flow, base)
+            self._check_prompts(flow, base)
+            self._check_flow_actions(flow, base)
+            for trigger, names in flow.memory.items():
+                self._check_memory_list(names, (*base, "memory", trigger))
+        self._check_action_modules()
+        return self.problems
+
+    # -- helpers -------------------------------------------------------------------------------
+
+    def _add(self, path: YamlPath, message: str, hint: str = "", *, at_key: bool = False) -> None:
+        line, col = self.positions.key(path) if at_key else self.positions.value(path)
+        self.problems.append(Problem(self.filename, line, col, message, hint))
+
+    def _check_regex(self, pattern: str, path: YamlPath, what: str) -> None:
+        try:
+            re.compile(pattern)
+        except re.error as error:
+            where = f" at position {error.pos}" if error.pos is not None else ""
+            self._add(path, f"{what} is not a valid regular expression: {error.msg}{where}",
+                      "patterns use Python 're' syntax; in YAML, single-quote them: '\\d{5}'")
+
+    # -- bot-level -----------------------------------------------------------------------------
+
+    def _check_entity_patterns(self) -> None:
+        for name, entity in self.spec.entities.items():
+            if entity.pattern is not None:
+                self._check_regex(entity.pattern, ("entities", name, "pattern"),
+                                  f"the pattern of entity type '{name}'")
+
+    def _check_bot_settings(self) -> None:
+        handoff = self.spec.bot.handoff
+        if handoff and handoff not in self.spec.flows and ("flows", handoff) not in self.pruned:
+            guess = did_you_mean(handoff, list(self.spec.flows))
+            self._add(("bot", "handoff"), f"handoff names no flow: '{handoff}'",
+                      f"did you mean '{guess}'?" if guess else "flows: " + ", ".join(self.spec.flows))
+        self._check_memory_list(self.spec.bot.memory.every_turn, ("bot", "memory", "every_turn"))
+
+    # -- per flow ------------------------------------------------------------------------------
+
+    def _check_startable(self, name: str, flow: FlowSpec, base: YamlPath) -> None:
+        if flow.trigger.examples or flow.trigger.keywords or name == self.spec.bot.handoff:
+            return
+        self._add(base, f"flow '{name}' can never start: it has no trigger examples and no keywords",
+                  "add trigger.examples (sample sentences, zh and en) or trigger.keywords", at_key=True)
+
+    def _check_duplicate_intent(self, name: str, flow: FlowSpec, base: YamlPath,
+                                intents: dict[str, str]) -> None:
+        intent = flow.trigger.intent or name
+        if intent in intents:
+            path = (*base, "trigger", "intent") if flow.trigger.intent else base
+            self._add(path, f"intent '{intent}' of flow '{name}' is already the intent of flow "
+                      f"'{intents[intent]}'", "give each flow its own intent name",
+                      at_key=not flow.trigger.intent)
+        else:
+            intents[intent] = name
+
+    def _check_slots(self, flow: FlowSpec, base: YamlPath) -> None:
+        seen: set[str] = set()
+        for index, slot in enumerate(flow.slots):
+            path = (*base, "slots", index)
+            if slot.name in seen:
+                self._add((*path, "name"), f"duplicate slot name '{slot.name}' in this flow",
+                          "each slot of a flow needs its own name")
+            seen.add(slot.name)
+            self._check_slot_entity(slot, path)
+            self._check_slot_rules(slot, path)
+
+    def _check_slot_entity(self, slot: SlotSpec, path: YamlPath) -> None:
+        entity = slot.entity
+        if entity is None or entity in BUILTIN_ENTITY_TYPES or entity in self.spec.entities:
+            return
+        if ("entities", entity) in self.pruned:
+            return
+        known = [*self.spec.entities, *BUILTIN_ENTITY_TYPES]
+        guess = did_you_mean(entity, known)
+        self._add((*path, "entity"), f"slot '{slot.name}' uses unknown entity type '{entity}'",
+                  f"did you mean '{guess}'?" if guess
+                  else "declare it under entities:, or use a built-in type: " + ", ".join(BUILTIN_ENTITY_TYPES))
+
+    def _value_kind(self, slot: SlotSpec) -> str:
+        """'number', 'text', 'choice' (a synonym dictionary), or 'unknown' (a custom regex)."""
+        if slot.entity is None or slot.entity in TEXTUAL_BUILTINS:
+            return "text"
+        if slot.entity in NUMERIC_TYPES:
+            return "number"
+        spec = self.spec.entities.get(slot.entity)
+        if spec is not None and spec.pattern is None and spec.values:
+            return "choice"
+        return "unknown"
+
+    def _check_slot_rules(self, slot: SlotSpec, path: YamlPath) -> None:
+        kind = self._value_kind(slot)
+        what = f"slot '{slot.name}'" + (f" (entity {slot.entity})" if slot.entity else " (free text)")
+        for index, rule in enumerate(slot.validate_):
+            rule_path = (*path, "validate", index)
+            if rule.pattern is not None:
+                self._check_regex(rule.pattern, (*rule_path, "pattern"), f"the validation pattern of slot '{slot.name}'")
+            if kind in ("text", "choice"):
+                for key in ("min", "max"):
+                    if getattr(rule, key) is not None:
+                        self._add((*rule_path, key), f"'{key}' compares numbers, but {what} does not hold a number",
+                                  "use min_length/max_length for text, or entity: number")
+            if kind == "number":
+                for key in ("min_length", "max_length"):
+                    if getattr(rule, key) is not None:
+                        self._add((*rule_path, key), f"'{key}' measures text, but {what} holds a number",
+                                  "use min/max for numbers")
+            if kind == "choice" and rule.one_of is not None and slot.entity:
+                canon = list(self.spec.entities[slot.entity].values or {})
+                for item_index, item in enumerate(rule.one_of):
+                    if str(item) not in canon:
+                        guess = did_you_mean(str(item), canon)
+                        self._add((*rule_path, "one_of", item_index),
+                                  f"one_of lists '{item}', which is not a value of entity type '{slot.entity}'",
+                                  f"did you mean '{guess}'?" if guess else "values: " + ", ".join(canon))
+            if rule.action is not None:
+                self._check_action_use(rule.action, (*rule_path, "action"))
+        self._check_bounds(slot, path, "min", "max")
+        self._check_bounds(slot, path, "min_length", "max_length")
+
+    def _check_bounds(self, slot: SlotSpec, path: YamlPath, low_key: str, high_key: str) -> None:
+        lows = [(getattr(r, low_key), i) for i, r in enumerate(slot.validate_) if getattr(r, low_key) is not None]
+        highs = [(getattr(r, high_key), i) for i, r in enumerate(slot.validate_) if getattr(r, high_key) is not None]
+        if not lows or not highs:
+            return
+        low, _ = max(lows)
+        high, high_index = min(highs)
+        if low > high:
+            self._add((*path, "validate", high_index, high_key),
+                      f"slot '{slot.name}' can never be valid: {low_key} {_num(low)} is above {high_key} {_num(high)}",
+                      f"swap them, or lower {low_key}")
+
+    def _check_prompts(self, flow: FlowSpec, base: YamlPath) -> None:
+        slot_names = [slot.name for slot in flow.slots]
+        for index, slot in enumerate(flow.slots):
+            self._check_placeholders(slot.ask, (*base, "slots", index, "ask"), slot_names, "ask")
+        if flow.confirm is not None:
+            self._check_placeholders(flow.confirm.ask, (*base, "confirm", "ask"), slot_names, "confirm.ask")
+        # say/on_error may also name the action's result keys, unknowable here: with an action they
+        # are only checked for balanced braces.
+        strict = flow.execute.action is None
+        self._check_placeholders(flow.execute.say, (*base, "execute", "say"),
+                                 slot_names if strict else None, "say")
+        self._check_placeholders(flow.execute.on_error, (*base, "execute", "on_error"),
+                                 [*slot_names, "error"] if strict else None, "on_error")
+
+    def _check_placeholders(self, prompt: Prompt | None, path: YamlPath, allowed: list[str] | None,
+                            what: str) -> None:
+        for text, text_path in _texts(prompt, path):
+            try:
+                names = placeholders(text)
+            except ValueError as error:
+                self._add(text_path, f"{what} has unbalanced braces: {error}",
+                          "write {slot_name} for a value; double a brace ({{ or }}) to show it")
+                continue
+            if allowed is None:
+                continue
+            for name in dict.fromkeys(names):
+                if name not in allowed:
+                    guess = did_you_mean(name, allowed)
+                    self._add(text_path, f"{what} placeholder {{{name}}} names no slot of this flow",
+                              f"did you mean {{{guess}}}?" if guess
+                              else "slots: " + (", ".join(allowed) if allowed else "(none)"))
+
+    # -- actions -------------------------------------------------------------------------------
+
+    def _check_flow_actions(self, flow: FlowSpec, base: YamlPath) -> None:
+        if flow.execute.action is not None:
+            self._check_action_use(flow.execute.action, (*base, "execute", "action"))
+
+    def _failed_modules(self) -> list[str]:
+        return [m for m in self.spec.bot.action_modules if m in self.actions.failures]
+
+    def _check_action_use(self, name: str, path: YamlPath) -> None:
+        if name in self.actions:
+            return
+        if ":" in name:
+            reason = self.actions.failures.get(name, "it could not be resolved")
+            self._add(path, f"cannot use action '{name}': {reason}",
+                      "check the module path (imported from the bot file's folder and the working directory)")
+            return
+        if self._failed_modules():
+            return  # reported once, at bot.actions, with the names it should provide
+        guess = did_you_mean(name, self.actions.names)
+        if guess:
+            hint = f"did you mean '{guess}'?"
+        elif self.spec.bot.action_modules:
+            hint = f"register it with @action(\"{name}\") in {', '.join(self.spec.bot.action_modules)}"
+        else:
+            hint = "name a module of @action functions in bot.actions, or write package.module:function"
+        self._add(path, f"unknown action '{name}'", hint)
+
+    def _check_action_modules(self) -> None:
+        needed = [n for n in action_references(self.spec) if ":" not in n and n not in self.actions]
+        if not needed:
+            return  # every name is supplied (by another module or by overrides)
+        modules = self.spec.bot.action_modules
+        for index, module in enumerate(modules):
+            if module not in self.actions.failures:
+                continue
+            path: YamlPath = ("bot", "actions") if isinstance(self.spec.bot.actions, str) else ("bot", "actions", index)
+            self._add(path, f"cannot import the actions module '{module}': {self.actions.failures[module]}",
+                      f"it should define @action functions for {', '.join(needed)}; it is looked up in "
+                      f"{self.base_dir} and the working directory")
+
+    # -- memory actions ------------------------------------------------------------------------
+
+    def _check_memory_list(self, names: list[str], path: YamlPath) -> None:
+        for index, name in enumerate(names):
+            item_path = (*path, index)
+            if name in BUILTIN_MEMORY_ACTIONS or name in self.memory_actions:
+                continue
+            if ":" in name:
+                try:
+                    self.memory_actions[name] = import_reference(name, search_paths(self.base_dir))
+                except ActionError as error:
+                    self._add(item_path, f"cannot use memory action '{name}': {error}",
+                              "a custom memory action is written package.module:function")
+                continue
+            guess = did_you_mean(name, BUILTIN_MEMORY_ACTIONS)
+            self._add(item_path, f"unknown memory action '{name}'",
+                      f"did you mean '{guess}'?" if guess
+                      else "built-in: " + ", ".join(BUILTIN_MEMORY_ACTIONS) + "; or package.module:function")
+
+
+def _num(value: float) -> str:
+    return str(int(value)) if float(value).is_integer() else str(value)

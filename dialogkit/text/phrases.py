@@ -1,0 +1,142 @@
+"""Reply texts: template rendering in the turn's language and the framework's own phrases.
+
+Flow authors write the task-specific prompts; the phrases here are what every bot needs
+(help, cancel, resume, re-ask, give up), kept in one table so both languages stay equal.
+"""
+
+from __future__ import annotations
+
+import re
+import string
+from collections.abc import Mapping
+from typing import Any
+
+import structlog
+
+from dialogkit.spec.schema import BotFile, FlowSpec, Prompt, prompt_text
+
+log = structlog.get_logger("dialogkit.responses")
+
+PHRASES: dict[str, dict[str, str]] = {
+    "help_intro": {"zh": "我可以帮您：", "en": "I can help you with:"},
+    "help_item": {"zh": "- {description}", "en": "- {description}"},
+    "greeting": {"zh": "您好！", "en": "Hello!"},
+    "cancelled": {"zh": "好的，已取消{task}。", "en": "OK, I've cancelled {task}."},
+    "nothing_to_cancel": {"zh": "当前没有进行中的任务。", "en": "There is no task in progress."},
+    "resume": {"zh": "回到刚才的{task}：", "en": "Back to {task}:"},
+    "ask_what_to_change": {"zh": "好的，请问要修改哪一项？", "en": "OK, what would you like to change?"},
+    "not_understood": {"zh": "抱歉，我没有理解。", "en": "Sorry, I didn't get that."},
+    "noted": {"zh": "好的，已记下{items}。", "en": "OK, noted: {items}."},
+    "give_up": {"zh": "抱歉，{error}我先取消{task}，您可以随时重新开始。",
+                "en": "Sorry, {error} I've cancelled {task}; you can start again any time."},
+    "give_up_default": {"zh": "多次未能获取所需信息。", "en": "I couldn't get the information I need."},
+    "confirm_again": {"zh": "请回答“确认”或“取消”。", "en": "Please answer yes or no."},
+    "prefilled": {"zh": "（沿用之前的{slots}）", "en": "(using your earlier {slots})"},
+    "forgot": {"zh": "好的，已忘记刚才说的内容。", "en": "OK, I've forgotten what you just said."},
+    "nothing_to_forget": {"zh": "没有需要忘记的内容。", "en": "There is nothing to forget."},
+    "empty_input": {"zh": "请输入内容。", "en": "Please type a message."},
+    "done": {"zh": "已完成。", "en": "Done."},
+    "action_failed": {"zh": "抱歉，操作失败：{error}", "en": "Sorry, that failed: {error}"},
+    "invalid_value": {"zh": "这个值无效。", "en": "That value is not valid."},
+    "which_value": {"zh": "您指的是{options}？", "en": "Do you mean {options}?"},
+    "ask_slot": {"zh": "请提供{slot}。", "en": "Please give the {slot}."},
+    "confirm_default": {"zh": "确认执行{task}吗？", "en": "Shall I go ahead with {task}?"},
+}
+
+_FIELD = string.Formatter()
+
+
+def phrase(key: str, language: str, **values: Any) -> str:
+    table = PHRASES[key]
+    return table.get(language, table["en"]).format(**values)
+
+
+def placeholders(template: str) -> list[str]:
+    """The ``{name}`` fields of a template (format specs and conversions ignored)."""
+    try:
+        return [f for _, f, _, _ in _FIELD.parse(template) if f]
+    except ValueError:
+        return []
+
+
+def format_value(value: Any) -> str:
+    """How a value renders in a reply: numbers without a trailing .0, booleans as words."""
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    if value is None:
+        return ""
+    return str(value)
+
+
+class _Values(dict[str, str]):
+    """Template values that render a missing placeholder empty and log it once per render."""
+
+    def __init__(self, values: Mapping[str, str], template: str) -> None:
+        super().__init__(values)
+        self.template = template
+
+    def __missing__(self, key: str) -> str:
+        log.warning("placeholder_without_value", placeholder=key, template=self.template)
+        return ""
+
+
+_BRACES = re.compile(r"\{([^{}]*)\}")
+
+
+def render(template: str, values: Mapping[str, str]) -> str:
+    """Fill ``{name}`` placeholders; anything unresolvable renders empty, never raises."""
+    vals = _Values(values, template)
+    return _BRACES.sub(lambda m: vals[m.group(1).strip()] if m.group(1).strip() else m.group(0), template)
+
+
+def flow_description(flow: FlowSpec, name: str, language: str) -> str:
+    """A flow's description in ``language``: "中文 / English" descriptions are split on the slash."""
+    text = flow.description or name.replace("_", " ")
+    if " / " in text:
+        zh, _, en = text.partition(" / ")
+        return zh.strip() if language == "zh" else en.strip()
+    return text
+
+
+def task_label(flow: FlowSpec, name: str, language: str) -> str:
+    desc = flow_description(flow, name, language)
+    if language == "zh":
+        return f"“{desc}”"
+    return f'"{desc[:1].lower() + desc[1:]}"'
+
+
+def slot_label(spec: BotFile, entity: str | None, value: Any, language: str) -> str:
+    """A slot value for display: the canonical value's label in ``language`` when it has one."""
+    if entity and entity in spec.entities and isinstance(value, str):
+        return spec.entities[entity].label(value, language)
+    return format_value(value)
+
+
+def slot_values_for_template(spec: BotFile, flow: FlowSpec, slots: Mapping[str, Any], language: str) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for slot in flow.slots:
+        if slot.name in slots and slots[slot.name] is not None:
+            out[slot.name] = slot_label(spec, slot.entity, slots[slot.name], language)
+    return out
+
+
+def prompt(p: Prompt | None, language: str, values: Mapping[str, str]) -> str:
+    return render(prompt_text(p, language), values)
+
+
+def enumerate_items(items: list[str], language: str) -> str:
+    """A list inside a sentence: "张经理、李主管" / "Joe Brown, John Smith"."""
+    return ("、" if language == "zh" else ", ").join(items)
+
+
+def join(parts: list[str], language: str) -> str:
+    """Join reply pieces: Chinese text needs no space after full-width punctuation."""
+    pieces = [p for p in (s.strip() for s in parts) if p]
+    if language == "zh":
+        out = ""
+        for piece in pieces:
+            if out and not out.endswith(("。", "？", "！", "：", "）", "\n", "…")):
+                out += " "
+            out += piece
+        return out
+    return " ".join(pieces)
