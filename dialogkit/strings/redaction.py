@@ -1,0 +1,45 @@
+"""The one redaction: what a masked value looks like, and how values and PII are masked.
+
+Logs, the context window, the LLM layer and exports all mask through these functions, so a
+sensitive value looks the same wherever it is hidden.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from typing import Any
+
+MASK = "***"
+
+EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
+PHONE = re.compile(r"(?<!\d)(?:\+?\d{1,3}[\s-]?)?(?:1[3-9]\d{9}|\(?\d{3}\)?[\s.-]?\d{3}[\s.-]?\d{4})(?!\d)")
+
+
+def mask_pii(text: str) -> str:
+    """Mask e-mail addresses and phone numbers in free text."""
+    return PHONE.sub(MASK, EMAIL.sub(MASK, text))
+
+
+class Redactor:
+    """Masks a fixed set of values wherever they occur, longest first (one compiled pattern).
+
+    Build it once per set of values and call it on many texts; ``mask_values`` is the one-shot form.
+    """
+
+    __slots__ = ("_pattern",)
+
+    def __init__(self, values: Iterable[Any]) -> None:
+        cleaned = sorted({str(v) for v in values if v is not None and str(v).strip()}, key=len, reverse=True)
+        self._pattern = re.compile("|".join(map(re.escape, cleaned))) if cleaned else None
+
+    def __bool__(self) -> bool:
+        return self._pattern is not None
+
+    def __call__(self, text: str) -> str:
+        return self._pattern.sub(MASK, text) if self._pattern is not None else text
+
+
+def mask_values(text: str, values: Iterable[Any]) -> str:
+    """Mask the given (sensitive) values wherever they occur in ``text``."""
+    return Redactor(values)(text)
