@@ -6,7 +6,10 @@ deadline. Here timeouts, connection errors, 429 and 5xx are retried with exponen
 (honouring ``Retry-After``, capped) only while the deadline allows, and every failure surfaces
 as one ``LLMError`` carrying the SDK's exception, which the bot turns into "use the rules".
 
-The API key is never logged, printed or put in a repr.
+The ``openai`` SDK is imported when the first client is built, not with this module: it costs
+about a third of a second, and a rule-based bot (or ``dialogkit validate``) never needs it.
+
+The API key is never logged, printed or put in a repr. See docs/llms.md.
 """
 
 from __future__ import annotations
@@ -18,12 +21,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-import openai
 import structlog
 
 from dialogkit.errors import LLMError
-from dialogkit.spec.schema import LLMSpec
 from dialogkit.model.session import Usage
+from dialogkit.spec.schema import LLMSpec
 
 __all__ = [
     "LLMClient",
@@ -80,6 +82,8 @@ def _retry_after(exc: BaseException) -> float | None:
 
 
 def _retryable(exc: BaseException) -> bool:
+    import openai  # already loaded: a client exists, or nothing could have failed
+
     if isinstance(exc, openai.APIConnectionError):  # includes APITimeoutError
         return True
     if isinstance(exc, openai.APIStatusError):
@@ -88,6 +92,8 @@ def _retryable(exc: BaseException) -> bool:
 
 
 def _describe(exc: BaseException) -> str:
+    import openai  # already loaded: a client exists, or nothing could have failed
+
     if isinstance(exc, openai.APITimeoutError):
         return "timed out"
     if isinstance(exc, openai.APIConnectionError):
@@ -118,6 +124,8 @@ class LLMClient:
         key = api_key or spec.api_key or os.environ.get("OPENAI_API_KEY")
         if not key:
             raise LLMError("no API key: set llm.api_key or OPENAI_API_KEY (the bot stays rule-based)")
+        import openai  # only now: a keyless spec stays rule-based without paying for the SDK
+
         self.spec = spec
         self.model = spec.model
         self.base_url = base_url or spec.base_url or os.environ.get("OPENAI_BASE_URL") or None
@@ -164,9 +172,29 @@ class LLMClient:
         Raises ``LLMError`` (with ``original``) when the deadline passes, the server keeps
         failing, answers a non-retryable error, or answers nothing usable.
         """
-        budget = deadline_s if deadline_s is not None else self.spec.timeout_s
         started = time.monotonic()
-        deadline = started + budget
+        deadline = started + (deadline_s if deadline_s is not None else self.spec.timeout_s)
+        request = self._request(messages, response_format, tools, temperature)
+        attempt = 0
+        while True:
+            attempt += 1
+            # _retry_wait never sleeps past the deadline, so some time is always left here.
+            remaining = max(deadline - time.monotonic(), 0.001)
+            try:
+                completion = self._sdk.chat.completions.create(**request, timeout=remaining)
+            except Exception as exc:  # a garbage body raises ValueError, not OpenAIError
+                time.sleep(self._wait_or_give_up(exc, attempt, deadline))
+                continue
+            return self._result(completion, started, attempt)
+
+    def _request(
+        self,
+        messages: Sequence[dict[str, Any]],
+        response_format: dict[str, Any] | None,
+        tools: list[dict[str, Any]] | None,
+        temperature: float | None,
+    ) -> dict[str, Any]:
+        """The completion request's keyword arguments; optional keys only when given."""
         request: dict[str, Any] = {
             "model": self.model,
             "messages": list(messages),
@@ -176,31 +204,25 @@ class LLMClient:
             request["response_format"] = response_format
         if tools:
             request["tools"] = tools
-        attempt = 0
-        while True:
-            attempt += 1
-            # _retry_wait never sleeps past the deadline, so some time is always left here.
-            remaining = max(deadline - time.monotonic(), 0.001)
-            try:
-                completion = self._sdk.chat.completions.create(**request, timeout=remaining)
-            except Exception as exc:  # noqa: BLE001 - a garbage body raises ValueError, not OpenAIError
-                wait = self._retry_wait(exc, attempt, deadline)
-                log.warning(
-                    "llm_call_failed", model=self.model, attempt=attempt,
-                    error=_describe(exc), retry_in=None if wait is None else round(wait, 3),
-                )
-                if wait is None:
-                    self.usage.failures += 1
-                    raise LLMError(f"LLM call failed after {attempt} attempt(s): {_describe(exc)}", original=exc) from exc
-                time.sleep(wait)
-                continue
-            return self._result(completion, started, attempt)
+        return request
+
+    def _wait_or_give_up(self, exc: Exception, attempt: int, deadline: float) -> float:
+        """Seconds to sleep before retrying after ``exc``; raises ``LLMError`` when retrying is over."""
+        wait = self._retry_wait(exc, attempt, deadline)
+        log.warning(
+            "llm_call_failed", model=self.model, attempt=attempt,
+            error=_describe(exc), retry_in=None if wait is None else round(wait, 3),
+        )
+        if wait is None:
+            self.usage.failures += 1
+            raise LLMError(f"LLM call failed after {attempt} attempt(s): {_describe(exc)}", original=exc) from exc
+        return wait
 
     def _retry_wait(self, exc: BaseException, attempt: int, deadline: float) -> float | None:
         """Seconds to wait before the next attempt, or None when we must give up now."""
         if not _retryable(exc) or attempt > self.spec.max_retries:
             return None
-        wait = min(self.backoff_s * (2 ** (attempt - 1)), self.max_backoff_s)
+        wait = min(self.backoff_s * 2.0 ** (attempt - 1), self.max_backoff_s)
         asked = _retry_after(exc)
         if asked is not None:
             wait = min(max(asked, 0.0), self.max_backoff_s)
