@@ -25,7 +25,8 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-from dialogkit.understanding.language import CJK_RUN, LATIN_WORD, has_cjk
+from dialogkit.strings.cjk import count_cjk, has_cjk, is_cjk_char
+from dialogkit.understanding.language import LATIN_WORD
 
 CUE_NAMES: tuple[str, ...] = ("yes", "no", "cancel", "correction", "help", "forget", "greeting")
 CUE_WINDOW = 300  # cues are about how an utterance starts or what it is as a whole
@@ -300,7 +301,7 @@ class _Lexicon:
             at >= len(text)
             or text[at] in _SEPARATORS
             or bool(self._fillers.match(text, at))
-            or not has_cjk(text[at])
+            or not is_cjk_char(text[at])
         )
 
 
@@ -320,8 +321,7 @@ def _is_short(text: str, *, cjk: int = 6, words: int = 4) -> bool:
     """Text that adds no content of its own: no digits, a few characters or words at most."""
     if any(ch.isdigit() for ch in text):
         return False
-    han = sum(len(run) for run in CJK_RUN.findall(text))
-    return han <= cjk and len(LATIN_WORD.findall(text)) <= words
+    return count_cjk(text) <= cjk and len(LATIN_WORD.findall(text)) <= words
 
 
 class Answer(NamedTuple):

@@ -20,6 +20,7 @@ import re
 from collections.abc import Callable, Iterable
 from datetime import date, datetime, timedelta
 
+from dialogkit.strings.cjk import is_cjk_char
 from dialogkit.understanding.numbers import CN_DIGITS, EN_UNITS, Found, longest_first, parse_cn_integer
 
 _CN_NUM_CHAR = "[零〇一二两三四五六七八九十]"
@@ -356,7 +357,7 @@ def _bare_hour_is_time(text: str, match: re.Match[str]) -> bool:
     "快一点" (a little faster) are not.
     """
     following = text[match.end() : match.end() + 1]
-    if following and following not in _BARE_HOUR_NEXT and "\u4e00" <= following <= "\u9fff":
+    if following and following not in _BARE_HOUR_NEXT and is_cjk_char(following):
         return False
     before = text[match.start() - 1 : match.start()] if match.start() else ""
     return not (match[2] == "一" and before in _LITTLE_BEFORE and before != "")

@@ -24,7 +24,7 @@ from dataclasses import replace
 from dialogkit.spec.schema import BotFile, EntityTypeSpec
 from dialogkit.understanding.builtins import BUILTIN_FINDERS, Clock
 from dialogkit.model.interpretation import Mention
-from dialogkit.understanding.language import has_cjk
+from dialogkit.strings.cjk import has_cjk
 from dialogkit.understanding.numbers import (
     Found,
     find_numbers,
@@ -190,7 +190,7 @@ _NUMERIC = frozenset({"number", "integer"})
 
 def _trim_units(mentions: list[Mention], custom: Collection[str]) -> list[Mention]:
     """Give a unit word back to the declared type that claims it: "150 dollars" is the number 150
-    *and* the currency "dollars", not a currency alone (SPEC section 2: "150 dollars" is 150)."""
+    *and* the currency "dollars", not a currency alone (docs/bot-file.md: "150 dollars" is 150)."""
     claimed = [m for m in mentions if m.type in custom]
     if not claimed:
         return mentions

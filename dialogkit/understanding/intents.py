@@ -29,7 +29,8 @@ from dataclasses import dataclass
 from dialogkit.spec.schema import BotFile
 from dialogkit.understanding.entities import EntityExtractor
 from dialogkit.model.interpretation import IntentScore, Mention
-from dialogkit.understanding.language import CJK_RUN, fold, has_cjk
+from dialogkit.strings.cjk import CJK_RUN, has_cjk
+from dialogkit.understanding.language import fold
 
 INTENT_THRESHOLD = 0.5
 INTENT_FLOOR = 0.2

@@ -9,19 +9,9 @@ from __future__ import annotations
 
 import re
 
-MAX_INPUT_CHARS = 10_000
-"""Understanding reads at most this many characters of a message.
+from dialogkit.strings.cjk import has_cjk
+from dialogkit.strings.limits import MAX_UNDERSTOOD_CHARS
 
-A chat turn is a few hundred characters; a pasted log or a 1 MB message would only make every
-regex and n-gram pass slower without adding anything a slot could use. Text past the cap is kept
-in the history (the runtime stores the message whole) but yields no mentions, intents or cues.
-"""
-
-# Han ideographs (basic, extension A, compatibility, extensions B-F). Kana and Hangul are not
-# Chinese, so they do not switch a turn to zh.
-_CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0002fa1f"
-CJK_CHAR = re.compile(f"[{_CJK}]")
-CJK_RUN = re.compile(f"[{_CJK}]+")
 LATIN_WORD = re.compile(r"[A-Za-z\u00c0-\u024f]+(?:['\u2019][A-Za-z]+)?")
 
 MIN_LATIN_WORDS = 3
@@ -44,22 +34,18 @@ _FOLD = _fold_table()
 
 
 def fold(text: str) -> str:
-    """Length-preserving normalisation: capped, full-width folded, controls blanked."""
-    return text[:MAX_INPUT_CHARS].translate(_FOLD)
-
-
-def has_cjk(text: str) -> bool:
-    """True when ``text`` (an utterance, alias or keyword) contains a Han character."""
-    return CJK_CHAR.search(text) is not None
+    """Length-preserving normalisation: capped at ``MAX_UNDERSTOOD_CHARS``, full-width folded,
+    controls blanked."""
+    return text[:MAX_UNDERSTOOD_CHARS].translate(_FOLD)
 
 
 def detect_language(text: str, current: str) -> str:
-    """The language of one user turn (SPEC §2).
+    """The language of one user turn (the bot file's ``language: auto``, docs/bot-file.md).
 
     Any Han character makes the turn zh; three or more Latin-script words and no Han make it en;
     anything else ("200", "ok", "yes", an emoji) is too short to tell and keeps ``current``.
     """
-    sample = text[:MAX_INPUT_CHARS]
+    sample = text[:MAX_UNDERSTOOD_CHARS]
     if has_cjk(sample):
         return "zh"
     for count, _ in enumerate(LATIN_WORD.finditer(sample), start=1):

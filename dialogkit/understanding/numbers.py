@@ -18,6 +18,8 @@ from collections.abc import Callable, Iterable
 from decimal import Decimal, InvalidOperation
 from typing import Any, NamedTuple, Protocol, TypeVar
 
+from dialogkit.strings.cjk import has_cjk, is_cjk_char
+
 
 class Found(NamedTuple):
     """A value located in (folded) text: the span it came from and what it means."""
@@ -270,7 +272,7 @@ def _cn_numbers(text: str, whole_text: str) -> list[Found]:
                 following
                 and following not in CN_COUNTERS
                 and _CN_UNIT.match(text, end) is None
-                and ("\u4e00" <= following <= "\u9fff")
+                and is_cjk_char(following)
             ):
                 continue  # "三星", "一样", "一直": the character is part of a word
         value = parse_cn_number(literal)
@@ -301,7 +303,7 @@ def find_numbers(text: str) -> list[Found]:
     whole = text.strip()
     arabic = _arabic_numbers(text)
     words = _en_numbers(text, whole)
-    if any(ch >= "\u3400" for ch in text):
+    if has_cjk(text):  # most English turns: no Han character, no Chinese numeral to look for
         words += _cn_numbers(text, whole)
     # "2 million": the multiplier word already belongs to the Arabic number's span.
     covered = [(f.start, f.end) for f in arabic]

@@ -3,7 +3,7 @@
 This is what offline bots and tests run, and what validates every value an LLM proposes, so it
 is built for speed: every regex, alternation and example index is compiled once in
 ``__init__``; a short utterance costs a fraction of a millisecond. Input longer than
-``language.MAX_INPUT_CHARS`` is read up to that cap.
+``strings.limits.MAX_UNDERSTOOD_CHARS`` is read up to that cap.
 """
 
 from __future__ import annotations

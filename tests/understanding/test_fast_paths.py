@@ -20,7 +20,8 @@ from ruamel.yaml import YAML
 from dialogkit.spec.schema import BotFile
 from dialogkit.understanding import builtins, datetimes, entities, intents
 from dialogkit.understanding.entities import SynonymMatcher, normalise_alias
-from dialogkit.understanding.language import fold, has_cjk
+from dialogkit.strings.cjk import has_cjk
+from dialogkit.understanding.language import fold
 from dialogkit.understanding.numbers import find_integers, find_numbers, non_overlapping
 from dialogkit.understanding.rules import RuleUnderstanding
 from tests.understanding.conftest import SUPPORT_BOT, bot_from_yaml, fixed_now

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from dialogkit.understanding.language import MAX_INPUT_CHARS, detect_language, fold
+from dialogkit.strings.limits import MAX_UNDERSTOOD_CHARS
+from dialogkit.understanding.language import detect_language, fold
 
 
 class TestDetectLanguage:
@@ -51,4 +52,4 @@ class TestFold:
 
     def test_long_input_is_capped(self) -> None:
         """A 1 MB message is read up to the cap."""
-        assert len(fold("x" * 1_000_000)) == MAX_INPUT_CHARS
+        assert len(fold("x" * 1_000_000)) == MAX_UNDERSTOOD_CHARS

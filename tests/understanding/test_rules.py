@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from dialogkit.understanding.language import MAX_INPUT_CHARS
+from dialogkit.strings.limits import MAX_UNDERSTOOD_CHARS
 from dialogkit.understanding.rules import RuleUnderstanding
 from tests.understanding.conftest import NOW
 
@@ -133,10 +133,10 @@ class TestPathologicalInput:
         """Nothing backtracks catastrophically; text past the cap yields nothing."""
         text = unit * (1_000_000 // len(unit))
         result = rules.interpret(text, "en")
-        assert all(m.end <= MAX_INPUT_CHARS for m in result.mentions)
-        assert all(m.end <= MAX_INPUT_CHARS for m in rules.extract(text))
+        assert all(m.end <= MAX_UNDERSTOOD_CHARS for m in result.mentions)
+        assert all(m.end <= MAX_UNDERSTOOD_CHARS for m in rules.extract(text))
 
     def test_a_value_past_the_cap_is_not_seen(self, rules: RuleUnderstanding) -> None:
-        """Documented limit: understanding reads the first MAX_INPUT_CHARS characters."""
-        assert rules.parse_value("order_id", " " * MAX_INPUT_CHARS + "12345") is None
-        assert rules.parse_value("order_id", " " * (MAX_INPUT_CHARS - 6) + "12345") == "12345"
+        """Documented limit: understanding reads the first MAX_UNDERSTOOD_CHARS characters."""
+        assert rules.parse_value("order_id", " " * MAX_UNDERSTOOD_CHARS + "12345") is None
+        assert rules.parse_value("order_id", " " * (MAX_UNDERSTOOD_CHARS - 6) + "12345") == "12345"
