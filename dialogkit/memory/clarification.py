@@ -16,6 +16,7 @@ from dialogkit.memory.references import Ambiguity
 from dialogkit.memory.tracker import is_identifier, short_label, value_key
 from dialogkit.model.session import Candidate, Entity, PendingClarification
 from dialogkit.model.interpretation import Mention
+from dialogkit.strings.cjk import HAN_RANGES, has_cjk
 
 __all__ = ["answer_clarification", "candidates_of", "clarification_question", "make_pending"]
 
@@ -23,7 +24,7 @@ _ZH_ORDINAL = re.compile(r"第\s*([一二两三四五六七八九十\d]+)")
 _EN_ORDINAL = re.compile(r"\b(first|1st|second|2nd|third|3rd|fourth|4th|fifth|5th|last|former|latter)\b",
                          re.IGNORECASE)
 _NEGATION = re.compile(r"(不是|不要|别|并非|not|no|isn't|n't)\s*$", re.IGNORECASE)
-_CJK_LATIN_GAP = re.compile(r"(?<=[\u3400-\u9fff])(?=[A-Za-z0-9])|(?<=[A-Za-z0-9])(?=[\u3400-\u9fff])")
+_CJK_LATIN_GAP = re.compile(f"(?<=[{HAN_RANGES}])(?=[A-Za-z0-9])|(?<=[A-Za-z0-9])(?=[{HAN_RANGES}])")
 
 
 def candidates_of(ambiguity: Ambiguity | Sequence[Candidate], language: str,
@@ -87,7 +88,7 @@ def _named(pending: PendingClarification, text: str, mentions: Sequence[Mention]
             key = name.casefold().strip()
             if not key:
                 continue
-            pattern = re.escape(key) if lx.has_cjk(key) else rf"(?<![A-Za-z0-9]){re.escape(key)}(?![A-Za-z0-9])"
+            pattern = re.escape(key) if has_cjk(key) else rf"(?<![A-Za-z0-9]){re.escape(key)}(?![A-Za-z0-9])"
             for hit in re.finditer(pattern, folded):
                 (rejected if _negated(folded, hit.start()) else chosen).add(i)
     if not chosen:

@@ -14,9 +14,10 @@ in Chinese is its own noun.
 from __future__ import annotations
 
 import functools
-
 import re
 from dataclasses import dataclass
+
+from dialogkit.strings.cjk import has_cjk
 
 #: Kinds an "it"-like pronoun can refer to, with the preference used to break ties:
 #: a concrete thing is a likelier referent than a place, and a place than an untyped value.
@@ -162,12 +163,6 @@ TYPE_NOUN_LEXICON: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
 #: Trailing parts of a type name that say how it is written, not what it is (order_id -> order).
 _TYPE_SUFFIXES = frozenset({"id", "no", "num", "number", "code", "ref", "key", "name", "type", "kind"})
 _AMBIGUOUS_HEADS = frozenset({"phone", "date", "time"})
-_CJK = re.compile(r"[\u3400-\u9fff]")
-
-
-def has_cjk(text: str) -> bool:
-    """True for text containing Chinese characters (how labels are matched to a language)."""
-    return bool(_CJK.search(text))
 
 
 def type_head(type_name: str) -> tuple[str, str]:

@@ -13,7 +13,6 @@ that a plural pronoun may take the utterance's own list ("张经理和李主管�
 from __future__ import annotations
 
 import functools
-
 import re
 from collections.abc import Collection, Iterable, Sequence
 from dataclasses import dataclass
@@ -22,6 +21,7 @@ from dialogkit.memory import lexicon as lx
 from dialogkit.memory.tracker import entity_label, find_entity, value_key
 from dialogkit.model.session import Entity, Session
 from dialogkit.model.interpretation import Mention
+from dialogkit.strings.cjk import has_cjk
 
 __all__ = ["Ambiguity", "Binding", "Reference", "Resolution", "find_references", "resolve", "task_phrase"]
 
@@ -282,13 +282,13 @@ def find_references(text: str, language: str, *, nouns: Collection[str] = ()) ->
 def _nouns_of(nouns: frozenset[str], language: str) -> frozenset[str]:
     """The session's and the lexicon's type nouns written in ``language`` (cached per noun set)."""
     zh = language == "zh"
-    return frozenset(n for n in {*nouns, *lx.lexicon_nouns(language)} if lx.has_cjk(n) == zh)
+    return frozenset(n for n in {*nouns, *lx.lexicon_nouns(language)} if has_cjk(n) == zh)
 
 
 @functools.lru_cache(maxsize=128)
 def _kind_noun_alternation(nouns: frozenset[str], cjk: bool) -> str:
     """Type nouns plus the lexicon's kind nouns of one script, joined for a regex (cached)."""
-    return _alternation([n for n in (*nouns, *lx.KIND_NOUNS) if lx.has_cjk(n) == cjk])
+    return _alternation([n for n in (*nouns, *lx.KIND_NOUNS) if has_cjk(n) == cjk])
 
 
 def _overlap(a: Reference, b: Reference) -> bool:

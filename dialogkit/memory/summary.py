@@ -17,11 +17,10 @@ item per section that keeps their values but not their headings, and that item k
 from __future__ import annotations
 
 import re
-
 from collections.abc import Iterable
 
-from dialogkit.memory.lexicon import has_cjk
 from dialogkit.model.session import SummaryItem, SummaryState
+from dialogkit.strings.cjk import has_cjk
 
 __all__ = ["EARLIER_GROUPS", "EARLIER_KEY", "RECENT_ITEMS", "RECENT_TASKS", "compact", "compacted",
            "record_confirmed", "record_facts", "record_pending", "remove_turn", "render_summary", "resolve_pending"]

@@ -12,9 +12,10 @@ import re
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from dialogkit.memory.lexicon import has_cjk, type_nouns
+from dialogkit.memory.lexicon import type_nouns
 from dialogkit.model.session import Entity, Session
 from dialogkit.model.interpretation import Mention
+from dialogkit.strings.cjk import has_cjk
 
 #: Turns after which an unmentioned entity's salience halves.
 HALF_LIFE_TURNS = 3.0
