@@ -4,7 +4,7 @@ The LLM never changes the conversation directly. It answers with a small list of
 (``start_flow``, ``set_slot`` ...) that are parsed into pydantic models, then checked against
 the bot file and the rule layer's value validation (``validate_commands``): a flow or slot that
 does not exist, or a value the rules reject, is dropped with a warning. "The LLM proposes, the
-rules validate."
+rules validate." See docs/llms.md.
 """
 
 from __future__ import annotations
@@ -12,15 +12,15 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Sequence
-from typing import Annotated, Any, Literal, Union
+from typing import Annotated, Any, Literal
 
 import structlog
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 from dialogkit.errors import LLMError
-from dialogkit.spec.schema import BotFile, SlotSpec
 from dialogkit.llm import prompts
 from dialogkit.llm.client import LLMClient
+from dialogkit.spec.schema import BotFile, SlotSpec
 
 __all__ = [
     "Cancel",
@@ -89,7 +89,7 @@ class ChitChat(_Command):
 
 
 Command = Annotated[
-    Union[StartFlow, SetSlot, CorrectSlot, Confirm, Deny, Cancel, Clarify, ChitChat],
+    StartFlow | SetSlot | CorrectSlot | Confirm | Deny | Cancel | Clarify | ChitChat,
     Field(discriminator="command"),
 ]
 _COMMAND = TypeAdapter(Command)
@@ -153,7 +153,7 @@ def command_schema(spec: BotFile) -> dict[str, Any]:
         properties = {"command": {"type": "string", "enum": [name]}, **fields}
         return {"type": "object", "properties": properties, "required": list(properties), "additionalProperties": False}
 
-    slot_value = {"slot": {"type": "string", "enum": slots}, "value": {"type": "string"}}
+    slot_value: dict[str, dict[str, Any]] = {"slot": {"type": "string", "enum": slots}, "value": {"type": "string"}}
     variants = [
         variant("start_flow", flow={"type": "string", "enum": list(spec.flows)}),
         variant("set_slot", **slot_value),
@@ -234,26 +234,43 @@ def validate_commands(
     kept: list[Command] = []
     flow = active_flow
     for command in commands:
+        checked: Command | None = command
         if isinstance(command, StartFlow):
-            by_intent = next((name for name in spec.flows if spec.flow_intent(name) == command.flow), None)
-            if command.flow not in spec.flows and by_intent is not None:
-                command = command.model_copy(update={"flow": by_intent})  # the intent named, not the flow
-            if command.flow not in spec.flows:
-                log.warning("llm_command_dropped", command=command.command, flow=command.flow, reason="unknown flow")
-                continue
-            flow = command.flow
+            checked = _checked_flow(command, spec)
+            flow = checked.flow if checked is not None else flow
         elif isinstance(command, (SetSlot, CorrectSlot)):
-            slot = _slot_spec(spec, flow, command.slot)
-            if slot is None:
-                log.warning("llm_command_dropped", command=command.command, slot=command.slot, flow=flow, reason="unknown slot")
-                continue
-            ok, canonical, error = validate_value(slot, command.value)
-            if not ok:
-                log.warning("llm_command_dropped", command=command.command, slot=command.slot, reason=error or "invalid value")
-                continue
-            command = command.model_copy(update={"value": canonical})
-        kept.append(command)
+            checked = _checked_slot(command, spec, flow, validate_value)
+        if checked is not None:
+            kept.append(checked)
     return kept
+
+
+def _checked_flow(command: StartFlow, spec: BotFile) -> StartFlow | None:
+    """``command`` naming a real flow (an intent name is mapped to its flow), or None to drop it."""
+    by_intent = next((name for name in spec.flows if spec.flow_intent(name) == command.flow), None)
+    if command.flow not in spec.flows and by_intent is not None:
+        command = command.model_copy(update={"flow": by_intent})  # the intent named, not the flow
+    if command.flow not in spec.flows:
+        log.warning("llm_command_dropped", command=command.command, flow=command.flow, reason="unknown flow")
+        return None
+    return command
+
+
+def _checked_slot(
+    command: SetSlot | CorrectSlot, spec: BotFile, flow: str | None, validate_value: ValueValidator
+) -> SetSlot | CorrectSlot | None:
+    """``command`` with its value in canonical form, or None when the slot or the value is rejected."""
+    slot = _slot_spec(spec, flow, command.slot)
+    if slot is None:
+        log.warning("llm_command_dropped", command=command.command, slot=command.slot, flow=flow,
+                    reason="unknown slot")
+        return None
+    ok, canonical, error = validate_value(slot, command.value)
+    if not ok:
+        log.warning("llm_command_dropped", command=command.command, slot=command.slot,
+                    reason=error or "invalid value")
+        return None
+    return command.model_copy(update={"value": canonical})
 
 
 def summarize(
@@ -274,8 +291,26 @@ def summarize(
     if not ticket:
         messages = prompts.summary_messages(items, language, max_sentences=max_sentences)
         return client.chat(messages, deadline_s=deadline_s).content
-    response_format = {"type": "json_schema", "json_schema": {"name": "ticket_summary", "strict": True, "schema": _TICKET_SCHEMA}}
-    data = extract_json(_chat_structured(client, prompts.ticket_messages(items, language), response_format, deadline_s))
+    messages = prompts.ticket_messages(items, language)
+    data = extract_json(_chat_structured(client, messages, _TICKET_FORMAT, deadline_s))
+    return prompts.render_ticket(_ticket_sections(data), language)
+
+
+_TICKET_KEYS = ("facts", "confirmed", "pending")
+_TICKET_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {k: {"type": "array", "items": {"type": "string"}} for k in _TICKET_KEYS},
+    "required": list(_TICKET_KEYS),
+    "additionalProperties": False,
+}
+_TICKET_FORMAT: dict[str, Any] = {
+    "type": "json_schema",
+    "json_schema": {"name": "ticket_summary", "strict": True, "schema": _TICKET_SCHEMA},
+}
+
+
+def _ticket_sections(data: Any) -> dict[str, list[str]]:
+    """The three sections of a ticket answer, each a list of non-empty lines (a lone string is one line)."""
     if not isinstance(data, dict) or not any(k in data for k in _TICKET_KEYS):
         raise LLMError("the ticket summary has none of the sections facts / confirmed / pending")
     sections: dict[str, list[str]] = {}
@@ -286,16 +321,9 @@ def summarize(
         if not isinstance(value, list):
             raise LLMError(f"the ticket summary's {key!r} section is not a list")
         sections[key] = [str(v).strip() for v in value if str(v).strip()]
-    return prompts.render_ticket(sections, language)
+    return sections
 
 
-_TICKET_KEYS = ("facts", "confirmed", "pending")
-_TICKET_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {k: {"type": "array", "items": {"type": "string"}} for k in _TICKET_KEYS},
-    "required": list(_TICKET_KEYS),
-    "additionalProperties": False,
-}
 _IDENTIFIER = re.compile(r"[A-Za-z]*\d[\w\-./:]*")
 _QUOTES = "\"'“”‘’「」『』"
 
