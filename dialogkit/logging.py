@@ -1,39 +1,27 @@
-"""structlog configuration and PII redaction (SPEC section 8).
+"""structlog configuration and the PII redaction every event goes through.
 
 Phone numbers and e-mail addresses are masked in every event; values of ``sensitive: true``
-slots are masked by the runtime before they reach a log call (``mask_values``).
+slots are masked by the runtime before they reach a log call (``mask_values``). Both mask
+through ``strings.redaction``, so a hidden value looks the same in a log as in an LLM prompt.
 """
 
 from __future__ import annotations
 
 import logging
-import re
 import sys
-from collections.abc import Iterable, MutableMapping
+from collections.abc import MutableMapping
 from typing import Any
 
 import structlog
 
-_EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
-_PHONE = re.compile(r"(?<!\d)(?:\+?\d{1,3}[\s-]?)?(?:1[3-9]\d{9}|\(?\d{3}\)?[\s.-]?\d{3}[\s.-]?\d{4})(?!\d)")
-MASK = "***"
+from dialogkit.strings.redaction import mask_pii, mask_values
 
-
-def mask_text(text: str) -> str:
-    """Mask e-mail addresses and phone numbers in free text."""
-    return _PHONE.sub(MASK, _EMAIL.sub(MASK, text))
-
-
-def mask_values(text: str, values: Iterable[Any]) -> str:
-    """Mask the given (sensitive) values wherever they occur in ``text``."""
-    for value in sorted({str(v) for v in values if v not in (None, "")}, key=len, reverse=True):
-        text = text.replace(value, MASK)
-    return text
+__all__ = ["configure_logging", "enabled_for", "mask_values", "redact_pii"]
 
 
 def _mask(value: Any) -> Any:
     if isinstance(value, str):
-        return mask_text(value)
+        return mask_pii(value)
     if isinstance(value, dict):
         return {k: _mask(v) for k, v in value.items()}
     if isinstance(value, (list, tuple)):

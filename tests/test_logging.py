@@ -1,4 +1,4 @@
-"""Logging (SPEC section 8): one event per turn and per transition, PII and sensitive slots masked."""
+"""Logging: one event per turn and per transition, PII and sensitive slots masked."""
 
 from __future__ import annotations
 
@@ -6,7 +6,8 @@ from pathlib import Path
 
 import pytest
 from dialogkit import Bot
-from dialogkit.logging import mask_text, mask_values
+from dialogkit.logging import redact_pii
+from dialogkit.strings.redaction import MASK
 from dialogkit.testing.logs import capture_turn_logs, events_named
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -18,13 +19,18 @@ class TestMasking:
         ("我的手机号是13812345678，邮箱 li@example.com", ["13812345678", "li@example.com"]),
         ("call me at +1 415-555-0100 or mail joe.brown@example.org", ["415-555-0100", "joe.brown@example.org"]),
     ], ids=["zh", "en"])
-    def test_phones_and_emails_are_masked(self, text: str, secret: list[str]) -> None:
-        masked = mask_text(text)
-        assert all(s not in masked for s in secret)
-        assert "***" in masked
+    def test_phones_and_emails_are_masked_in_every_field(self, text: str, secret: list[str]) -> None:
+        """Top-level text, nested dicts, lists and tuples alike; the event name is left alone."""
+        event = {"event": "turn", "text": text, "slots": {"note": text}, "said": [text], "pair": (text, 1)}
+        masked = redact_pii(None, "info", dict(event))
+        assert masked["event"] == "turn" and masked["pair"][1] == 1
+        assert isinstance(masked["pair"], tuple)
+        assert all(s not in repr(masked) for s in secret)
+        assert repr(masked).count(MASK) == 8
 
-    def test_given_values_are_masked(self) -> None:
-        assert mask_values("备注：请尽快处理 / note: hurry", ["请尽快处理", "hurry"]) == "备注：*** / note: ***"
+    def test_text_without_pii_is_unchanged(self) -> None:
+        event = {"event": "turn", "text": "订单 12345 / order 67890", "latency_ms": 0.4}
+        assert redact_pii(None, "info", dict(event)) == event
 
 
 class TestTurnEvents:
@@ -63,6 +69,6 @@ class TestTurnEvents:
         with capture_turn_logs() as events:
             replies = [bot.handle("s", line) for line in lines]
         assert replies[-1].flow is None and "hunter2" in replies[-1].slots["note"]
-        assert events_named(events, "turn")[-1]["slots"]["note"] == "***"
+        assert events_named(events, "turn")[-1]["slots"]["note"] == MASK
         assert not any("hunter2" in repr(e) for e in events)
         bot.close()

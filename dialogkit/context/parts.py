@@ -9,7 +9,6 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
-REDACTED = "[redacted]"
 TRUNCATION_MARKER = "…[truncated {n} tokens]"
 
 # Part names, as they appear in ``ContextMessage.part`` and ``BuiltContext.breakdown``.

@@ -16,7 +16,6 @@ system messages), pinned messages, rounds and round summaries in order, current 
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 
 from dialogkit.context.parts import (
@@ -27,7 +26,6 @@ from dialogkit.context.parts import (
     PINNED,
     PRIORITIES,
     RECENT,
-    REDACTED,
     ROUND_SUMMARY,
     SUMMARY,
     SYSTEM,
@@ -39,6 +37,7 @@ from dialogkit.context.parts import (
     RoundSummary,
 )
 from dialogkit.context.tokens import REPLY_PRIMING_TOKENS, TokenCounter
+from dialogkit.strings.redaction import Redactor
 
 __all__ = [
     "BuiltContext",
@@ -73,19 +72,8 @@ class _Unit:
         return PRIORITIES[self.part]
 
 
-class _Redactor:
-    """Replaces every sensitive value with the placeholder, longest value first."""
-
-    def __init__(self, values: list[str]) -> None:
-        cleaned = sorted({str(v) for v in values if str(v).strip()}, key=len, reverse=True)
-        self._pattern = re.compile("|".join(map(re.escape, cleaned))) if cleaned else None
-
-    def __call__(self, text: str) -> str:
-        return self._pattern.sub(REDACTED, text) if self._pattern else text
-
-
 class _Builder:
-    def __init__(self, counter: TokenCounter, redact: _Redactor) -> None:
+    def __init__(self, counter: TokenCounter, redact: Redactor) -> None:
         self.counter = counter
         self.redact = redact
 
@@ -216,7 +204,7 @@ def build_context(
     message. Cost is O(what ``inputs`` holds), with every count served from the counter's cache
     after its first turn.
     """
-    builder = _Builder(counter, _Redactor(inputs.sensitive_values))
+    builder = _Builder(counter, Redactor(inputs.sensitive_values))
     header: list[_Unit] = [_Unit(SYSTEM, SYSTEM, (0, 0, 0), [builder.message("system", inputs.system_prompt, SYSTEM, pinned=True)], pinned=True)]
     for order, (part, text) in enumerate(
         ((FLOW, inputs.flow_instructions), (SUMMARY, inputs.summary), (ENTITY_MEMORY, inputs.entity_memory)), start=1

@@ -11,7 +11,6 @@ from dialogkit.context.parts import (
     OLDER,
     PINNED,
     RECENT,
-    REDACTED,
     ROUND_SUMMARY,
     SUMMARY,
     SYSTEM,
@@ -22,6 +21,7 @@ from dialogkit.context.parts import (
 from dialogkit.context.tokens import TokenCounter
 from dialogkit.context.window import build_context, export_text
 from dialogkit.spec.schema import ContextSpec
+from dialogkit.strings.redaction import MASK
 
 LANGS = pytest.mark.parametrize("lang", ["zh", "en"])
 
@@ -214,7 +214,7 @@ class TestRedaction:
             budget=4000, keep_recent_rounds=2, counter=counter,
         )
         assert all(t["secret"] not in m.content for m in built.messages)
-        assert sum(REDACTED in m.content for m in built.messages) == len(built.messages) - 1
+        assert sum(MASK in m.content for m in built.messages) == len(built.messages) - 1
         assert t["secret"] not in export_text(built)
 
 
