@@ -25,7 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import median, percentile, progress, report  # noqa: E402
 
 from dialogkit import Bot  # noqa: E402
-from dialogkit.store.base import encode_session  # noqa: E402
+from dialogkit.store.codec import encode_session  # noqa: E402
 
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPT = [

@@ -5,10 +5,11 @@ Open one with ``open_store(url)``; run a turn with ``with store.transaction(sess
 ``redis://`` URL is used.
 """
 
-from dialogkit.store.base import SessionStore, StoreTxn
 from dialogkit.store.memory import MemoryStore
+from dialogkit.store.protocol import SessionStore, StoreTxn
+from dialogkit.store.schemes import open_store
 from dialogkit.store.sqlite import SqliteStore
-from dialogkit.store.urls import DEFAULT_STORE_URL, open_store
+from dialogkit.store.urls import DEFAULT_STORE_URL
 
 __all__ = [
     "DEFAULT_STORE_URL",

@@ -13,15 +13,10 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from dialogkit.model.session import Message, PersistedValue, Session
-from dialogkit.store.base import (
-    KeyedLocks,
-    PendingWrite,
-    StagedTxn,
-    decode_messages,
-    decode_session,
-    decode_slot,
-    slice_bounds,
-)
+from dialogkit.store.codec import decode_messages, decode_session, decode_slot
+from dialogkit.store.locks import KeyedLocks
+from dialogkit.store.protocol import slice_bounds
+from dialogkit.store.staging import PendingWrite, StagedTxn
 
 __all__ = ["MemoryStore"]
 

@@ -19,23 +19,16 @@ import time
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, cast
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from dialogkit.errors import StoreError
 from dialogkit.model.session import Message, PersistedValue, Session
-from dialogkit.store.base import (
-    HOST,
-    PendingWrite,
-    StagedTxn,
-    decode_messages,
-    decode_session,
-    decode_slot,
-    lock_timeout_message,
-    pid_alive,
-    redact_url,
-    slice_bounds,
-)
+from dialogkit.store.codec import decode_messages, decode_session, decode_slot
+from dialogkit.store.locks import HOST, lock_timeout_message, pid_alive
+from dialogkit.store.protocol import slice_bounds
+from dialogkit.store.staging import PendingWrite, StagedTxn
+from dialogkit.store.urls import redact_url
 
 __all__ = ["STORE_SCHEMA", "RedisStore"]
 
@@ -195,7 +188,9 @@ class RedisStore:
         with self._errors(), self._client.pipeline(transaction=True) as pipe:
             try:
                 pipe.watch(lock)
-                if pipe.get(lock) != token:
+                # After WATCH a pipeline runs commands at once and returns their values, which the
+                # client's type hints (always the pipeline) do not model.
+                if cast(str | None, pipe.get(lock)) != token:
                     raise StoreError(f"session {sid!r}: the turn's lock expired and was taken over "
                                      f"before it could commit; nothing was saved")
                 pipe.multi()

@@ -1,4 +1,4 @@
-"""``sqlite:///path``: the default store, one file that survives restarts.
+"""``sqlite:///path``: the default store, one file that survives restarts; safe for many threads and processes.
 
 Layout (``STORE_SCHEMA`` 1)::
 
@@ -6,81 +6,40 @@ Layout (``STORE_SCHEMA`` 1)::
     messages(session_id, idx, data)                                one row per message, append-only
     user_slots(user_id, name, data, updated_at)                    persist: user values
 
+A turn holds its session's lock from load to commit: one byte of a lock file beside the database,
+locked by the OS (see ``dialogkit.store.lock_file``), so a killed process frees its sessions at
+once. The turn is then one read plus one short ``BEGIN IMMEDIATE`` write (the commit): the
+database-wide write lock is held only for that, and different sessions run in parallel.
+
 ``rev`` is a random non-zero number written with every commit of a session, so a process can
-tell with one small read whether the session is still the one it committed last (its cache, see
-``_load_for_turn``) without reading the blob. Files written before it existed are upgraded in
-place when opened: the column is added (0 in old rows, which never validates a cache) and a
-trigger, stored in the file so every writer fires it, resets ``rev`` to 0 whenever a row is
-updated without a new one: a hand edit, or a process running an older dialogkit. Such files stay
-schema 1: older versions name their columns and keep working on them.
-
-There is no index on ``updated_at``: it served only ``purge_expired`` (rare housekeeping, which
-now scans the table) and cost every turn an index update; opening a file drops it.
-
-Locking: a turn holds its session's lock from load to commit, and that lock is an OS advisory
-lock on ONE byte of a lock file beside the database (``sessions.db.locks``), at an offset hashed
-from the session id. Taking it costs no SQLite write transaction, and the kernel drops it the
-moment its process dies: a killed worker frees its sessions at once, with no stale lease to
-expire and no pid to check. A turn is then one read plus one write transaction (the commit);
-the database-wide write lock is held only for that commit, so different sessions run in parallel.
-
-- Linux, macOS and other POSIX systems: ``fcntl.lockf`` byte-range locks. They belong to the
-  *process*, not the thread, and closing *any* descriptor of the file drops *all* of the
-  process's locks on it. Hence (a) threads first take an in-process lock keyed by the byte
-  offset, not the session id: two sessions hashing to the same byte serialise, and no thread ever
-  unlocks a byte another thread of this process still relies on; (b) the lock file is opened
-  once per process and database, shared by every ``SqliteStore`` on that file (which also makes
-  two stores of one process exclude each other), and closed only when the last one closes.
-- Windows: ``msvcrt.locking`` on the same bytes, with the same in-process locks (released by the
-  OS when the process ends, too). The ``session_locks`` lease table of earlier versions is no
-  longer used; a file created by them keeps the empty table harmlessly. Every process sharing a
-  file must run a dialogkit with the same locking scheme.
-- The lock file must live on a local filesystem (or one with working POSIX locks), as SQLite's
-  own WAL mode already requires.
+tell with one small read whether the session is still the one it committed last and reuse the
+object instead of decoding it again (``SessionCache``).
 
 Connections: one per thread, WAL mode (readers never block the writer), ``busy_timeout`` set.
 """
 
 from __future__ import annotations
 
-import errno
-import hashlib
 import os
 import sqlite3
-import sys
 import threading
 import time
-from collections.abc import Iterable, Iterator
-from contextlib import AbstractContextManager, ExitStack, contextmanager
+from collections.abc import Iterator
+from contextlib import AbstractContextManager, contextmanager
 from pathlib import Path
 from types import TracebackType
 
 from dialogkit.errors import StoreError
 from dialogkit.model.session import Message, PersistedValue, Session
-from dialogkit.store.base import (
-    KeyedLocks,
-    PendingWrite,
-    SessionCache,
-    StagedTxn,
-    _LockEntry,
-    decode_messages,
-    decode_session,
-    decode_slot,
-    lock_timeout_message,
-    slice_bounds,
-)
+from dialogkit.store.cache import SessionCache
+from dialogkit.store.codec import decode_messages, decode_session, decode_slot
+from dialogkit.store.lock_file import LockFileHandle
+from dialogkit.store.protocol import slice_bounds
+from dialogkit.store.staging import PendingWrite, StagedTxn
 
-if sys.platform == "win32":
-    import msvcrt
-else:
-    import fcntl
-
-__all__ = ["LOCK_SLOTS", "STORE_SCHEMA", "SqliteStore", "lock_offset"]
+__all__ = ["STORE_SCHEMA", "SqliteStore"]
 
 STORE_SCHEMA = 1
-
-LOCK_SLOTS = 2**31
-"""Bytes of the lock file sessions hash onto. Every process sharing a database must agree on it."""
 
 _DDL = """
 CREATE TABLE IF NOT EXISTS sessions (
@@ -94,8 +53,12 @@ CREATE TABLE IF NOT EXISTS user_slots (
     PRIMARY KEY (user_id, name)) WITHOUT ROWID;
 """
 
-# Run after the tables exist and ``rev`` was added to an older file (see the module docstring). The
-# recursion guard ``NEW.rev != 0`` keeps the trigger's own update from firing it again.
+# Files made before ``rev`` existed are upgraded in place when opened (and stay schema 1: older
+# versions name their columns and keep working): the column is added, 0 in old rows, which never
+# matches a cache, and this trigger, stored in the file so every writer fires it, resets ``rev`` to
+# 0 when a row is updated without a new one (a hand edit, an older dialogkit). ``NEW.rev != 0``
+# keeps the trigger's own update from firing it again. The index on ``updated_at`` served only
+# the rare purge and cost every turn an update: it is dropped.
 _UPGRADE = (
     "DROP INDEX IF EXISTS sessions_updated_at",
     "CREATE TRIGGER IF NOT EXISTS sessions_rev_reset AFTER UPDATE ON sessions "
@@ -116,155 +79,6 @@ def _new_rev() -> int:
     return (int.from_bytes(os.urandom(8), "big") >> 2) | 1     # 62 random bits, odd
 
 
-def lock_offset(session_id: str) -> int:
-    """The byte of the lock file that stands for ``session_id``: the same in every process and run
-    (a stable hash, unlike ``hash()``), spread over ``LOCK_SLOTS`` so unrelated sessions rarely share one."""
-    digest = hashlib.blake2b(session_id.encode("utf-8", "surrogatepass"), digest_size=8).digest()
-    return int.from_bytes(digest, "big") % LOCK_SLOTS
-
-
-class _LockFile:
-    """This process's one open descriptor of a database's lock file, plus its in-process locks.
-
-    Shared by every store of this process on the same database (see ``_open_lock_file``): a
-    second descriptor could never be closed without dropping the first one's POSIX locks. For the
-    same reason the descriptor is closed only when no store uses it (``users``) *and* no turn or
-    purge is inside it (``active``): a store closed while another thread's turn still runs must
-    not drop that turn's lock, nor let the descriptor number be reused under it.
-    """
-
-    def __init__(self, path: Path, url: str) -> None:
-        self.path = path
-        self.url = url
-        self.users = 0                       # stores using it; both counts under _LOCK_FILES_GUARD
-        self.active = 0                      # turns and purges inside it right now
-        self.threads = KeyedLocks()          # keyed by byte offset: see the module docstring
-        self._seek_guard = threading.Lock()  # Windows locks at the file position: seek + lock as one
-        try:
-            self.fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666)
-        except OSError as exc:
-            raise StoreError(f"cannot open the lock file {path} of the session store {url}: {exc}") from exc
-
-    def acquire(self, session_id: str, timeout_s: float) -> tuple[int, _LockEntry]:
-        """Take ``session_id``'s turn lock against threads of this process and other processes.
-
-        Returns what ``release`` needs. Not a context manager: the turn (``_Turn``) calls it once
-        per turn and owns the exit, which saves the nested generator frames.
-        """
-        started = time.monotonic()
-        offset = lock_offset(session_id)
-        entry = self.threads.acquire(offset, timeout_s, self.url, name=session_id)
-        try:
-            if not self._try_lock(offset):
-                self._wait_lock(offset, session_id, started + timeout_s, timeout_s)
-        except BaseException:
-            self.threads.release(offset, entry)
-            raise
-        return offset, entry
-
-    def release(self, offset: int, entry: _LockEntry) -> None:
-        """Free a lock taken with ``acquire``: the byte first, then the in-process lock."""
-        try:
-            self._unlock(offset)
-        finally:
-            self.threads.release(offset, entry)
-
-    def _wait_lock(self, offset: int, session_id: str, deadline: float, timeout_s: float) -> None:
-        """Poll the byte held by another process until it is ours or the deadline passes."""
-        pause = 0.002
-        while True:
-            if time.monotonic() >= deadline:
-                raise StoreError(lock_timeout_message(session_id, timeout_s, self.url))
-            time.sleep(min(pause, max(0.0, deadline - time.monotonic())))
-            pause = min(pause * 2, 0.05)
-            if self._try_lock(offset):
-                return
-
-    @contextmanager
-    def try_hold_many(self, session_ids: Iterable[str]) -> Iterator[list[str]]:
-        """Lock, without waiting, every given session whose turn is not running; yield those."""
-        by_offset: dict[int, list[str]] = {}
-        for sid in session_ids:
-            by_offset.setdefault(lock_offset(sid), []).append(sid)
-        free: list[str] = []
-        with ExitStack() as stack:
-            for offset, sids in by_offset.items():
-                if stack.enter_context(self.threads.try_hold(offset)) and self._try_lock(offset):
-                    stack.callback(self._unlock, offset)
-                    free.extend(sids)
-            yield free
-
-    if sys.platform == "win32":
-        def _try_lock(self, offset: int) -> bool:
-            with self._seek_guard:
-                os.lseek(self.fd, offset, os.SEEK_SET)
-                try:
-                    msvcrt.locking(self.fd, msvcrt.LK_NBLCK, 1)
-                except OSError as exc:
-                    if exc.errno in (errno.EACCES, errno.EDEADLOCK):
-                        return False
-                    raise self._failure(exc) from exc
-            return True
-
-        def _unlock(self, offset: int) -> None:
-            with self._seek_guard:
-                os.lseek(self.fd, offset, os.SEEK_SET)
-                msvcrt.locking(self.fd, msvcrt.LK_UNLCK, 1)
-    else:
-        def _try_lock(self, offset: int) -> bool:
-            try:
-                fcntl.lockf(self.fd, fcntl.LOCK_EX | fcntl.LOCK_NB, 1, offset, os.SEEK_SET)
-            except OSError as exc:
-                if exc.errno in (errno.EACCES, errno.EAGAIN):
-                    return False
-                raise self._failure(exc) from exc
-            return True
-
-        def _unlock(self, offset: int) -> None:
-            fcntl.lockf(self.fd, fcntl.LOCK_UN, 1, offset, os.SEEK_SET)
-
-    def _failure(self, exc: OSError) -> StoreError:
-        return StoreError(f"cannot lock {self.path} for the session store {self.url}: {exc}")
-
-
-_LOCK_FILES: dict[tuple[int, str], _LockFile] = {}
-_LOCK_FILES_GUARD = threading.Lock()
-
-
-def _registry_key(path: Path) -> tuple[int, str]:
-    """Keyed by pid as well, so a forked child (which inherits descriptors but none of the
-    parent's locks) opens its own."""
-    return os.getpid(), os.path.realpath(path)
-
-
-def _open_lock_file(path: Path, url: str) -> _LockFile:
-    """The process-wide ``_LockFile`` of ``path``, opened on first use."""
-    key = _registry_key(path)
-    with _LOCK_FILES_GUARD:
-        lock_file = _LOCK_FILES.get(key)
-        if lock_file is None:
-            lock_file = _LOCK_FILES[key] = _LockFile(path, url)
-        lock_file.users += 1
-        return lock_file
-
-
-def _release_lock_file(lock_file: _LockFile, *, user: bool) -> None:
-    """One store (``user``) or one turn stops using the file; the last one out closes it.
-
-    Called with ``_LOCK_FILES_GUARD`` held, so nobody can pick the file up while it closes.
-    """
-    if user:
-        lock_file.users -= 1
-    else:
-        lock_file.active -= 1
-    if lock_file.users > 0 or lock_file.active > 0:
-        return
-    key = _registry_key(lock_file.path)
-    if _LOCK_FILES.get(key) is lock_file:
-        del _LOCK_FILES[key]
-    os.close(lock_file.fd)
-
-
 class _Turn:
     """``SqliteStore.transaction``: lock, load, hand out the ``StagedTxn``, commit, unlock.
 
@@ -273,7 +87,7 @@ class _Turn:
     microseconds. The order of release is the reverse of the order of taking, on every path.
     """
 
-    __slots__ = ("_store", "_session_id", "_history_tail", "_timeout_s", "_locks", "_offset", "_entry", "_txn")
+    __slots__ = ("_entry", "_history_tail", "_locks", "_offset", "_session_id", "_store", "_timeout_s", "_txn")
 
     def __init__(self, store: SqliteStore, session_id: str, history_tail: int, timeout_s: float) -> None:
         self._store = store
@@ -283,11 +97,11 @@ class _Turn:
 
     def __enter__(self) -> StagedTxn:
         store = self._store
-        locks = self._locks = store._use_lock_file()
+        locks = self._locks = store._locks.enter()
         try:
             self._offset, self._entry = locks.acquire(self._session_id, self._timeout_s)
         except BaseException:
-            _done_with_lock_file(locks)
+            locks.leave()
             raise
         try:
             session, count = store._load_for_turn(self._session_id, self._history_tail)
@@ -312,13 +126,7 @@ class _Turn:
         try:
             self._locks.release(self._offset, self._entry)
         finally:
-            _done_with_lock_file(self._locks)
-
-
-def _done_with_lock_file(lock_file: _LockFile) -> None:
-    """A turn or purge counted by ``SqliteStore._use_lock_file`` has left the lock file."""
-    with _LOCK_FILES_GUARD:
-        _release_lock_file(lock_file, user=False)
+            self._locks.leave()
 
 
 class SqliteStore:
@@ -337,10 +145,10 @@ class SqliteStore:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
             raise StoreError(f"cannot create the folder for the session store {self.url}: {exc}") from exc
-        self._locks: _LockFile | None = None
+        self._locks = LockFileHandle(self.url)     # opened once the schema is known to be ours
         try:
             self._init_schema()
-            self._locks = _open_lock_file(self.path.with_name(self.path.name + ".locks"), self.url)
+            self._locks.open(self.path.with_name(self.path.name + ".locks"))
         except StoreError:
             self.close()              # no connection left open behind a store that failed to open
             raise
@@ -388,7 +196,7 @@ class SqliteStore:
                 "SELECT id FROM sessions WHERE updated_at < ?", (older_than,)).fetchall()]
         purged = 0
         for start in range(0, len(ids), _PURGE_BATCH):
-            with self._lock_file() as locks, locks.try_hold_many(ids[start:start + _PURGE_BATCH]) as free:
+            with self._locks.inside() as locks, locks.try_hold_many(ids[start:start + _PURGE_BATCH]) as free:
                 if not free:
                     continue
                 with self._errors(), self._write() as conn:
@@ -405,10 +213,7 @@ class SqliteStore:
             for conn in self._all:
                 conn.close()
             self._all.clear()
-        with _LOCK_FILES_GUARD:
-            locks, self._locks = self._locks, None
-            if locks is not None:
-                _release_lock_file(locks, user=True)
+        self._locks.close()
 
     # ------------------------------------------------------------------ connections
 
@@ -429,24 +234,6 @@ class SqliteStore:
             self._all.append(conn)
         self._local.conn = conn
         return conn
-
-    @contextmanager
-    def _lock_file(self) -> Iterator[_LockFile]:
-        """The lock file, kept open (even past ``close``) until the turn using it ends."""
-        locks = self._use_lock_file()
-        try:
-            yield locks
-        finally:
-            _done_with_lock_file(locks)
-
-    def _use_lock_file(self) -> _LockFile:
-        """Count one more turn (or purge) inside the lock file; ``_done_with_lock_file`` ends it."""
-        with _LOCK_FILES_GUARD:
-            locks = self._locks
-            if locks is None:
-                raise StoreError(f"the session store {self.url} is closed")
-            locks.active += 1
-            return locks
 
     @contextmanager
     def _errors(self) -> Iterator[None]:
@@ -510,8 +297,9 @@ class SqliteStore:
 
         If this process committed the session last and the stored ``rev`` is still the one it
         wrote, the cached object is reused: one SELECT of a number instead of decoding the blob
-        and the history tail. The same SELECT finding no row ends a new session's load. Any other writer (another store or process, an older dialogkit, a
-        hand edit) leaves a different ``rev`` or 0, and 0 is never written by a commit.
+        and the history tail. The same SELECT finding no row ends a new session's load. Any other
+        writer (another store or process, an older dialogkit, a hand edit) leaves a different
+        ``rev`` or 0, and 0 is never written by a commit.
         """
         cached = self._cache.take(session_id)
         try:

@@ -1,53 +1,32 @@
-"""Store URLs -> stores: the one place that knows ``memory://``, ``sqlite:///`` and ``redis://``.
+"""What a store URL says: the default one, the file a ``sqlite:///`` URL names, and the URL safe to show.
 
 SQLite paths follow SQLAlchemy's convention, so URLs people already know mean the same here:
 ``sqlite:///sessions.db`` is relative to the working directory, ``sqlite:////var/db/s.db``
-(four slashes) is absolute.
+(four slashes) is absolute. A URL may carry a password (``redis://:secret@host``), so every
+error and log line shows it through ``redact_url``.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
 
 from dialogkit.errors import StoreError
-from dialogkit.store.base import SessionStore, redact_url
 
-__all__ = ["DEFAULT_STORE_URL", "open_store", "sqlite_path"]
+__all__ = ["DEFAULT_STORE_URL", "redact_url", "sqlite_path"]
 
 DEFAULT_STORE_URL = "sqlite:///./.dialogkit/sessions.db"
 
-_KINDS = "memory://, sqlite:///path/to/sessions.db or redis://host:port/db"
 
-
-def open_store(url: str | None) -> SessionStore:
-    """Open the store a URL names; ``None`` opens the default SQLite file in the working directory.
-
-    Every mistake in the URL is a ``StoreError`` that says what is accepted, with any password
-    in the URL masked.
-    """
-    url = DEFAULT_STORE_URL if url is None else url.strip()
-    if not url:
-        raise StoreError(f"the store URL is empty; use {_KINDS}")
-    scheme, sep, rest = url.partition("://")
-    scheme = scheme.lower()
-    if not sep:
-        hint = f" (did you mean sqlite:///{url}?)" if url.endswith((".db", ".sqlite", ".sqlite3")) else ""
-        raise StoreError(f"{redact_url(url)!r} is not a store URL{hint}; use {_KINDS}")
-    if scheme == "memory":
-        if rest.strip("/"):
-            raise StoreError(f"{url!r}: a memory store takes no path; write memory://")
-        from dialogkit.store.memory import MemoryStore
-
-        return MemoryStore()
-    if scheme == "sqlite":
-        from dialogkit.store.sqlite import SqliteStore
-
-        return SqliteStore(sqlite_path(url), url=url)
-    if scheme in ("redis", "rediss", "unix"):
-        from dialogkit.store.redis import RedisStore
-
-        return RedisStore(url)
-    raise StoreError(f"unsupported store URL {redact_url(url)!r}; use {_KINDS}")
+def redact_url(url: str) -> str:
+    """The URL with any password replaced by ``***``, safe to show in errors and logs."""
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    user = parts.username or ""
+    host = parts.hostname or ""
+    netloc = f"{user}:***@{host}" + (f":{parts.port}" if parts.port else "")
+    return urlunsplit((parts.scheme, netloc, parts.path, parts.query, parts.fragment))
 
 
 def sqlite_path(url: str) -> Path:

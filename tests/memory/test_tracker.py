@@ -142,7 +142,7 @@ class TestBoundedRecord:
         assert phone.aliases == ["手机", "iPhone"]
 
     def test_en_the_session_row_stops_growing(self) -> None:
-        from dialogkit.store.base import encode_session
+        from dialogkit.store.codec import encode_session
 
         s = new_session()
         sizes = []

@@ -16,7 +16,6 @@ from dialogkit.store import MemoryStore, SessionStore, SqliteStore
 from tests.store.factories import REDIS_URL, needs_redis
 
 
-
 def _redis_store(prefix: str) -> SessionStore:
     from dialogkit.store.redis import RedisStore
 

@@ -8,7 +8,7 @@ import time
 import pytest
 
 from dialogkit.model.session import Message, Session, Task
-from dialogkit.store.base import SessionStore
+from dialogkit.store.protocol import SessionStore
 
 REDIS_URL = os.environ.get("DIALOGKIT_TEST_REDIS_URL")
 needs_redis = pytest.mark.skipif(

@@ -13,9 +13,11 @@ import pytest
 
 from dialogkit.errors import StoreError
 from dialogkit.model.session import PersistedValue
-from dialogkit.store.base import KeyedLocks, SessionStore, StagedTxn, StoreTxn, pid_alive
+from dialogkit.store.locks import KeyedLocks, pid_alive
 from dialogkit.store.memory import MemoryStore
+from dialogkit.store.protocol import SessionStore, StoreTxn
 from dialogkit.store.sqlite import SqliteStore
+from dialogkit.store.staging import StagedTxn
 from tests.store.factories import add_messages, make_session
 
 

@@ -5,12 +5,14 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
+from itertools import pairwise
 
 import pytest
 
 from dialogkit.errors import StoreError
 from dialogkit.model.session import Entity, PersistedValue, SummaryItem
 from dialogkit.store import SessionStore
+from dialogkit.store.staging import StagedTxn
 from tests.store.factories import CONTENT, add_messages, make_session
 
 LANGUAGES = ["zh", "en"]
@@ -112,7 +114,7 @@ class TestHistory:
             assert txn.session is not None and len(txn.session.history) == 200
             add_messages(txn.session, 2)
             txn.save(txn.session)
-            assert len(txn.pending.appended) == 2      # type: ignore[attr-defined]
+            assert isinstance(txn, StagedTxn) and len(txn.pending.appended) == 2
         loaded = store.load("s1", history_tail=1)
         assert loaded is not None and loaded.history_offset == 2001
 
@@ -275,7 +277,7 @@ class TestLocking:
         loaded = store.load("s1")
         assert loaded is not None and loaded.turn == 8
         spans.sort()
-        assert all(end <= next_start for (_, end), (next_start, _) in zip(spans, spans[1:], strict=False))
+        assert all(end <= next_start for (_, end), (next_start, _) in pairwise(spans))
 
     def test_different_sessions_run_in_parallel(self, store: SessionStore) -> None:
         """While one session's turn is held open, another session's turn completes."""

@@ -23,7 +23,9 @@ from tests.store.factories import (
 
 pytestmark = needs_redis
 
-CHILD = child_turn_script("from dialogkit.store.redis import RedisStore\nstore = RedisStore(sys.argv[1], prefix=sys.argv[2])")
+CHILD = child_turn_script(
+    "from dialogkit.store.redis import RedisStore\nstore = RedisStore(sys.argv[1], prefix=sys.argv[2])"
+)
 
 
 @pytest.fixture

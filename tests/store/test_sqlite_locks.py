@@ -17,7 +17,7 @@ import pytest
 
 from dialogkit.errors import StoreError
 from dialogkit.store import SqliteStore
-from dialogkit.store.sqlite import lock_offset
+from dialogkit.store.lock_file import lock_offset
 from tests.store.factories import add_messages, make_session
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -2,14 +2,19 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from dialogkit.errors import StoreError
 from dialogkit.store import DEFAULT_STORE_URL, MemoryStore, SqliteStore, open_store
-from dialogkit.store.base import redact_url
+from dialogkit.store.urls import redact_url
 from tests.store.factories import REDIS_URL, make_session, needs_redis
+
+ROOT = Path(__file__).resolve().parent.parent.parent
 
 
 class TestOpening:
@@ -63,6 +68,16 @@ class TestOpening:
             assert isinstance(store, RedisStore)
         finally:
             store.close()
+
+    @pytest.mark.parametrize("url", ["memory://", "sqlite:///sessions.db"])
+    def test_redis_is_imported_only_when_a_redis_url_is_opened(self, url: str, tmp_path: Path) -> None:
+        """The optional redis package (and the Redis store) stay unloaded until a redis:// URL is opened."""
+        script = (f"import sys, dialogkit, dialogkit.store\n"
+                  f"dialogkit.store.open_store({url!r}).close()\n"
+                  f"print(sorted(m for m in sys.modules if m.startswith(('redis', 'dialogkit.store.redis'))))")
+        done = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, capture_output=True, text=True,
+                              check=False, env={**os.environ, "PYTHONPATH": str(ROOT)})
+        assert (done.returncode, done.stdout.strip(), done.stderr) == (0, "[]", "")
 
 
 class TestMistakes:

@@ -1,0 +1,97 @@
+"""Sessions, history messages and user slots to and from the bytes and text every store writes.
+
+One codec for all stores, so a session saved by one reads back the same from any other, and
+every failure is a ``StoreError`` that names the session or user: an unserialisable value fails
+inside the turn that set it, and a corrupt row or a blob of another schema version tells an
+operator what to delete, never a raw pydantic traceback.
+"""
+
+from __future__ import annotations
+
+from pydantic import TypeAdapter, ValidationError
+from pydantic_core import PydanticSerializationError
+
+from dialogkit.errors import StoreError
+from dialogkit.model.session import SCHEMA_VERSION, Message, PersistedValue, Session
+
+__all__ = [
+    "decode_messages",
+    "decode_session",
+    "decode_slot",
+    "encode_message",
+    "encode_session",
+    "encode_slot",
+]
+
+_MESSAGES = TypeAdapter(list[Message])
+_SESSION = TypeAdapter(Session)
+_NOT_IN_BLOB: set[str] = {"history"}      # read-only; a set because that is what pydantic's stubs take
+
+
+def encode_session(session: Session) -> bytes:
+    """The session blob: everything but ``history``, which is stored message by message.
+
+    UTF-8 bytes, as the serializer produces them: ``model_dump_json`` would decode them into a
+    ``str`` that the store then encodes back to UTF-8 to write it (about 12 µs a turn for a 7 KB
+    session with Chinese text). Every store and ``decode_session`` take the bytes as they are.
+    """
+    try:
+        return _SESSION.dump_json(session, exclude=_NOT_IN_BLOB)
+    except PydanticSerializationError as exc:
+        raise StoreError(f"session {session.id!r} holds a value that cannot be saved: {exc}") from exc
+
+
+def encode_message(session_id: str, message: Message) -> str:
+    try:
+        return message.model_dump_json()
+    except PydanticSerializationError as exc:
+        raise StoreError(f"session {session_id!r}: a history message cannot be saved: {exc}") from exc
+
+
+def encode_slot(user_id: str, name: str, value: PersistedValue) -> str:
+    try:
+        return value.model_dump_json()
+    except PydanticSerializationError as exc:
+        raise StoreError(f"user {user_id!r}: slot {name!r} holds a value that cannot be saved: {exc}") from exc
+
+
+def decode_session(session_id: str, blob: str | bytes, messages: list[str], offset: int) -> Session:
+    """Rebuild a session from its blob and a tail of message rows starting at ``offset``."""
+    try:
+        session = Session.model_validate_json(blob)
+    except ValidationError as exc:
+        raise StoreError(f"session {session_id!r} is corrupt in the store and cannot be loaded: "
+                         f"{_first_error(exc)}") from exc
+    if session.version != SCHEMA_VERSION:
+        raise StoreError(f"session {session_id!r} was saved with schema version {session.version}; "
+                         f"this dialogkit reads version {SCHEMA_VERSION}")
+    session.history = decode_messages(session_id, messages)
+    session.history_offset = offset
+    return session
+
+
+def decode_messages(session_id: str, rows: list[str]) -> list[Message]:
+    """Parse message rows in one pydantic call: one call for 200 rows is far cheaper than 200."""
+    if not rows:
+        return []
+    try:
+        return _MESSAGES.validate_json("[" + ",".join(rows) + "]")
+    except ValidationError as exc:
+        raise StoreError(f"session {session_id!r} has a corrupt history message: "
+                         f"{_first_error(exc)}") from exc
+
+
+def decode_slot(user_id: str, name: str, raw: str | bytes) -> PersistedValue:
+    try:
+        return PersistedValue.model_validate_json(raw)
+    except ValidationError as exc:
+        raise StoreError(f"user {user_id!r}: stored slot {name!r} is corrupt: {_first_error(exc)}") from exc
+
+
+def _first_error(exc: ValidationError) -> str:
+    errors = exc.errors()
+    if not errors:
+        return "invalid data"
+    first = errors[0]
+    where = ".".join(str(part) for part in first.get("loc", ())) or "document"
+    return f"{where}: {first.get('msg', 'invalid')}"

@@ -1,0 +1,68 @@
+"""What every session store promises: the ``SessionStore`` and ``StoreTxn`` protocols.
+
+A turn runs inside ``store.transaction(session_id)``: the session's lock is held, the session is
+loaded with the tail of its history, and everything the turn changes (the session blob, new
+history messages, user-scoped slots) is *staged* and written atomically when the ``with`` block
+exits normally. If the block raises, nothing is written: a crash mid-turn never leaves half a
+turn behind. A store that cannot do its job raises ``dialogkit.errors.StoreError``.
+
+Why history lives apart from the session blob: a turn at 2,000 stored messages must cost about
+what a turn at 20 costs. The blob is saved without ``history``; messages are appended one row
+(or list entry) each and never rewritten, and a load reads only the last ``history_tail`` of
+them. ``Session.history_offset`` is the absolute index of ``history[0]``, so on save every
+message whose absolute index is at or past the stored count is new.
+"""
+
+from __future__ import annotations
+
+from contextlib import AbstractContextManager
+from typing import Protocol, runtime_checkable
+
+from dialogkit.model.session import Message, PersistedValue, Session
+
+__all__ = ["SessionStore", "StoreTxn", "slice_bounds"]
+
+
+@runtime_checkable
+class StoreTxn(Protocol):
+    """One turn of one session, run under that session's lock."""
+
+    session: Session | None
+
+    def user_slots(self, user_id: str) -> dict[str, PersistedValue]: ...
+
+    def set_user_slot(self, user_id: str, name: str, value: PersistedValue) -> None: ...
+
+    def delete_user_slot(self, user_id: str, name: str) -> None: ...
+
+    def save(self, session: Session) -> None: ...
+
+
+@runtime_checkable
+class SessionStore(Protocol):
+    """Where sessions, their full history and user-scoped slots live between turns."""
+
+    url: str
+
+    def transaction(
+        self, session_id: str, *, history_tail: int = 200, timeout_s: float = 30.0
+    ) -> AbstractContextManager[StoreTxn]: ...
+
+    def load(self, session_id: str, *, history_tail: int | None = 200) -> Session | None: ...
+
+    def history(self, session_id: str, start: int = 0, end: int | None = None) -> list[Message]: ...
+
+    def user_slots(self, user_id: str) -> dict[str, PersistedValue]: ...
+
+    def delete_session(self, session_id: str) -> None: ...
+
+    def purge_expired(self, older_than: float) -> int: ...
+
+    def close(self) -> None: ...
+
+
+def slice_bounds(count: int, start: int, end: int | None) -> tuple[int, int]:
+    """What ``SessionStore.history(start, end)`` means over ``count`` stored messages: Python
+    slice semantics on absolute indexes (negative counts from the end), the same in every store."""
+    lo, hi, _ = slice(start, end).indices(count)
+    return lo, max(lo, hi)

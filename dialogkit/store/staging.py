@@ -1,0 +1,101 @@
+"""A turn's writes, staged: what the turn changed, serialised, waiting for the store to commit it.
+
+Every store hands out the same ``StagedTxn``, so "nothing is written unless the turn finishes"
+and "a value that cannot be stored fails inside the turn" hold alike for all of them; a store
+only supplies the reads and the commit.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from dialogkit.errors import StoreError
+from dialogkit.model.session import PersistedValue, Session
+from dialogkit.store.codec import decode_slot, encode_message, encode_session, encode_slot
+
+__all__ = ["PendingWrite", "StagedTxn"]
+
+
+@dataclass
+class PendingWrite:
+    """Everything one turn commits, already serialised, so a commit is pure I/O."""
+
+    session_id: str
+    blob: bytes | None = None                # None: the session itself was not saved this turn
+    user_id: str = ""
+    updated_at: float = 0.0
+    first_index: int = 0                     # absolute index of appended[0] (= stored count at load)
+    appended: list[str] = field(default_factory=list)
+    slots: dict[tuple[str, str], str | None] = field(default_factory=dict)   # None = delete
+    session: Session | None = field(default=None, repr=False)   # the saved object (for a store's cache)
+
+    @property
+    def history_count(self) -> int:
+        return self.first_index + len(self.appended)
+
+    @property
+    def empty(self) -> bool:
+        return self.blob is None and not self.slots
+
+
+class StagedTxn:
+    """The ``StoreTxn`` every store hands out: reads go to the store, writes are staged.
+
+    ``save`` serialises a snapshot immediately, so a caller that keeps mutating the session after
+    saving does not change what is committed, and an unserialisable value fails at ``save`` (inside
+    the turn) rather than at commit.
+    """
+
+    def __init__(
+        self,
+        session_id: str,
+        session: Session | None,
+        stored_count: int,
+        read_user_slots: Callable[[str], dict[str, PersistedValue]],
+    ) -> None:
+        self.session = session
+        self.pending = PendingWrite(session_id=session_id, first_index=stored_count)
+        self._read_user_slots = read_user_slots
+        self._user_reads: dict[str, dict[str, PersistedValue]] = {}
+
+    def user_slots(self, user_id: str) -> dict[str, PersistedValue]:
+        """The user's slots as this turn sees them: stored values plus this turn's staged writes.
+
+        Read from the store once per turn and user (a turn asks when a task starts and again when
+        it persists); this turn's own writes are laid over that snapshot on every call.
+        """
+        if user_id not in self._user_reads:
+            self._user_reads[user_id] = self._read_user_slots(user_id)
+        slots = dict(self._user_reads[user_id])
+        for (owner, name), raw in self.pending.slots.items():
+            if owner != user_id:
+                continue
+            if raw is None:
+                slots.pop(name, None)
+            else:
+                slots[name] = decode_slot(user_id, name, raw)
+        return slots
+
+    def set_user_slot(self, user_id: str, name: str, value: PersistedValue) -> None:
+        self.pending.slots[(user_id, name)] = encode_slot(user_id, name, value)
+
+    def delete_user_slot(self, user_id: str, name: str) -> None:
+        self.pending.slots[(user_id, name)] = None
+
+    def save(self, session: Session) -> None:
+        pending = self.pending
+        if session.id != pending.session_id:
+            raise StoreError(f"transaction for session {pending.session_id!r} cannot save "
+                             f"session {session.id!r}")
+        stored = pending.first_index
+        if session.history_offset > stored:
+            raise StoreError(f"session {session.id!r}: history starts at message "
+                             f"{session.history_offset} but only {stored} are stored")
+        skip = stored - session.history_offset
+        appended = [encode_message(session.id, m) for m in session.history[skip:]]
+        pending.blob = encode_session(session)
+        pending.session = session
+        pending.user_id = session.user_id
+        pending.updated_at = session.updated_at
+        pending.appended = appended
