@@ -21,7 +21,7 @@ from transitions import EventData
 
 from dialogkit.errors import DialogkitError
 from dialogkit.spec.compiler import CompiledFlow, PhasedCallback, compile_bot
-from dialogkit.spec.loader import LoadedBot, load_bot_file
+from dialogkit.actions.loading import LoadedBot, load_bot_file
 from dialogkit.spec.schema import FlowSpec, Prompt, SlotSpec, prompt_text
 from dialogkit.logging import configure_logging, enabled_for, mask_values
 from dialogkit.engine import memory_actions as memory_actions

@@ -13,7 +13,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from dialogkit.errors import DialogkitError, FlowError, Problem
-from dialogkit.spec.loader import load_bot_file
+from dialogkit.actions.loading import load_bot_file
 
 
 def print_problem(console: Console, problem: Problem) -> None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import importlib.util
 import logging
 import shutil
-from typing import Any
+from typing import Any, Literal
 
 from dialogkit.errors import DialogkitError
 from dialogkit.spec.schema import STATES, BotFile, FlowSpec
@@ -32,7 +32,10 @@ class _Model:
     """A bare model for the diagram machine; drawing needs no session state."""
 
 
-def _machine(name: str, flow: FlowSpec, engine: str, prefix: str = "") -> Any:
+Engine = Literal["graphviz", "mermaid"]
+
+
+def _machine(name: str, flow: FlowSpec, engine: Engine, prefix: str = "") -> Any:
     from transitions.extensions import GraphMachine
 
     states = [prefix + state for state in STATES]
@@ -76,7 +79,7 @@ def _require_graphviz() -> Any:
         raise GraphError(f"svg and png need {' and '.join(missing)}, which "
                          f"{'is' if len(missing) == 1 else 'are'} not installed; install with: "
                          f"{INSTALL_HINT} (or use --format mermaid, which needs nothing)")
-    import graphviz
+    import graphviz  # type: ignore[import-untyped]  # the graphviz package ships no type hints
 
     return graphviz
 

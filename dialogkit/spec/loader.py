@@ -1,4 +1,4 @@
-"""Bot file -> validated models, or one ``FlowError`` listing every problem with its position.
+"""Bot file -> validated models and every problem with its position, checked on its own.
 
 Three passes, all of whose problems are reported together:
 
@@ -6,30 +6,29 @@ Three passes, all of whose problems are reported together:
 2. pydantic checks the shape; each error is mapped back to ``file:line:col`` and rewritten in
    plain words, unknown keys with a "did you mean". The offending parts are then pruned and the
    rest validated again, so that
-3. ``validation`` can still check meaning (entity types, regexes, placeholders, actions, ...) in
-   the parts that were well formed: an author fixes all mistakes in one round, not one per run.
+3. ``validation`` can still check meaning (entity types, regexes, placeholders, ...) in the parts
+   that were well formed: an author fixes all mistakes in one round, not one per run.
+
+The bot's code (its actions) is checked one layer up, by ``dialogkit.actions.loading``, which
+adds its problems to these before anything is raised.
 """
 
 from __future__ import annotations
 
 import copy
-import difflib
 import types
 import typing
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
-from dialogkit.errors import FlowError, Problem
+from dialogkit.errors import Problem
 from dialogkit.spec import validation
 from dialogkit.spec.schema import BotFile
-from dialogkit.spec.yaml_source import SourceMap, YamlDocument, YamlPath, decode, read_yaml, read_yaml_file
-from dialogkit.actions.registry import ActionTable, build_action_table
-
-ActionOverrides = Mapping[str, Callable[..., Any] | Mapping[str, Any]]
+from dialogkit.spec.yaml_source import YamlDocument, YamlPath, decode, read_yaml, read_yaml_file
+from dialogkit.strings.suggest import did_you_mean
 
 # Names other bot frameworks (or fingers) use for our keys: matched fuzzily, then mapped.
 KEY_ALIASES: dict[str, str] = {
@@ -53,49 +52,43 @@ _TYPE_WORDS: dict[str, str] = {
 
 
 @dataclass
-class LoadedBot:
-    """A bot file that passed every check, with what the runtime needs to run it."""
+class CheckedBotFile:
+    """A bot file read and checked on its own, with where each piece of it was written.
 
-    spec: BotFile
-    path: Path | None
-    base_dir: Path
-    actions: ActionTable
-    memory_actions: dict[str, Callable[..., Any]]
+    ``spec`` is the model of what was well formed (None when nothing usable was); ``pruned``
+    names the flows and entity types dropped as malformed, as ``("flows", name)`` or
+    ``("entities", name)``, so later checks do not report them missing as well.
+    """
 
-
-def load_bot_file(path: str | Path, *, actions: ActionOverrides | None = None) -> LoadedBot:
-    """Load and check a bot file; raises ``FlowError`` carrying every problem found."""
-    file_path = Path(path)
-    document = read_yaml_file(file_path)
-    return _load(document, file_path, file_path.resolve().parent, actions)
+    document: YamlDocument
+    spec: BotFile | None
+    pruned: set[tuple[str, str]] = field(default_factory=set)
+    problems: list[Problem] = field(default_factory=list)
 
 
-def parse_bot_text(text: str | bytes, *, filename: str = "<string>", base_dir: Path | None = None,
-                   actions: ActionOverrides | None = None) -> LoadedBot:
-    """Like ``load_bot_file`` for YAML already in memory (tests write bots inline)."""
+def check_bot_file(path: str | Path) -> CheckedBotFile:
+    """Read and check a bot file; raises ``FlowError`` only when its text is not readable YAML."""
+    return check_document(read_yaml_file(path))
+
+
+def check_bot_text(text: str | bytes, filename: str = "<string>") -> CheckedBotFile:
+    """Like ``check_bot_file`` for YAML already in memory (tests write bots inline)."""
     if isinstance(text, bytes):
         text = decode(text, filename)
-    document = read_yaml(text, filename)
-    return _load(document, None, (base_dir or Path.cwd()).resolve(), actions)
+    return check_document(read_yaml(text, filename))
 
 
-def _load(document: YamlDocument, path: Path | None, base_dir: Path,
-          overrides: ActionOverrides | None) -> LoadedBot:
+def check_document(document: YamlDocument) -> CheckedBotFile:
+    """The shape and meaning problems of a parsed bot file (meaning only when a model remains)."""
     problems: list[Problem] = []
     spec, pruned = _validate_shape(document, problems)
-    if spec is None:
-        raise FlowError(_sorted(problems))
-    table = build_action_table(spec, base_dir, overrides)
-    checks = validation.BotChecks(spec, document.positions, document.filename, table, base_dir,
-                                  pruned=pruned)
-    problems.extend(checks.run())
-    if problems:
-        raise FlowError(_sorted(problems))
-    return LoadedBot(spec, path, base_dir, table, checks.memory_actions)
+    if spec is not None:
+        problems.extend(validation.BotChecks(spec, document, pruned).run())
+    return CheckedBotFile(document, spec, pruned, problems)
 
 
-def _sorted(problems: list[Problem]) -> list[Problem]:
-    """In file order, so the list reads top to bottom like the file."""
+def in_file_order(problems: list[Problem]) -> list[Problem]:
+    """Problems sorted by position, so the list reads top to bottom like the file."""
     return sorted(problems, key=lambda p: (p.file, p.line, p.col))
 
 
@@ -134,15 +127,19 @@ def _walk(data: Any, loc: tuple[Any, ...]) -> tuple[YamlPath, list[Any]]:
     rest: list[Any] = []
     current = data
     for segment in loc:
-        if isinstance(current, dict) and segment in current:
-            current = current[segment]
-            path.append(segment)
-        elif isinstance(current, list) and isinstance(segment, int) and 0 <= segment < len(current):
+        if _holds(current, segment):
             current = current[segment]
             path.append(segment)
         else:
             rest.append(segment)
     return tuple(path), rest
+
+
+def _holds(container: Any, segment: Any) -> bool:
+    """True when ``container[segment]`` exists: a key of a mapping or an index of a list."""
+    if isinstance(container, dict):
+        return segment in container
+    return isinstance(container, list) and isinstance(segment, int) and 0 <= segment < len(container)
 
 
 def _prune_target(data: Any, loc: tuple[Any, ...], pruned: set[tuple[str, str]]) -> YamlPath:
@@ -169,12 +166,9 @@ def _prune_target(data: Any, loc: tuple[Any, ...], pruned: set[tuple[str, str]])
 def _remove(data: Any, target: YamlPath) -> None:
     parent: Any = data
     for segment in target[:-1]:
-        if isinstance(parent, dict) and segment in parent:
-            parent = parent[segment]
-        elif isinstance(parent, list) and isinstance(segment, int) and segment < len(parent):
-            parent = parent[segment]
-        else:
+        if not _holds(parent, segment):
             return  # an ancestor went already
+        parent = parent[segment]
     if isinstance(parent, dict):
         parent.pop(target[-1], None)
 
@@ -235,45 +229,50 @@ def _describe(group: list[Any], document: YamlDocument) -> Problem:
     err = group[0]
     loc = tuple(err["loc"])
     path, rest = _walk(document.data, loc)
-    positions: SourceMap = document.positions
-    name = document.filename
+    if err["type"] == "extra_forbidden":
+        return _unknown_key(document, path, loc)
+    if "[key]" in rest:
+        return document.problem(path, f"'{path[-1]}' is not allowed as a key in {_display(path[:-1])}",
+                                _one_of_hint(str(path[-1]), _expected_values(err)), at_key=True)
+    if err["type"] == "missing":
+        missing = next((s for s in rest if not _is_union_tag(s)), loc[-1])
+        return document.problem(path, f"{_display(path)} is missing the required key '{missing}'",
+                                f"add '{missing}:' here", at_key=True)
+    return _bad_value(group, document, path)
+
+
+def _unknown_key(document: YamlDocument, path: YamlPath, loc: tuple[Any, ...]) -> Problem:
+    key = str(path[-1]) if path else str(loc[-1])
+    allowed = _allowed_keys(loc[:-1])
+    suggestion = _suggest(key, allowed)
+    hint = f"did you mean '{suggestion}'?" if suggestion else (
+        "allowed keys here: " + ", ".join(allowed) if allowed else "remove this key")
+    return document.problem(path, f"unknown key '{key}' in {_display(path[:-1])}", hint, at_key=True)
+
+
+def _bad_value(group: list[Any], document: YamlDocument, path: YamlPath) -> Problem:
+    """A value of the wrong type, outside a literal's choices, or refused by a validator."""
+    err = group[0]
     kind = err["type"]
     where = _display(path)
-    if kind == "extra_forbidden":
-        key = str(path[-1]) if path else str(loc[-1])
-        allowed = _allowed_keys(loc[:-1])
-        line, col = positions.key(path)
-        suggestion = _did_you_mean(key, allowed)
-        hint = f"did you mean '{suggestion}'?" if suggestion else (
-            "allowed keys here: " + ", ".join(allowed) if allowed else "remove this key")
-        return Problem(name, line, col, f"unknown key '{key}' in {_display(path[:-1])}", hint)
-    if "[key]" in rest:
-        line, col = positions.key(path)
-        expected = _expected_values(err)
-        suggestion = _did_you_mean(str(path[-1]), expected)
-        hint = f"did you mean '{suggestion}'?" if suggestion else "use one of: " + ", ".join(expected)
-        return Problem(name, line, col, f"'{path[-1]}' is not allowed as a key in {_display(path[:-1])}", hint)
-    if kind == "missing":
-        missing = next((s for s in rest if not _is_union_tag(s)), loc[-1])
-        line, col = positions.key(path)
-        return Problem(name, line, col, f"{where} is missing the required key '{missing}'",
-                       f"add '{missing}:' here")
-    line, col = positions.value(path)
     value = _value_at(document.data, path)
-    shown = _show(value)
     if len(group) > 1 or kind in _TYPE_WORDS:
-        wanted = " or ".join(dict.fromkeys(_branch_word(e) for e in group))
-        if len(group) > 1 and all(_branch_word(e) in {"text", "a mapping (key: value)"} for e in group):
-            wanted = "text or a {zh: ..., en: ...} map"
-        return Problem(name, line, col, f"{where} must be {wanted}, not {shown}", _type_hint(kind, value))
+        return document.problem(path, f"{where} must be {_wanted(group)}, not {_show(value)}",
+                                _type_hint(kind, value))
     if kind == "literal_error":
         expected = _expected_values(err)
-        suggestion = _did_you_mean(str(value), expected)
-        hint = f"did you mean '{suggestion}'?" if suggestion else "use one of: " + ", ".join(expected)
-        return Problem(name, line, col, f"{where} must be one of {', '.join(expected)}, not {shown}", hint)
+        return document.problem(path, f"{where} must be one of {', '.join(expected)}, not {_show(value)}",
+                                _one_of_hint(str(value), expected))
     message = str(err["msg"]).removeprefix("Value error, ").removeprefix("Assertion failed, ")
-    message = message.replace("Input should be", "must be")
-    return Problem(name, line, col, f"{where}: {message}", "")
+    return document.problem(path, f"{where}: {message.replace('Input should be', 'must be')}")
+
+
+def _wanted(group: list[Any]) -> str:
+    """What the union branches of ``group`` accept, in words: "text or a whole number"."""
+    words = [_branch_word(e) for e in group]
+    if len(group) > 1 and all(word in {"text", "a mapping (key: value)"} for word in words):
+        return "text or a {zh: ..., en: ...} map"
+    return " or ".join(dict.fromkeys(words))
 
 
 def _branch_word(err: Any) -> str:
@@ -314,16 +313,17 @@ def _expected_values(err: Any) -> list[str]:
     return [part.strip().strip("'\"") for part in expected.replace(" or ", ", ").split(",") if part.strip()]
 
 
-def _did_you_mean(word: str, choices: list[str]) -> str | None:
+def _suggest(word: str, choices: list[str]) -> str | None:
     """The closest allowed name, going through ``KEY_ALIASES`` for names other tools use."""
-    if not choices:
-        return None
-    candidates = {choice: choice for choice in choices}
-    for alias, target in KEY_ALIASES.items():
-        if target in candidates and alias not in candidates:
-            candidates[alias] = target
-    match = difflib.get_close_matches(word.lower(), list(candidates), n=1, cutoff=0.6)
-    return candidates[match[0]] if match else None
+    aliases = {alias: target for alias, target in KEY_ALIASES.items()
+               if target in choices and alias not in choices}
+    guess = did_you_mean(word, [*choices, *aliases])
+    return aliases.get(guess, guess) if guess is not None else None
+
+
+def _one_of_hint(word: str, expected: list[str]) -> str:
+    suggestion = _suggest(word, expected)
+    return f"did you mean '{suggestion}'?" if suggestion else "use one of: " + ", ".join(expected)
 
 
 def _allowed_keys(loc: tuple[Any, ...]) -> list[str]:

@@ -2,45 +2,43 @@
 that must compile, rules that must not contradict each other.
 
 The schema (pydantic) already guarantees the shape; this module finds what is well formed but
-wrong: a slot of an entity type nobody declared, a placeholder naming no slot, an action nobody
-registered, a flow no user can start. Every problem carries the position of the offending value
-and a hint that says how to fix it.
+wrong: a slot of an entity type nobody declared, a placeholder naming no slot, a memory action
+that does not exist, a flow no user can start. Every problem carries the position of the
+offending value and a hint that says how to fix it. What needs the bot's code (actions,
+``module:function`` memory actions) is checked by ``dialogkit.actions.checks``, one layer up.
 """
 
 from __future__ import annotations
 
-import difflib
 import re
-import string
-from collections.abc import Callable, Iterator
-from pathlib import Path
+from collections.abc import Iterator
 from typing import Any
 
-from dialogkit.errors import ActionError, Problem
+from dialogkit.errors import Problem
 from dialogkit.spec.schema import (
-    BUILTIN_ENTITY_TYPES, BUILTIN_MEMORY_ACTIONS, BotFile, FlowSpec, LocalizedText, Prompt, SlotSpec,
+    BUILTIN_ENTITY_TYPES,
+    BUILTIN_MEMORY_ACTIONS,
+    BotFile,
+    FlowSpec,
+    LocalizedText,
+    Prompt,
+    SlotSpec,
+    ValidationRule,
 )
-from dialogkit.spec.yaml_source import SourceMap, YamlPath
-from dialogkit.actions.registry import ActionTable, action_references, import_reference, search_paths
+from dialogkit.spec.yaml_source import YamlDocument, YamlPath
+from dialogkit.strings.placeholders import placeholders
+from dialogkit.strings.suggest import did_you_mean
 
 NUMERIC_TYPES = frozenset({"number", "integer"})
 TEXTUAL_BUILTINS = frozenset({"phone", "email", "date", "time", "yes_no"})
 
 
-def did_you_mean(word: str, choices: list[str] | tuple[str, ...]) -> str | None:
-    """The closest of ``choices`` to ``word``, when one is close enough to be a typo."""
-    match = difflib.get_close_matches(word, list(choices), n=1, cutoff=0.6)
-    return match[0] if match else None
-
-
-def placeholders(text: str) -> list[str]:
-    """The names of ``{name}`` placeholders (``{name.attr}`` counts as ``name``); raises ValueError
-    for unbalanced braces."""
-    names: list[str] = []
-    for _, field, _, _ in string.Formatter().parse(text):
-        if field is not None:
-            names.append(re.split(r"[.\[!:]", field, maxsplit=1)[0])
-    return names
+def memory_lists(spec: BotFile) -> Iterator[tuple[list[str], YamlPath]]:
+    """Every list of memory action names in the bot file, with its path, in file order."""
+    yield spec.bot.memory.every_turn, ("bot", "memory", "every_turn")
+    for name, flow in spec.flows.items():
+        for trigger, names in flow.memory.items():
+            yield names, ("flows", name, "memory", trigger)
 
 
 def _texts(prompt: Prompt | None, path: YamlPath) -> Iterator[tuple[str, YamlPath]]:
@@ -61,24 +59,19 @@ class BotChecks:
 
     ``pruned`` names flows and entity types the loader dropped because they were malformed
     (their own problems are already reported), so nothing here complains they are missing.
-    ``memory_actions`` is filled with the custom memory actions resolved along the way.
     """
 
-    def __init__(self, spec: BotFile, positions: SourceMap, filename: str, actions: ActionTable,
-                 base_dir: Path, pruned: set[tuple[str, str]] | None = None) -> None:
+    def __init__(self, spec: BotFile, document: YamlDocument,
+                 pruned: set[tuple[str, str]] | None = None) -> None:
         self.spec = spec
-        self.positions = positions
-        self.filename = filename
-        self.actions = actions
-        self.base_dir = base_dir
+        self.document = document
         self.pruned = pruned or set()
         self.problems: list[Problem] = []
-        self.memory_actions: dict[str, Callable[..., Any]] = {}
 
     def run(self) -> list[Problem]:
         self.problems = []
         self._check_entity_patterns()
-        self._check_bot_settings()
+        self._check_handoff()
         intents: dict[str, str] = {}
         for name, flow in self.spec.flows.items():
             base: YamlPath = ("flows", name)
@@ -86,17 +79,14 @@ class BotChecks:
             self._check_duplicate_intent(name, flow, base, intents)
             self._check_slots(flow, base)
             self._check_prompts(flow, base)
-            self._check_flow_actions(flow, base)
-            for trigger, names in flow.memory.items():
-                self._check_memory_list(names, (*base, "memory", trigger))
-        self._check_action_modules()
+        for names, path in memory_lists(self.spec):
+            self._check_memory_list(names, path)
         return self.problems
 
     # -- helpers -------------------------------------------------------------------------------
 
     def _add(self, path: YamlPath, message: str, hint: str = "", *, at_key: bool = False) -> None:
-        line, col = self.positions.key(path) if at_key else self.positions.value(path)
-        self.problems.append(Problem(self.filename, line, col, message, hint))
+        self.problems.append(self.document.problem(path, message, hint, at_key=at_key))
 
     def _check_regex(self, pattern: str, path: YamlPath, what: str) -> None:
         try:
@@ -114,13 +104,12 @@ class BotChecks:
                 self._check_regex(entity.pattern, ("entities", name, "pattern"),
                                   f"the pattern of entity type '{name}'")
 
-    def _check_bot_settings(self) -> None:
+    def _check_handoff(self) -> None:
         handoff = self.spec.bot.handoff
         if handoff and handoff not in self.spec.flows and ("flows", handoff) not in self.pruned:
-            guess = did_you_mean(handoff, list(self.spec.flows))
+            guess = did_you_mean(handoff, self.spec.flows)
             self._add(("bot", "handoff"), f"handoff names no flow: '{handoff}'",
                       f"did you mean '{guess}'?" if guess else "flows: " + ", ".join(self.spec.flows))
-        self._check_memory_list(self.spec.bot.memory.every_turn, ("bot", "memory", "every_turn"))
 
     # -- per flow ------------------------------------------------------------------------------
 
@@ -181,29 +170,34 @@ class BotChecks:
         for index, rule in enumerate(slot.validate_):
             rule_path = (*path, "validate", index)
             if rule.pattern is not None:
-                self._check_regex(rule.pattern, (*rule_path, "pattern"), f"the validation pattern of slot '{slot.name}'")
-            if kind in ("text", "choice"):
-                for key in ("min", "max"):
-                    if getattr(rule, key) is not None:
-                        self._add((*rule_path, key), f"'{key}' compares numbers, but {what} does not hold a number",
-                                  "use min_length/max_length for text, or entity: number")
-            if kind == "number":
-                for key in ("min_length", "max_length"):
-                    if getattr(rule, key) is not None:
-                        self._add((*rule_path, key), f"'{key}' measures text, but {what} holds a number",
-                                  "use min/max for numbers")
+                self._check_regex(rule.pattern, (*rule_path, "pattern"),
+                                  f"the validation pattern of slot '{slot.name}'")
+            self._check_rule_fits(rule, rule_path, kind, what)
             if kind == "choice" and rule.one_of is not None and slot.entity:
-                canon = list(self.spec.entities[slot.entity].values or {})
-                for item_index, item in enumerate(rule.one_of):
-                    if str(item) not in canon:
-                        guess = did_you_mean(str(item), canon)
-                        self._add((*rule_path, "one_of", item_index),
-                                  f"one_of lists '{item}', which is not a value of entity type '{slot.entity}'",
-                                  f"did you mean '{guess}'?" if guess else "values: " + ", ".join(canon))
-            if rule.action is not None:
-                self._check_action_use(rule.action, (*rule_path, "action"))
+                self._check_one_of(rule.one_of, (*rule_path, "one_of"), slot.entity)
         self._check_bounds(slot, path, "min", "max")
         self._check_bounds(slot, path, "min_length", "max_length")
+
+    def _check_rule_fits(self, rule: ValidationRule, path: YamlPath, kind: str, what: str) -> None:
+        """min/max compare numbers, min_length/max_length measure text: each on its own kind."""
+        if kind in ("text", "choice"):
+            for key in ("min", "max"):
+                if getattr(rule, key) is not None:
+                    self._add((*path, key), f"'{key}' compares numbers, but {what} does not hold a number",
+                              "use min_length/max_length for text, or entity: number")
+        if kind == "number":
+            for key in ("min_length", "max_length"):
+                if getattr(rule, key) is not None:
+                    self._add((*path, key), f"'{key}' measures text, but {what} holds a number",
+                              "use min/max for numbers")
+
+    def _check_one_of(self, items: list[Any], path: YamlPath, entity: str) -> None:
+        canon = list(self.spec.entities[entity].values or {})
+        for index, item in enumerate(items):
+            if str(item) not in canon:
+                guess = did_you_mean(str(item), canon)
+                self._add((*path, index), f"one_of lists '{item}', which is not a value of entity type '{entity}'",
+                          f"did you mean '{guess}'?" if guess else "values: " + ", ".join(canon))
 
     def _check_bounds(self, slot: SlotSpec, path: YamlPath, low_key: str, high_key: str) -> None:
         lows = [(getattr(r, low_key), i) for i, r in enumerate(slot.validate_) if getattr(r, low_key) is not None]
@@ -249,63 +243,15 @@ class BotChecks:
                               f"did you mean {{{guess}}}?" if guess
                               else "slots: " + (", ".join(allowed) if allowed else "(none)"))
 
-    # -- actions -------------------------------------------------------------------------------
-
-    def _check_flow_actions(self, flow: FlowSpec, base: YamlPath) -> None:
-        if flow.execute.action is not None:
-            self._check_action_use(flow.execute.action, (*base, "execute", "action"))
-
-    def _failed_modules(self) -> list[str]:
-        return [m for m in self.spec.bot.action_modules if m in self.actions.failures]
-
-    def _check_action_use(self, name: str, path: YamlPath) -> None:
-        if name in self.actions:
-            return
-        if ":" in name:
-            reason = self.actions.failures.get(name, "it could not be resolved")
-            self._add(path, f"cannot use action '{name}': {reason}",
-                      "check the module path (imported from the bot file's folder and the working directory)")
-            return
-        if self._failed_modules():
-            return  # reported once, at bot.actions, with the names it should provide
-        guess = did_you_mean(name, self.actions.names)
-        if guess:
-            hint = f"did you mean '{guess}'?"
-        elif self.spec.bot.action_modules:
-            hint = f"register it with @action(\"{name}\") in {', '.join(self.spec.bot.action_modules)}"
-        else:
-            hint = "name a module of @action functions in bot.actions, or write package.module:function"
-        self._add(path, f"unknown action '{name}'", hint)
-
-    def _check_action_modules(self) -> None:
-        needed = [n for n in action_references(self.spec) if ":" not in n and n not in self.actions]
-        if not needed:
-            return  # every name is supplied (by another module or by overrides)
-        modules = self.spec.bot.action_modules
-        for index, module in enumerate(modules):
-            if module not in self.actions.failures:
-                continue
-            path: YamlPath = ("bot", "actions") if isinstance(self.spec.bot.actions, str) else ("bot", "actions", index)
-            self._add(path, f"cannot import the actions module '{module}': {self.actions.failures[module]}",
-                      f"it should define @action functions for {', '.join(needed)}; it is looked up in "
-                      f"{self.base_dir} and the working directory")
-
     # -- memory actions ------------------------------------------------------------------------
 
     def _check_memory_list(self, names: list[str], path: YamlPath) -> None:
+        """Built-in names must exist; a ``module:function`` is resolved with the bot's code."""
         for index, name in enumerate(names):
-            item_path = (*path, index)
-            if name in BUILTIN_MEMORY_ACTIONS or name in self.memory_actions:
-                continue
-            if ":" in name:
-                try:
-                    self.memory_actions[name] = import_reference(name, search_paths(self.base_dir))
-                except ActionError as error:
-                    self._add(item_path, f"cannot use memory action '{name}': {error}",
-                              "a custom memory action is written package.module:function")
+            if name in BUILTIN_MEMORY_ACTIONS or ":" in name:
                 continue
             guess = did_you_mean(name, BUILTIN_MEMORY_ACTIONS)
-            self._add(item_path, f"unknown memory action '{name}'",
+            self._add((*path, index), f"unknown memory action '{name}'",
                       f"did you mean '{guess}'?" if guess
                       else "built-in: " + ", ".join(BUILTIN_MEMORY_ACTIONS) + "; or package.module:function")
 

@@ -1,17 +1,21 @@
 """Reading YAML while remembering where every key and value was written.
 
 pydantic reports errors as paths (``flows.report_issue.slots.0.ask``); a person needs
-``support.yaml:12:9``. ruamel.yaml's round-trip loader keeps the line and column of every node, so
-this module reads a document once, turns it into plain Python data for pydantic, and keeps a
-``SourceMap`` from each path to its position. YAML 1.2 rules apply (``yes``/``no``/``on`` stay
-strings), which is what authors of bilingual prompts and test files expect.
+``support.yaml:12:9``. ruamel.yaml keeps the line and column of every node, so this module reads a
+document once, turns it into plain Python data for pydantic, and keeps a ``SourceMap`` from each
+path to its position. YAML 1.2 rules apply (``yes``/``no``/``on`` stay strings), which is what
+authors of bilingual prompts and test files expect.
 
-Problems with the text itself (binary data, syntax errors, duplicate keys, an empty file, a top
-level that is not a mapping) become positioned ``Problem``s raised together as one ``FlowError``.
+Problems with the text itself (an unreadable or binary file, syntax errors, duplicate keys, an
+empty file, a top level that is not a mapping) become positioned ``Problem``s raised together as
+one ``FlowError``. Conversation test files need each value as written (``user: 0123`` is the text
+"0123"), so they read the node tree itself: ``compose_yaml``, ``node_position``, ``node_value``.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -20,7 +24,7 @@ from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 from ruamel.yaml.constructor import DuplicateKeyError
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
-from ruamel.yaml.nodes import MappingNode, Node, SequenceNode
+from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from dialogkit.errors import FlowError, Problem
 
@@ -29,6 +33,20 @@ YamlPath = tuple[PathKey, ...]
 Position = tuple[int, int]
 
 _START: Position = (1, 1)
+
+
+@dataclass(frozen=True, slots=True)
+class FileKind:
+    """The words the problems of one kind of YAML file use: its name and how it should start."""
+
+    noun: str
+    empty_hint: str
+    top_hint: str
+    syntax_error: str = "YAML syntax error"
+
+
+BOT_FILE = FileKind("bot file", "a bot file is a mapping with at least a 'flows:' key",
+                    "start with keys such as 'flows:'")
 
 
 @dataclass
@@ -70,6 +88,11 @@ class YamlDocument:
     positions: SourceMap
     filename: str
 
+    def problem(self, path: YamlPath, message: str, hint: str = "", *, at_key: bool = False) -> Problem:
+        """A problem at the value written at ``path`` (or at its key, with ``at_key``)."""
+        line, col = self.positions.key(path) if at_key else self.positions.value(path)
+        return Problem(self.filename, line, col, message, hint)
+
 
 def _plain(node: Any, path: YamlPath, positions: SourceMap) -> Any:
     """Turn ruamel's round-trip objects into plain Python while recording positions."""
@@ -107,17 +130,17 @@ def _scalar(value: Any) -> Any:
 
 def _new_yaml() -> YAML:
     yaml = YAML(typ="rt")
-    yaml.version = (1, 2)  # type: ignore[assignment]
+    yaml.version = (1, 2)
     yaml.allow_duplicate_keys = False
     return yaml
 
 
-def _mark_problem(filename: str, error: MarkedYAMLError) -> Problem:
+def _mark_problem(filename: str, error: MarkedYAMLError, kind: FileKind) -> Problem:
     mark = error.problem_mark or error.context_mark
     line, col = (mark.line + 1, mark.column + 1) if mark is not None else _START
     what = (error.problem or str(error)).strip()
     context = (error.context or "").strip()
-    message = f"YAML syntax error: {what}" + (f" ({context})" if context else "")
+    message = f"{kind.syntax_error}: {what}" + (f" ({context})" if context else "")
     hint = "check indentation, quoting and the brackets around this spot"
     if "\\t" in what or "\t" in what:
         hint = "YAML indentation must use spaces, not tabs"
@@ -155,11 +178,11 @@ def _duplicate_problems(text: str, filename: str) -> list[Problem]:
     return problems
 
 
-def decode(raw: bytes, filename: str) -> str:
+def decode(raw: bytes, filename: str, kind: FileKind = BOT_FILE) -> str:
     """Bytes -> text, refusing binary data with a clear problem instead of a decode traceback."""
     if b"\x00" in raw:
         raise FlowError([Problem(filename, 1, 1, "this is not a text file (it contains binary data)",
-                                 "a bot file is UTF-8 YAML text")])
+                                 f"a {kind.noun} is UTF-8 YAML text")])
     try:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError as error:
@@ -168,38 +191,108 @@ def decode(raw: bytes, filename: str) -> str:
                                  "save the file as UTF-8")]) from None
 
 
-def read_yaml(text: str, filename: str = "<string>", *, what: str = "bot file",
-              required_key: str = "flows") -> YamlDocument:
-    """Parse ``text`` as a YAML 1.2 mapping; raise ``FlowError`` for anything a model cannot read."""
-    try:
-        loaded = _new_yaml().load(text)
-    except DuplicateKeyError:
-        raise FlowError(_duplicate_problems(text, filename)) from None
-    except MarkedYAMLError as error:
-        raise FlowError([_mark_problem(filename, error)]) from None
-    except YAMLError as error:
-        raise FlowError([Problem(filename, 1, 1, f"YAML error: {error}")]) from None
-    if loaded is None:
-        raise FlowError([Problem(filename, 1, 1, f"the {what} is empty",
-                                 f"a {what} is a mapping with at least a '{required_key}:' key")])
-    if not isinstance(loaded, CommentedMap):
-        found = "a list" if isinstance(loaded, CommentedSeq) else f"a single value ({loaded!r:.40})"
-        raise FlowError([Problem(filename, 1, 1, f"the top level of the {what} must be a mapping, "
-                                 f"found {found}", f"start with keys such as '{required_key}:'")])
-    positions = SourceMap()
-    positions.values[()] = positions.keys[()] = _START
-    return YamlDocument(_plain(loaded, (), positions), positions, filename)
-
-
-def read_yaml_file(path: str | Path, *, what: str = "bot file", required_key: str = "flows") -> YamlDocument:
-    """Read and parse a file; an unreadable file is a ``FlowError`` too (never an OSError traceback)."""
+def read_text_file(path: str | Path, kind: FileKind = BOT_FILE) -> str:
+    """A file's text; an unreadable file is a ``FlowError`` too (never an OSError traceback)."""
     name = str(path)
     try:
         raw = Path(path).read_bytes()
     except FileNotFoundError:
         raise FlowError([Problem(name, 1, 1, "no such file")]) from None
     except IsADirectoryError:
-        raise FlowError([Problem(name, 1, 1, f"this is a directory, not a {what}")]) from None
+        raise FlowError([Problem(name, 1, 1, f"this is a directory, not a {kind.noun}")]) from None
     except OSError as error:
         raise FlowError([Problem(name, 1, 1, f"cannot read the file: {error.strerror or error}")]) from None
-    return read_yaml(decode(raw, name), name, what=what, required_key=required_key)
+    return decode(raw, name, kind)
+
+
+@contextmanager
+def _parsing(text: str, filename: str, kind: FileKind) -> Iterator[None]:
+    """Turn what ruamel raises while parsing ``text`` into positioned problems."""
+    try:
+        yield
+    except DuplicateKeyError:
+        raise FlowError(_duplicate_problems(text, filename)) from None
+    except MarkedYAMLError as error:
+        raise FlowError([_mark_problem(filename, error, kind)]) from None
+    except YAMLError as error:
+        raise FlowError([Problem(filename, 1, 1, f"YAML error: {error}")]) from None
+
+
+def _empty(filename: str, kind: FileKind) -> FlowError:
+    return FlowError([Problem(filename, 1, 1, f"the {kind.noun} is empty", kind.empty_hint)])
+
+
+def read_yaml(text: str, filename: str = "<string>", *, kind: FileKind = BOT_FILE) -> YamlDocument:
+    """Parse ``text`` as a YAML 1.2 mapping; raise ``FlowError`` for anything a model cannot read."""
+    with _parsing(text, filename, kind):
+        loaded = _new_yaml().load(text)
+    if loaded is None:
+        raise _empty(filename, kind)
+    if not isinstance(loaded, CommentedMap):
+        found = "a list" if isinstance(loaded, CommentedSeq) else f"a single value ({loaded!r:.40})"
+        raise FlowError([Problem(filename, 1, 1, f"the top level of the {kind.noun} must be a mapping, "
+                                 f"found {found}", kind.top_hint)])
+    positions = SourceMap()
+    positions.values[()] = positions.keys[()] = _START
+    return YamlDocument(_plain(loaded, (), positions), positions, filename)
+
+
+def read_yaml_file(path: str | Path, *, kind: FileKind = BOT_FILE) -> YamlDocument:
+    """Read and parse a file (see ``read_text_file`` and ``read_yaml``)."""
+    return read_yaml(read_text_file(path, kind), str(path), kind=kind)
+
+
+# -- the node tree, for readers that need each value as written ---------------------------------
+
+def compose_yaml(text: str, filename: str, *, kind: FileKind) -> Node:
+    """The YAML 1.2 node tree of ``text``: every scalar as written, with its tag and position.
+
+    Syntax errors and an empty document raise ``FlowError`` like ``read_yaml``; duplicate keys
+    and the shape of the tree are the caller's to check.
+    """
+    with _parsing(text, filename, kind):
+        root = _new_yaml().compose(text)
+    if root is None:
+        raise _empty(filename, kind)
+    node: Node = root
+    return node
+
+
+def node_position(node: Node) -> Position:
+    """Where ``node`` starts, 1-based (line, col)."""
+    mark = node.start_mark
+    return mark.line + 1, mark.column + 1
+
+
+def node_tag(node: Node) -> str:
+    """The short name of a resolved tag: str, int, float, bool, null, map, seq."""
+    return str(node.tag).rsplit(":", 1)[-1]
+
+
+_SPECIAL_FLOATS = {".inf": "inf", "+.inf": "inf", "-.inf": "-inf", ".nan": "nan"}
+
+
+def node_value(node: Node, keep_numbers: bool = False) -> Any:
+    """The plain value of a node under YAML 1.2 core rules; ``keep_numbers`` keeps numbers as written.
+
+    Kept as written, "0123" stays "0123" instead of becoming 123 (a test's expected order number).
+    """
+    if isinstance(node, MappingNode):
+        return {str(k.value): node_value(v, keep_numbers) for k, v in node.value}
+    if isinstance(node, SequenceNode):
+        return [node_value(item, keep_numbers) for item in node.value]
+    tag, text = node_tag(node), str(node.value)
+    if tag == "null":
+        return None
+    if tag == "bool":
+        return text.lower() == "true"
+    if tag == "int" and not keep_numbers:
+        return int(text, 0) if text.lower().startswith(("0x", "0o")) else int(text)
+    if tag == "float" and not keep_numbers:
+        return float(_SPECIAL_FLOATS.get(text.lower(), text))
+    return text
+
+
+def is_null(node: Node) -> bool:
+    """True for a scalar that means null (``~``, ``null`` or nothing written)."""
+    return isinstance(node, ScalarNode) and node_tag(node) == "null"

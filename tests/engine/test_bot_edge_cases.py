@@ -17,7 +17,7 @@ import pytest
 
 from dialogkit import Bot
 from dialogkit.errors import DialogkitError
-from dialogkit.spec.loader import load_bot_file
+from dialogkit.actions.loading import load_bot_file
 from dialogkit.actions.registry import ActionContext
 from dialogkit.store import open_store
 

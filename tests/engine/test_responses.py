@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from dialogkit.spec.loader import load_bot_file
+from dialogkit.actions.loading import load_bot_file
 from dialogkit.text import phrases as R
 from dialogkit.testing.logs import capture_turn_logs
 

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
+from dialogkit.actions.loading import LoadedBot, parse_bot_text
 from dialogkit.errors import FlowError, Problem
-from dialogkit.spec.loader import LoadedBot, parse_bot_text
 
 
 def load(text: str, *, actions: Any = None, base_dir: Path | None = None) -> LoadedBot:

@@ -9,13 +9,13 @@ import transitions
 
 from dialogkit import Bot
 from dialogkit.spec.compiler import PhasedCallback, compile_flow
-from dialogkit.spec.schema import FlowSpec, TRIGGERS
+from dialogkit.spec.schema import TRIGGERS, FlowSpec
 
 ROOT = Path(__file__).resolve().parents[2]
 SUPPORT = ROOT / "flows" / "support_ticket.yaml"
 
 
-def _recorder(seen: list[str]):  # noqa: ANN202 - a test helper
+def _recorder(seen: list[str]):
     def resolve(name: str) -> PhasedCallback:
         phase = "before" if name in ("resolve_references", "track_entities") else "after"
         return PhasedCallback(name, lambda event, n=name: seen.append(n), phase)
@@ -82,7 +82,7 @@ class TestSharedMachines:
         built: list[object] = []
         original = transitions.Machine.__init__
 
-        def counting(self, *args, **kwargs):  # noqa: ANN001, ANN002, ANN003, ANN202
+        def counting(self, *args, **kwargs):
             built.append(self)
             original(self, *args, **kwargs)
 

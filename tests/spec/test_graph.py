@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from dialogkit.actions.loading import load_bot_file
 from dialogkit.spec import graph
 from dialogkit.spec.graph import GraphError, render_graph
-from dialogkit.spec.loader import load_bot_file
 from dialogkit.spec.schema import BotFile
 from tests.spec.helpers import load
 

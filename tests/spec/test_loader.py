@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from dialogkit.actions.loading import load_bot_file, parse_bot_text
 from dialogkit.errors import FlowError
-from dialogkit.spec.loader import load_bot_file, parse_bot_text
 from tests.spec.helpers import load, only, problems
 
 ROOT = Path(__file__).resolve().parents[2]

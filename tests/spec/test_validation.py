@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from dialogkit.spec.validation import placeholders
+from dialogkit.strings.placeholders import placeholders
 from tests.spec.helpers import load, only, problems
 
 PROMPTS = {

@@ -1,0 +1,62 @@
+"""Importing a bot's code: ``bot.actions`` modules and ``package.module:function`` references.
+
+A bot's code is imported from the bot file's folder and the working directory, put first on
+``sys.path`` only for the import, so loading a bot leaves ``sys.path`` as it found it. YAML never
+reaches ``importlib`` through ``transitions``: only callables resolved here are handed on.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from dialogkit.errors import ActionError
+
+
+def search_paths(base_dir: Path) -> list[Path]:
+    """Where bot code is imported from: the bot file's folder, then the working directory."""
+    return list(dict.fromkeys([base_dir.resolve(), Path.cwd().resolve()]))
+
+
+@contextmanager
+def _search_path(paths: list[Path]) -> Iterator[None]:
+    added = [str(p) for p in paths if str(p) not in sys.path]
+    sys.path[:0] = added
+    try:
+        yield
+    finally:
+        for entry in added:
+            if entry in sys.path:
+                sys.path.remove(entry)
+
+
+def import_module(name: str, paths: list[Path]) -> ModuleType:
+    """Import ``name`` with ``paths`` first on ``sys.path`` (only for the import)."""
+    with _search_path(paths):
+        return importlib.import_module(name)
+
+
+def import_reference(ref: str, paths: list[Path]) -> Callable[..., Any]:
+    """Resolve ``"package.module:function"`` to the callable; raises ``ActionError`` saying why not."""
+    module_name, sep, attr = ref.partition(":")
+    if not sep or not module_name or not attr:
+        raise ActionError(f"'{ref}' is not a reference; write package.module:function")
+    try:
+        module = import_module(module_name, paths)
+    except Exception as exc:  # an author's module may raise anything while importing
+        raise ActionError(f"cannot import module '{module_name}': {exc}", original=exc) from exc
+    target: Any = module
+    for part in attr.split("."):
+        try:
+            target = getattr(target, part)
+        except AttributeError as exc:
+            raise ActionError(f"module '{module_name}' has no '{attr}'", original=exc) from exc
+    if not callable(target):
+        raise ActionError(f"'{ref}' is not callable")
+    function: Callable[..., Any] = target
+    return function

@@ -1,0 +1,57 @@
+"""Loading a bot: its file, checked by ``dialogkit.spec``, bound to its code.
+
+The bot file is read and checked on its own first; when a model of it remains, its action
+table is built (``bot.actions`` imported, references resolved, ``actions=`` applied) and the
+checks that need code run. Every problem of every pass is raised together, in file order, as one
+``FlowError``: an author fixes all mistakes in one round (docs/bot-file.md).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from dialogkit.actions.binding import ActionOverrides, build_action_table
+from dialogkit.actions.checks import check_code
+from dialogkit.actions.table import ActionTable
+from dialogkit.errors import FlowError
+from dialogkit.spec.loader import CheckedBotFile, check_bot_file, check_bot_text, in_file_order
+from dialogkit.spec.schema import BotFile
+
+
+@dataclass
+class LoadedBot:
+    """A bot file that passed every check, with what the runtime needs to run it."""
+
+    spec: BotFile
+    path: Path | None
+    base_dir: Path
+    actions: ActionTable
+    memory_actions: dict[str, Callable[..., Any]]
+
+
+def load_bot_file(path: str | Path, *, actions: ActionOverrides | None = None) -> LoadedBot:
+    """Load and check a bot file; raises ``FlowError`` carrying every problem found."""
+    file_path = Path(path)
+    return _bind(check_bot_file(file_path), file_path, file_path.resolve().parent, actions)
+
+
+def parse_bot_text(text: str | bytes, *, filename: str = "<string>", base_dir: Path | None = None,
+                   actions: ActionOverrides | None = None) -> LoadedBot:
+    """Like ``load_bot_file`` for YAML already in memory (tests write bots inline)."""
+    return _bind(check_bot_text(text, filename), None, (base_dir or Path.cwd()).resolve(), actions)
+
+
+def _bind(checked: CheckedBotFile, path: Path | None, base_dir: Path,
+          overrides: ActionOverrides | None) -> LoadedBot:
+    spec = checked.spec
+    if spec is None:
+        raise FlowError(in_file_order(checked.problems))
+    table = build_action_table(spec, base_dir, overrides)
+    code = check_code(spec, checked.document, table, base_dir)
+    problems = [*checked.problems, *code.problems]
+    if problems:
+        raise FlowError(in_file_order(problems))
+    return LoadedBot(spec, path, base_dir, table, code.memory_actions)
