@@ -1,27 +1,34 @@
-"""Conversation test files (SPEC section 5): reading, validating, and the case data they hold.
+"""Conversation test files (docs/testing.md): reading, validating, and the case data they hold.
 
-Test files are read from the YAML node tree rather than through a constructor, for two reasons:
-every value keeps the position it was written at (so each problem is reported as
-``file:line:col``, like a bot file), and the text of ``user:`` is taken exactly as written —
-with YAML 1.2 rules ``yes``/``no``/``on``/``off`` are strings anyway, and a number such as
-``user: 0123`` must reach the bot as "0123", not as the integer 123.
+Test files are read from the YAML node tree (``spec.yaml_source.compose_yaml``, the reader bot
+files use too) rather than through a constructor, for two reasons: every value keeps the position
+it was written at (so each problem is reported as ``file:line:col``, like a bot file), and the
+text of ``user:`` is taken exactly as written — with YAML 1.2 rules ``yes``/``no``/``on``/``off``
+are strings anyway, and a number such as ``user: 0123`` must reach the bot as "0123", not as the
+integer 123.
 """
 
 from __future__ import annotations
 
-import difflib
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ruamel.yaml import YAML
-from ruamel.yaml.error import MarkedYAMLError
 from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from dialogkit.errors import FlowError, Problem
 from dialogkit.spec.schema import STATES
+from dialogkit.spec.yaml_source import (
+    FileKind,
+    compose_yaml,
+    is_null,
+    node_position,
+    node_value,
+    read_text_file,
+)
+from dialogkit.strings.suggest import did_you_mean
 
 FILE_KEYS: tuple[str, ...] = ("bot", "actions", "tests")
 TEST_KEYS: tuple[str, ...] = ("name", "user_id", "tags", "steps")
@@ -32,6 +39,9 @@ EXPECT_KEYS: tuple[str, ...] = (
 )
 DEFAULT_SESSION = "default"
 """The name of a test's own session; ``session: default`` returns to it after another one."""
+
+TEST_FILE = FileKind("test file", "give it `bot:` and `tests:`", "start with `bot:` and `tests:`",
+                     syntax_error="invalid YAML")
 
 
 @dataclass(frozen=True, slots=True)
@@ -74,25 +84,13 @@ class TestFile:
 def load_test_file(path: str | Path) -> TestFile:
     """Read and validate a test file; raise one ``FlowError`` listing every problem found."""
     path = Path(path)
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise FlowError([Problem(str(path), 1, 1, f"cannot read the test file: {exc.strerror or exc}")]) from exc
-    return parse_test_file(text, path)
+    return parse_test_file(read_text_file(path, TEST_FILE), path)
 
 
 def parse_test_file(text: str, path: Path) -> TestFile:
     """Validate test-file ``text`` (as if read from ``path``, which anchors the ``bot:`` path)."""
     reader = _Reader(str(path))
-    try:
-        root = YAML(typ="rt").compose(text)
-    except MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        line, col = (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
-        message = f"invalid YAML: {exc.problem or exc.context}"
-        raise FlowError([Problem(str(path), line, col, message, "check the indentation and quoting")]) from exc
-    if root is None:
-        raise FlowError([Problem(str(path), 1, 1, "the test file is empty", "give it `bot:` and `tests:`")])
+    root = compose_yaml(text, str(path), kind=TEST_FILE)
     result = reader.file(root, path)
     if reader.problems:
         raise FlowError(reader.problems)
@@ -115,12 +113,12 @@ class _Reader:
     # -- reporting -------------------------------------------------------------------------
 
     def problem(self, node: Node, message: str, hint: str = "") -> None:
-        mark = node.start_mark
-        self.problems.append(Problem(self.file_name, mark.line + 1, mark.column + 1, message, hint))
+        line, col = node_position(node)
+        self.problems.append(Problem(self.file_name, line, col, message, hint))
 
     def unknown_key(self, key: ScalarNode, allowed: tuple[str, ...], where: str) -> None:
-        close = difflib.get_close_matches(str(key.value), allowed, n=1)
-        hint = f"did you mean `{close[0]}`?" if close else "allowed keys: " + ", ".join(allowed)
+        close = did_you_mean(str(key.value), allowed)
+        hint = f"did you mean `{close}`?" if close else "allowed keys: " + ", ".join(allowed)
         self.problem(key, f"unknown key `{key.value}` in {where}", hint)
 
     # -- shapes ----------------------------------------------------------------------------
@@ -153,7 +151,7 @@ class _Reader:
         An empty value (``user:`` and nothing after it) is reported at its key: the parser places
         the empty scalar after the line break, which would point the reader at the wrong line.
         """
-        if not isinstance(node, ScalarNode) or _tag(node) == "null":
+        if not isinstance(node, ScalarNode) or is_null(node):
             empty = isinstance(node, ScalarNode) and node.value in ("", None)
             self.problem(key if empty and key is not None else node, f"{where} must be text")
             return None
@@ -167,7 +165,7 @@ class _Reader:
         return self.text(value, f"`{name}`", key)
 
     def flag(self, node: Node, where: str) -> bool:
-        value = _plain(node)
+        value = node_value(node)
         if not isinstance(value, bool):
             self.problem(node, f"{where} must be true or false")
             return False
@@ -209,7 +207,7 @@ class _Reader:
         """Action stubs: a mapping of values the action returns, or ``{error: message}``."""
         out: dict[str, Any] = {}
         for name, (_key, value) in self.mapping(node, "`actions`", None).items():
-            stub = _plain(value)
+            stub = node_value(value)
             if stub is None:
                 stub = {}
             if not isinstance(stub, dict):
@@ -248,7 +246,7 @@ class _Reader:
             steps = [s for s in (self.step(n) for n in step_nodes) if s is not None]
         if name is None:
             return None
-        line = node.start_mark.line + 1
+        line, _ = node_position(node)
         return TestCase(name=name, steps=tuple(steps), file=path, line=line, user_id=user_id, tags=tuple(tags))
 
     def step(self, node: Node) -> Step | None:
@@ -264,12 +262,12 @@ class _Reader:
         expect = self.expect(keys["expect"][1]) if "expect" in keys else {}
         if user is None:
             return None
-        return Step(user=user, expect=expect, line=node.start_mark.line + 1, session=session, restart=restart)
+        return Step(user=user, expect=expect, line=node_position(node)[0], session=session, restart=restart)
 
     # -- expectations ----------------------------------------------------------------------
 
     def expect(self, node: Node) -> dict[str, Any]:
-        if isinstance(node, ScalarNode) and _tag(node) == "null":
+        if is_null(node):
             return {}
         out: dict[str, Any] = {}
         for name, (_key, value) in self.mapping(node, "`expect`", EXPECT_KEYS).items():
@@ -279,7 +277,7 @@ class _Reader:
         return out
 
     def expect_flow(self, node: Node) -> Any:
-        if isinstance(node, ScalarNode) and _tag(node) == "null":
+        if is_null(node):
             return None          # `flow: null`: no task is active (IDLE)
         return self.text(node, "`flow`") or _INVALID
 
@@ -288,17 +286,19 @@ class _Reader:
         if value is None:
             return _INVALID
         if value not in STATES:
-            close = difflib.get_close_matches(value.upper(), STATES, n=1)
-            hint = f"did you mean `{close[0]}`?" if close else "states: " + ", ".join(STATES)
+            close = did_you_mean(value, STATES)
+            hint = f"did you mean `{close}`?" if close else "states: " + ", ".join(STATES)
             self.problem(node, f"unknown state `{value}`", hint)
             return _INVALID
         return value
 
     def expect_slots(self, node: Node) -> Any:
-        out: dict[str, Any] = {}
-        for name, (_key, value) in self.mapping(node, "`slots`", None).items():
-            out[name] = _plain(value, keep_numbers=True)
-        return out if isinstance(node, MappingNode) else _INVALID
+        values = self._written_values(node, "`slots`")  # reports a node that is not a mapping
+        return values if isinstance(node, MappingNode) else _INVALID
+
+    def _written_values(self, node: Node, where: str) -> dict[str, Any]:
+        """A mapping's values with numbers as written (the comparison normalises them)."""
+        return {k: node_value(v, keep_numbers=True) for k, (_key, v) in self.mapping(node, where, None).items()}
 
     def _pattern(self, node: Node, where: str) -> Any:
         value = self.text(node, where)
@@ -323,7 +323,7 @@ class _Reader:
 
     def expect_action(self, node: Node) -> Any:
         if isinstance(node, ScalarNode):
-            if _tag(node) == "null":
+            if is_null(node):
                 return None      # `action: null`: no action ran in this step
             return str(node.value)
         keys = self.mapping(node, "`action`", ("name", "with"))
@@ -333,29 +333,26 @@ class _Reader:
             self.problem(node, "`action` needs a `name`", "write {name: create_ticket, with: {order_id: '123'}}")
             return _INVALID
         name = self.text(keys["name"][1], "`action.name`")
-        with_ = {}
-        if "with" in keys:
-            with_node = keys["with"][1]
-            with_ = {k: _plain(v, keep_numbers=True) for k, (_kn, v) in self.mapping(with_node, "`with`", None).items()}
+        with_ = self._written_values(keys["with"][1], "`with`") if "with" in keys else {}
         return _INVALID if name is None else {"name": name, "with": with_}
 
     def expect_clarify(self, node: Node) -> Any:
         if isinstance(node, SequenceNode):
-            return [_plain(item, keep_numbers=True) for item in node.value]
-        value = _plain(node)
+            return [node_value(item, keep_numbers=True) for item in node.value]
+        value = node_value(node)
         if not isinstance(value, bool):
             self.problem(node, "`clarify` must be true, false, or the list of candidates")
             return _INVALID
         return value
 
     def expect_entities(self, node: Node) -> Any:
-        if isinstance(node, ScalarNode) and _tag(node) != "null":
-            return [_plain(node, keep_numbers=True)]
+        if isinstance(node, ScalarNode) and not is_null(node):
+            return [node_value(node, keep_numbers=True)]
         items = self.sequence(node, "`entities`")
-        return [_plain(item, keep_numbers=True) for item in items] if isinstance(node, SequenceNode) else _INVALID
+        return [node_value(item, keep_numbers=True) for item in items] if isinstance(node, SequenceNode) else _INVALID
 
     def expect_max_context_tokens(self, node: Node) -> Any:
-        value = _plain(node)
+        value = node_value(node)
         if isinstance(value, bool) or not isinstance(value, int) or value < 0:
             self.problem(node, "`max_context_tokens` must be a whole number of tokens")
             return _INVALID
@@ -363,34 +360,6 @@ class _Reader:
 
 
 _INVALID = object()
-
-
-def _tag(node: Node) -> str:
-    """The short name of a resolved tag: str, int, float, bool, null, map, seq."""
-    return str(node.tag).rsplit(":", 1)[-1]
-
-
-def _plain(node: Node, keep_numbers: bool = False) -> Any:
-    """The value of a node under YAML 1.2 core rules; ``keep_numbers`` keeps numbers as written.
-
-    Expected slot values keep their written form ("0123" stays "0123"); the comparison
-    normalises numbers itself, so ``150`` still matches 150, 150.0 and "150".
-    """
-    if isinstance(node, MappingNode):
-        return {str(k.value): _plain(v, keep_numbers) for k, v in node.value}
-    if isinstance(node, SequenceNode):
-        return [_plain(item, keep_numbers) for item in node.value]
-    tag, text = _tag(node), str(node.value)
-    if tag == "null":
-        return None
-    if tag == "bool":
-        return text.lower() == "true"
-    if tag == "int" and not keep_numbers:
-        return int(text, 0) if text.lower().startswith(("0x", "0o")) else int(text)
-    if tag == "float" and not keep_numbers:
-        special = {".inf": "inf", "+.inf": "inf", "-.inf": "-inf", ".nan": "nan"}
-        return float(special.get(text.lower(), text))
-    return text
 
 
 def iter_test_files(paths: list[Path]) -> Iterator[Path]:
