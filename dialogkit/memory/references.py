@@ -19,8 +19,8 @@ from dataclasses import dataclass
 
 from dialogkit.memory import lexicon as lx
 from dialogkit.memory.tracker import entity_label, find_entity, value_key
-from dialogkit.model.session import Entity, Session
 from dialogkit.model.interpretation import Mention
+from dialogkit.model.session import Entity, Session
 from dialogkit.strings.cjk import has_cjk
 
 __all__ = ["Ambiguity", "Binding", "Reference", "Resolution", "find_references", "resolve", "task_phrase"]
@@ -142,16 +142,33 @@ def _en_noun_patterns(nouns: frozenset[str]) -> tuple[re.Pattern[str], re.Patter
 
 def _zh_references(text: str, nouns: Collection[str]) -> list[tuple[int, Reference]]:
     """zh candidates with a priority (lower wins an overlap)."""
-    found: list[tuple[int, Reference]] = []
     definite, near_far, ordinal = _zh_noun_patterns(nouns if isinstance(nouns, frozenset) else frozenset(nouns))
-    cls = lx.ZH_CLASSIFIERS
+    found: list[tuple[int, Reference]] = []
     if definite is not None and near_far is not None:
-        for m in definite.finditer(text):
-            found.append((0, Reference(m.group(), m.start(), m.end(), "definite", noun=m.group(1))))
-        for m in near_far.finditer(text):
-            direction = "near" if m.group(1) == "这" else "far"
-            found.append((1, Reference(m.group(), m.start(), m.end(), "definite", direction=direction,
-                                       noun=m.group(2))))
+        found += _zh_definites(text, definite, near_far)
+    found += _zh_ordinals(text, ordinal)
+    found += _zh_demonstratives(text)
+    found += _zh_pronouns(text)
+    m = re.match(rf"\s*{_ZH_COURTESY}({_alternation(_ZH_ELLIPSIS_VERBS)})", text)
+    if m:
+        found.append((4, Reference("", m.start(1), m.start(1), "ellipsis")))
+    return found
+
+
+def _zh_definites(text: str, definite: re.Pattern[str], near_far: re.Pattern[str]) -> list[tuple[int, Reference]]:
+    """"该订单", "同一个订单" (no direction) and "这个订单", "那笔订单" (near / far)."""
+    found = [(0, Reference(m.group(), m.start(), m.end(), "definite", noun=m.group(1)))
+             for m in definite.finditer(text)]
+    for m in near_far.finditer(text):
+        direction = "near" if m.group(1) == "这" else "far"
+        found.append((1, Reference(m.group(), m.start(), m.end(), "definite", direction=direction,
+                                   noun=m.group(2))))
+    return found
+
+
+def _zh_ordinals(text: str, ordinal: re.Pattern[str]) -> list[tuple[int, Reference]]:
+    """"第二个", "第三位", "第一笔订单" and the position words ("前者", "最后一个")."""
+    found: list[tuple[int, Reference]] = []
     for m in ordinal.finditer(text):
         index = _zh_number(m.group(1))
         if index is None or index < 1 or not (m.group(2) or m.group(3) or _clause_end(text, m.end())):
@@ -162,7 +179,13 @@ def _zh_references(text: str, nouns: Collection[str]) -> list[tuple[int, Referen
     for word, index in lx.ZH_POSITION_WORDS.items():
         for m in re.finditer(re.escape(word), text):
             found.append((1, Reference(word, m.start(), m.end(), "ordinal", index=index)))
-    for m in re.finditer(rf"([这那])一?([{cls}])", text):
+    return found
+
+
+def _zh_demonstratives(text: str) -> list[tuple[int, Reference]]:
+    """"这个", "那位" with a classifier, and a bare 这/那 where it stands for a thing ("这还没到")."""
+    found: list[tuple[int, Reference]] = []
+    for m in re.finditer(rf"([这那])一?([{lx.ZH_CLASSIFIERS}])", text):
         kinds = lx.PERSON_KINDS if m.group(2) in lx.ZH_PERSON_CLASSIFIERS else lx.THING_KINDS
         found.append((2, Reference(m.group(), m.start(), m.end(), "demonstrative",
                                    direction="near" if m.group(1) == "这" else "far", kinds=kinds)))
@@ -171,17 +194,20 @@ def _zh_references(text: str, nouns: Collection[str]) -> list[tuple[int, Referen
         if _clause_end(text, m.end()) or rest.startswith(lx.ZH_BARE_DEMONSTRATIVE_NEXT):
             found.append((3, Reference(m.group(), m.start(), m.end(), "demonstrative",
                                        direction="near" if m.group() == "这" else "far", kinds=lx.THING_KINDS)))
+    return found
+
+
+def _zh_pronouns(text: str) -> list[tuple[int, Reference]]:
+    """它/他/她(们), except inside another word (其他, 他人, 吉他)."""
+    found: list[tuple[int, Reference]] = []
     for m in re.finditer(_alternation(lx.ZH_PRONOUNS), text):
         before = text[m.start() - 1] if m.start() else ""
         after = text[m.end()] if m.end() < len(text) else ""
-        if before and before in lx.ZH_PRONOUN_BLOCK_BEFORE or after and after in lx.ZH_PRONOUN_BLOCK_AFTER:
+        if (before and before in lx.ZH_PRONOUN_BLOCK_BEFORE) or (after and after in lx.ZH_PRONOUN_BLOCK_AFTER):
             continue
         entry = lx.ZH_PRONOUNS[m.group()]
         found.append((3, Reference(m.group(), m.start(), m.end(), "pronoun", kinds=entry.kinds,
                                    plural=entry.plural)))
-    m = re.match(rf"\s*{_ZH_COURTESY}({_alternation(_ZH_ELLIPSIS_VERBS)})", text)
-    if m:
-        found.append((4, Reference("", m.start(1), m.start(1), "ellipsis")))
     return found
 
 
@@ -190,8 +216,26 @@ def _words_after(text: str, pos: int) -> list[str]:
 
 
 def _en_references(text: str, nouns: Collection[str]) -> list[tuple[int, Reference]]:
-    found: list[tuple[int, Reference]] = []
+    """en candidates with a priority (lower wins an overlap)."""
     ordinal, definite = _en_noun_patterns(nouns if isinstance(nouns, frozenset) else frozenset(nouns))
+    found = _en_ordinals(text, ordinal)
+    if definite is not None:
+        found += _en_definites(text, definite)
+    found += _en_demonstratives(text)
+    found += _en_pronouns(text)
+    m = _EN_ELLIPSIS.match(text)
+    if m:
+        if m.group(2):
+            it = m.start(2) + m.group(2).index(m.group(2).strip())
+            found.append((-1, Reference(text[it:m.end(2)], it, m.end(2), "ellipsis", kinds=lx.THING_KINDS)))
+        else:
+            found.append((-1, Reference("", m.end(1), m.end(1), "ellipsis")))
+    return found
+
+
+def _en_ordinals(text: str, ordinal: re.Pattern[str]) -> list[tuple[int, Reference]]:
+    """"the second one", "the first order", "the latter"; not "the first time" or a bare "first"."""
+    found: list[tuple[int, Reference]] = []
     for m in ordinal.finditer(text):
         word = m.group(2).lower()
         after = _words_after(text, m.end())
@@ -204,13 +248,24 @@ def _en_references(text: str, nouns: Collection[str]) -> list[tuple[int, Referen
             continue
         found.append((1, Reference(m.group(), m.start(), m.end(), "ordinal", index=lx.EN_ORDINALS[word],
                                    noun=m.group(4))))
-    if definite is not None:
-        for m in definite.finditer(text):
-            det = " ".join(m.group(1).lower().split())
-            direction = {"this": "near", "these": "near", "that": "far", "those": "far"}.get(det)
-            plural = det in {"these", "those"}
-            found.append((0, Reference(m.group(), m.start(), m.end(), "definite", direction=direction,
-                                       noun=m.group(2), plural=plural)))
+    return found
+
+
+def _en_definites(text: str, definite: re.Pattern[str]) -> list[tuple[int, Reference]]:
+    """"the same order", "that meeting", "those tickets"."""
+    found: list[tuple[int, Reference]] = []
+    for m in definite.finditer(text):
+        det = " ".join(m.group(1).lower().split())
+        direction = {"this": "near", "these": "near", "that": "far", "those": "far"}.get(det)
+        plural = det in {"these", "those"}
+        found.append((0, Reference(m.group(), m.start(), m.end(), "definite", direction=direction,
+                                   noun=m.group(2), plural=plural)))
+    return found
+
+
+def _en_demonstratives(text: str) -> list[tuple[int, Reference]]:
+    """"this one"/"that one", and a bare this/that where it stands for a thing."""
+    found: list[tuple[int, Reference]] = []
     for m in re.finditer(r"\b(this|that)\s+one\b", text, re.IGNORECASE):
         found.append((1, Reference(m.group(), m.start(), m.end(), "demonstrative", kinds=lx.THING_KINDS,
                                    direction="near" if m.group(1).lower() == "this" else "far")))
@@ -218,21 +273,17 @@ def _en_references(text: str, nouns: Collection[str]) -> list[tuple[int, Referen
         if _bare_demonstrative(text, m):
             found.append((2, Reference(m.group(), m.start(), m.end(), "demonstrative", kinds=lx.THING_KINDS,
                                        direction="near" if m.group(1).lower() == "this" else "far")))
-    for m in re.finditer(rf"\b({_alternation(lx.EN_PRONOUNS)})\b", text, re.IGNORECASE):
-        entry = lx.EN_PRONOUNS[m.group(1).lower()]
-        found.append((3, Reference(m.group(), m.start(), m.end(), "pronoun", kinds=entry.kinds,
-                                   plural=entry.plural)))
-    for m in re.finditer(rf"\b({_alternation(lx.EN_POSSESSIVES)})\b", text, re.IGNORECASE):
-        entry = lx.EN_POSSESSIVES[m.group(1).lower()]
-        found.append((3, Reference(m.group(), m.start(), m.end(), "pronoun", kinds=entry.kinds,
-                                   plural=entry.plural, possessive=True)))
-    m = _EN_ELLIPSIS.match(text)
-    if m:
-        if m.group(2):
-            it = m.start(2) + m.group(2).index(m.group(2).strip())
-            found.append((-1, Reference(text[it:m.end(2)], it, m.end(2), "ellipsis", kinds=lx.THING_KINDS)))
-        else:
-            found.append((-1, Reference("", m.end(1), m.end(1), "ellipsis")))
+    return found
+
+
+def _en_pronouns(text: str) -> list[tuple[int, Reference]]:
+    """it/he/she/they/them..., and the possessives its/his/their (written back as "X's")."""
+    found: list[tuple[int, Reference]] = []
+    for table, possessive in ((lx.EN_PRONOUNS, False), (lx.EN_POSSESSIVES, True)):
+        for m in re.finditer(rf"\b({_alternation(table)})\b", text, re.IGNORECASE):
+            entry = table[m.group(1).lower()]
+            found.append((3, Reference(m.group(), m.start(), m.end(), "pronoun", kinds=entry.kinds,
+                                       plural=entry.plural, possessive=possessive)))
     return found
 
 
@@ -255,9 +306,7 @@ def _bare_demonstrative(text: str, m: re.Match[str]) -> bool:
         return True
     if not after or after[0] not in lx.EN_DEMONSTRATIVE_NEXT:
         return False
-    if after[0] in {"'s", "’s", "is", "was"} and len(after) > 1 and after[1] in lx.EN_ASSENT_AFTER:
-        return False
-    return True
+    return not (after[0] in {"'s", "’s", "is", "was"} and len(after) > 1 and after[1] in lx.EN_ASSENT_AFTER)
 
 
 def find_references(text: str, language: str, *, nouns: Collection[str] = ()) -> list[Reference]:
@@ -350,17 +399,16 @@ class _Resolver:
 
     # -- candidate filters -------------------------------------------------------------------
     def compatible(self, ref: Reference, entities: Sequence[Entity]) -> list[Entity]:
-        kept = []
-        for e in entities:
-            if ref.noun is not None:
-                if not self._noun_matches(ref.noun, e):
-                    continue
-            elif ref.kinds is not None and e.kind not in ref.kinds:
-                continue
-            elif e.type in lx.NON_REFERENTIAL_TYPES and e.type not in self.expected_types:
-                continue
-            kept.append(e)
-        return kept
+        return [e for e in entities if self._fits(ref, e)]
+
+    def _fits(self, ref: Reference, entity: Entity) -> bool:
+        """The hard filter: a noun must name the entity's type (or kind); otherwise the kinds must
+        admit it, and an answer-like value (a number, a date) only fits when the slot asks for it."""
+        if ref.noun is not None:
+            return self._noun_matches(ref.noun, entity)
+        if ref.kinds is not None and entity.kind not in ref.kinds:
+            return False
+        return entity.type not in lx.NON_REFERENTIAL_TYPES or entity.type in self.expected_types
 
     def _noun_matches(self, noun: str, entity: Entity) -> bool:
         noun = noun.lower()
@@ -410,6 +458,21 @@ class _Resolver:
         if ref.index is None or not listed or not -len(listed) <= ref.index < len(listed):
             return None
         return listed[ref.index]
+
+    def bind(self, ref: Reference) -> list[Entity] | Ambiguity:
+        """The entities ``ref`` points at by its category, or the tie that makes it ambiguous."""
+        found: Entity | Ambiguity | None
+        if ref.category == "ordinal":
+            found = self.ordinal(ref)
+        elif ref.plural:
+            return self.plural(ref)
+        elif ref.direction is not None:
+            found = self.directed(ref, self.compatible(ref, self.pool))
+        else:
+            found = self.best(ref, self.compatible(ref, self.pool))
+        if isinstance(found, Ambiguity):
+            return found
+        return [found] if found is not None else []
 
     def plural(self, ref: Reference) -> list[Entity]:
         """They/他们: the utterance's own list, else the last list, else the best group."""
@@ -489,56 +552,86 @@ def resolve(session: Session, text: str, language: str, *, turn: int, mentions: 
     """
     if language == "zh" and not _ZH_HINT.search(text):
         return Resolution(text=text, resolved_text=text, bindings=[], ambiguity=None)
-    noun_types = _noun_types(session, [task_object] if task_object else [])
-    refs = [r for r in find_references(text, language, nouns=noun_types.keys())
-            if not any(m.start < r.end and r.start < m.end for m in mentions)
-            and not _explicitly_named(r, mentions, text)]
+    refs = _open_references(session, text, language, mentions, task_object)
     if not refs:   # most turns: nothing refers back, so the candidate pool is never built
         return Resolution(text=text, resolved_text=text, bindings=[], ambiguity=None)
     resolver = _Resolver(session, turn, mentions, expected_types, expected_kinds, task_object)
-    # The caller's label is a common noun ("会议" -> "the meeting"); an entity's label is a name.
-    object_phrase = (task_phrase(task_object_label, language) if task_object_label
-                     else entity_label(task_object, language) if task_object is not None else None)
+    task = _TaskObject(task_object, _object_phrase(task_object, task_object_label, language))
     bindings: list[Binding] = []
     ambiguity: Ambiguity | None = None
     edits: list[tuple[int, int, str]] = []
-
     for ref in refs:
-        bound: list[Entity] = []
-        fallback_label: str | None = None
-        if ref.category == "ellipsis" and object_phrase:
-            bound = [task_object] if task_object is not None else []
-            fallback_label = object_phrase
-        elif ref.category == "ordinal":
-            found = resolver.ordinal(ref)
-            bound = [found] if found else []
-        elif ref.plural:
-            bound = resolver.plural(ref)
-        elif ref.direction is not None:
-            found = resolver.directed(ref, resolver.compatible(ref, resolver.pool))
-            bound = [found] if found else []
-        elif ref.category != "ellipsis" or ref.expression:
-            outcome = resolver.best(ref, resolver.compatible(ref, resolver.pool))
-            if isinstance(outcome, Ambiguity):
-                ambiguity = ambiguity or outcome
-                continue
-            bound = [outcome] if outcome else []
-        if not bound and fallback_label is None and ref.category == "pronoun" and object_phrase:
-            bound = [task_object] if task_object is not None else []
-            fallback_label = object_phrase
-        if not bound and not fallback_label:
+        outcome = _bind(resolver, ref, task)
+        if isinstance(outcome, Ambiguity):
+            ambiguity = ambiguity or outcome
             continue
-        bindings.extend(Binding(ref, e) for e in bound)
-        label = fallback_label if fallback_label else _join([entity_label(e, language) for e in bound], language)
-        if ref.possessive:
-            label += "'s"
-        edits.append((ref.start, ref.end, _ellipsis_text(ref, label, language) if ref.category == "ellipsis"
-                      else _capitalised(text, ref.start, label, language)))
+        bound, label = outcome
+        if bound or label:
+            bindings.extend(Binding(ref, e) for e in bound)
+            edits.append((ref.start, ref.end, _replacement(text, ref, bound, label, language)))
+    return Resolution(text=text, resolved_text=_rewrite(text, edits), bindings=bindings, ambiguity=ambiguity)
 
-    resolved = text
-    for start, end, label in sorted(edits, reverse=True):
-        resolved = resolved[:start] + label + resolved[end:]
-    return Resolution(text=text, resolved_text=resolved, bindings=bindings, ambiguity=ambiguity)
+
+def _open_references(session: Session, text: str, language: str, mentions: Sequence[Mention],
+                     task_object: Entity | None) -> list[Reference]:
+    """The references left to bind: none inside a mention, none whose object the text names."""
+    noun_types = _noun_types(session, [task_object] if task_object else [])
+    return [r for r in find_references(text, language, nouns=noun_types.keys())
+            if not any(m.start < r.end and r.start < m.end for m in mentions)
+            and not _explicitly_named(r, mentions, text)]
+
+
+@dataclass(slots=True)
+class _TaskObject:
+    """What the active task is about, and how a completed utterance names it."""
+
+    entity: Entity | None
+    phrase: str | None
+
+    @property
+    def entities(self) -> list[Entity]:
+        return [self.entity] if self.entity is not None else []
+
+
+def _object_phrase(task_object: Entity | None, task_object_label: str | None, language: str) -> str | None:
+    # The caller's label is a common noun ("会议" -> "the meeting"); an entity's label is a name.
+    if task_object_label:
+        return task_phrase(task_object_label, language)
+    return entity_label(task_object, language) if task_object is not None else None
+
+
+def _bind(resolver: _Resolver, ref: Reference, task: _TaskObject) -> tuple[list[Entity], str | None] | Ambiguity:
+    """What ``ref`` points at, plus the phrase to write when that is the task's object.
+
+    An ellipsis is the task's object; a pronoun nothing in memory fits falls back to it too.
+    """
+    if ref.category == "ellipsis" and task.phrase:
+        return task.entities, task.phrase
+    if ref.category == "ellipsis" and not ref.expression:
+        return [], None
+    bound = resolver.bind(ref)
+    if isinstance(bound, Ambiguity):
+        return bound
+    if not bound and ref.category == "pronoun" and task.phrase:
+        return task.entities, task.phrase
+    return bound, None
+
+
+def _replacement(text: str, ref: Reference, bound: list[Entity], label: str | None, language: str) -> str:
+    """The words written in place of ``ref``: the task's phrase, or the bound entities' labels."""
+    written = label if label else _join([entity_label(e, language) for e in bound], language)
+    if ref.possessive:
+        written += "'s"
+    if ref.category == "ellipsis":
+        return _ellipsis_text(ref, written, language)
+    return _capitalised(text, ref.start, written, language)
+
+
+def _rewrite(text: str, edits: list[tuple[int, int, str]]) -> str:
+    """Apply non-overlapping (start, end, replacement) edits, last first so offsets hold."""
+    for start, end, replacement in sorted(edits, reverse=True):
+        text = text[:start] + replacement + text[end:]
+    return text
 
 
 def _ellipsis_text(ref: Reference, label: str, language: str) -> str:
