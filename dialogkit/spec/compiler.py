@@ -78,20 +78,16 @@ def compile_flow(
     the transition before any slot changes) and before the after-phase ones.
     """
     table = transition_table(spec)
-    memory: dict[str, list[str]] = {}
+    memory = {trigger: spec.memory_for(trigger) for trigger in dict.fromkeys(t.trigger for t in table)}
     transitions: list[dict[str, Any]] = []
-    for trigger in dict.fromkeys(t.trigger for t in table):
-        names = spec.memory_for(trigger)
-        memory[trigger] = names
+    for trigger, names in memory.items():
         phased = [resolve_memory_action(n) for n in names]
         before = [p.func for p in phased if p.phase == "before"] + list((before_hooks or {}).get(trigger, []))
         after = list((after_hooks or {}).get(trigger, [])) + [p.func for p in phased if p.phase == "after"]
-        for t in table:
-            if t.trigger != trigger:
-                continue
-            transitions.append(
-                {"trigger": t.trigger, "source": list(t.sources), "dest": t.dest, "before": before, "after": after}
-            )
+        transitions.extend(
+            {"trigger": t.trigger, "source": list(t.sources), "dest": t.dest, "before": before, "after": after}
+            for t in table if t.trigger == trigger
+        )
     machine = Machine(
         model=None,
         states=list(STATES),

@@ -1,6 +1,6 @@
-"""The fixed transition table every flow compiles to (SPEC section 2).
+"""The fixed transition table every flow compiles to (docs/bot-file.md, "flows": the five states).
 
-Kept apart from the compiler so the graph drawer and the validator read the same table.
+Kept apart from the compiler so that the graph drawer draws exactly the table the compiler builds.
 """
 
 from __future__ import annotations
