@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Optional
+from typing import Annotated
 
 import typer
+
+STORE_HELP = "sqlite:///path, memory:// or redis://host:port/db."
+LOG_LEVEL_HELP = "Log events at this level and above to stderr."
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help="dialogkit: task-oriented bots from YAML flows.")
 
@@ -13,10 +16,10 @@ app = typer.Typer(add_completion=False, no_args_is_help=True, help="dialogkit: t
 @app.command()
 def chat(
     bot_file: Annotated[Path, typer.Argument(help="The bot file (YAML).")],
-    user: Annotated[Optional[str], typer.Option("--user", help="User id (user-scoped slots follow it).")] = None,
-    session: Annotated[Optional[str], typer.Option("--session", help="Session id to continue.")] = None,
-    store: Annotated[Optional[str], typer.Option("--store", help="sqlite:///path, memory:// or redis://host:port/db.")] = None,
-    log_level: Annotated[str, typer.Option("--log-level", help="Log events at this level and above to stderr.")] = "error",
+    user: Annotated[str | None, typer.Option("--user", help="User id (user-scoped slots follow it).")] = None,
+    session: Annotated[str | None, typer.Option("--session", help="Session id to continue.")] = None,
+    store: Annotated[str | None, typer.Option("--store", help=STORE_HELP)] = None,
+    log_level: Annotated[str, typer.Option("--log-level", help=LOG_LEVEL_HELP)] = "error",
 ) -> None:
     """Chat with a bot; /help lists the in-chat commands."""
     from dialogkit.cli.chat import run_chat
@@ -27,10 +30,10 @@ def chat(
 @app.command("test")
 def test_(
     paths: Annotated[list[Path], typer.Argument(help="Test files or directories (test_*.yaml, recursively).")],
-    junit: Annotated[Optional[Path], typer.Option("--junit", help="Write JUnit XML here.")] = None,
-    keyword: Annotated[Optional[str], typer.Option("-k", help="Select tests by name expression.")] = None,
+    junit: Annotated[Path | None, typer.Option("--junit", help="Write JUnit XML here.")] = None,
+    keyword: Annotated[str | None, typer.Option("-k", help="Select tests by name expression.")] = None,
     coverage: Annotated[bool, typer.Option("--coverage", help="Print per-flow coverage.")] = False,
-    log_level: Annotated[str, typer.Option("--log-level", help="Log events at this level and above to stderr.")] = "error",
+    log_level: Annotated[str, typer.Option("--log-level", help=LOG_LEVEL_HELP)] = "error",
 ) -> None:
     """Run conversation tests written in YAML."""
     from dialogkit.cli.test_cmd import test_command
@@ -51,9 +54,9 @@ def validate(paths: Annotated[list[Path], typer.Argument(help="Bot files to chec
 @app.command()
 def graph(
     bot_file: Annotated[Path, typer.Argument(help="The bot file.")],
-    flow: Annotated[Optional[str], typer.Option("--flow", help="Only this flow.")] = None,
+    flow: Annotated[str | None, typer.Option("--flow", help="Only this flow.")] = None,
     fmt: Annotated[str, typer.Option("--format", help="mermaid, svg or png.")] = "mermaid",
-    output: Annotated[Optional[Path], typer.Option("-o", "--output", help="Write here instead of stdout.")] = None,
+    output: Annotated[Path | None, typer.Option("-o", "--output", help="Write here instead of stdout.")] = None,
 ) -> None:
     """Draw the compiled state machines."""
     from dialogkit.cli.graph import graph_command
@@ -62,7 +65,7 @@ def graph(
 
 
 @app.command()
-def schema(output: Annotated[Optional[Path], typer.Option("-o", "--output", help="Write here.")] = None) -> None:
+def schema(output: Annotated[Path | None, typer.Option("-o", "--output", help="Write here.")] = None) -> None:
     """Print the JSON Schema of the bot file, for editor completion."""
     from dialogkit.cli.schema import schema_command
 

@@ -15,9 +15,9 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
+from dialogkit.bot import Bot
 from dialogkit.errors import DialogkitError, FlowError
 from dialogkit.logging import configure_logging
-from dialogkit.bot import Bot
 from dialogkit.model.reply import Reply
 
 HELP = "/state /summary /entities /stats /context /export FILE /clear /help /exit"
@@ -87,27 +87,66 @@ def _export(console: Console, bot: Bot, sid: str, arg: str) -> None:
     console.print(f"exported to {path}")
 
 
-def run_chat(bot_file: Path, user: str | None, session: str | None, store: str | None,
-             log_level: str = "error") -> int:
-    configure_logging(level=log_level, force=True)
-    console = Console(highlight=False)
-    interactive = sys.stdin.isatty()
+def _summary(console: Console, bot: Bot, sid: str) -> None:
+    console.print(bot.session(sid).summary or "(empty)", markup=False)
+
+
+COMMANDS: dict[str, Callable[[Console, Bot, str], None]] = {
+    "/state": _state, "/entities": _entities, "/stats": _stats, "/context": _context, "/summary": _summary,
+}
+"""In-chat commands that only show something; /export, /clear, /help and /exit are handled apart."""
+
+
+def _new_session() -> str:
+    return f"chat-{uuid.uuid4().hex[:8]}"
+
+
+def _open_bot(console: Console, bot_file: Path, store: str | None) -> Bot | None:
+    """The bot, or None after printing why it cannot be loaded (every problem of an invalid file)."""
     try:
-        bot = Bot.from_file(bot_file, store=store)
+        return Bot.from_file(bot_file, store=store)
     except FlowError as exc:
         for problem in exc.problems:
             console.print(str(problem), markup=False)
-        return 1
     except DialogkitError as exc:
         console.print(f"error: {exc}", markup=False)
+    return None
+
+
+def _answer(console: Console, bot: Bot, sid: str, text: str, user: str | None) -> str:
+    """Run one line, an in-chat command or a turn; the session id after it (/clear starts a new one)."""
+    head, _, arg = text.partition(" ")
+    if text == "/help":
+        console.print(HELP)
+    elif text == "/clear":
+        sid = _new_session()
+        console.print(f"new session {sid}")
+    elif head == "/export":
+        _export(console, bot, sid, arg.strip())
+    elif head in COMMANDS:
+        COMMANDS[head](console, bot, sid)
+    elif text.startswith("/"):
+        console.print(f"unknown command {head}; commands: {HELP}")
+    else:
+        _render_reply(console, bot.handle(sid, text, user_id=user), text)
+    return sid
+
+
+def run_chat(bot_file: Path, user: str | None, session: str | None, store: str | None,
+             log_level: str = "error") -> int:
+    """Chat until /exit or the end of input; 1 when the bot cannot be loaded, else 0.
+
+    Through a pipe each line is echoed after ``you>``, so a saved transcript reads like a chat.
+    """
+    configure_logging(level=log_level, force=True)
+    console = Console(highlight=False)
+    interactive = sys.stdin.isatty()
+    bot = _open_bot(console, bot_file, store)
+    if bot is None:
         return 1
-    sid = session or f"chat-{uuid.uuid4().hex[:8]}"
+    sid = session or _new_session()
     console.print(f"[bold]{bot.spec.bot.name}[/] — session {sid} (store {bot.store.url}). Type /help for commands.",
                   highlight=False)
-    commands: dict[str, Callable[[Console, Bot, str], None]] = {
-        "/state": _state, "/entities": _entities, "/stats": _stats, "/context": _context,
-        "/summary": lambda c, b, s: c.print(b.session(s).summary or "(empty)", markup=False),
-    }
     with bot:
         for line in _lines(console, interactive):
             text = line.strip()
@@ -115,25 +154,8 @@ def run_chat(bot_file: Path, user: str | None, session: str | None, store: str |
                 console.print("you> " + text, markup=False)
             if text in ("/exit", "/quit"):
                 break
-            if text == "/help":
-                console.print(HELP)
-                continue
-            if text == "/clear":
-                sid = f"chat-{uuid.uuid4().hex[:8]}"
-                console.print(f"new session {sid}")
-                continue
-            head, _, arg = text.partition(" ")
             try:
-                if head == "/export":
-                    _export(console, bot, sid, arg.strip())
-                    continue
-                if head in commands:
-                    commands[head](console, bot, sid)
-                    continue
-                if text.startswith("/"):
-                    console.print(f"unknown command {head}; commands: {HELP}")
-                    continue
-                _render_reply(console, bot.handle(sid, text, user_id=user), text)
+                sid = _answer(console, bot, sid, text, user)
             except DialogkitError as exc:
                 console.print(f"error: {exc}", markup=False)
     return 0

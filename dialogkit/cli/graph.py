@@ -7,10 +7,10 @@ from pathlib import Path
 from rich.console import Console
 from rich.markup import escape
 
+from dialogkit.actions.loading import load_bot_file
 from dialogkit.cli.validate import print_problem
 from dialogkit.errors import DialogkitError, FlowError
 from dialogkit.spec.graph import render_graph
-from dialogkit.actions.loading import load_bot_file
 
 
 def graph_command(path: Path, flow: str | None = None, fmt: str = "mermaid", output: Path | None = None,

@@ -12,8 +12,8 @@ from pathlib import Path
 from rich.console import Console
 from rich.markup import escape
 
-from dialogkit.errors import DialogkitError, FlowError, Problem
 from dialogkit.actions.loading import load_bot_file
+from dialogkit.errors import DialogkitError, FlowError, Problem
 
 
 def print_problem(console: Console, problem: Problem) -> None:
