@@ -238,45 +238,73 @@ def find_dates(text: str, now: Callable[[], datetime]) -> list[Found]:
     if _DATE_HINT.search(text) is None:
         return []
     today = now().date()
+    found = _written_dates(text, today)
+    found += _cn_relative_dates(text, today)
+    found += _en_relative_dates(text, today)
+    found += _en_month_dates(text, today)
+    return longest_first(found)
+
+
+def _add(found: list[Found], match: re.Match[str], value: date | str | None) -> None:
+    """Keep a match whose value could be worked out (an ISO date, an "HH:MM" time)."""
+    if value is not None:
+        found.append(Found(match.start(), match.end(), value if isinstance(value, str) else value.isoformat()))
+
+
+def _written_dates(text: str, today: date) -> list[Found]:
+    """Dates written with numbers: "2026-05-01", "2026年5月1日", "12月3日", "十二月三号", "12/3"."""
     found: list[Found] = []
-
-    def add(match: re.Match[str], value: date | None) -> None:
-        if value is not None:
-            found.append(Found(match.start(), match.end(), value.isoformat()))
-
     for m in _ISO.finditer(text):
-        add(m, _safe_date(int(m[1]), int(m[2]), int(m[3])))
+        _add(found, m, _safe_date(int(m[1]), int(m[2]), int(m[3])))
     for m in _CN_MONTH_DAY.finditer(text):
         month, day = _small_int(m[1]), _small_int(m[2])
-        add(m, _closest_year(today, month, day) if month and day else None)
+        _add(found, m, _closest_year(today, month, day) if month and day else None)
     for m in _SLASH.finditer(text):
         month, day = int(m[1]), int(m[2])
         if m[3]:
             year = int(m[3]) if len(m[3]) == 4 else 2000 + int(m[3])
-            add(m, _safe_date(year, month, day))
+            _add(found, m, _safe_date(year, month, day))
         else:
-            add(m, _closest_year(today, month, day))
+            _add(found, m, _closest_year(today, month, day))
+    return found
+
+
+def _cn_relative_dates(text: str, today: date) -> list[Found]:
+    """"明天", "下周五", "三天后"."""
+    found: list[Found] = []
     for m in _CN_RELATIVE.finditer(text):
-        add(m, today + timedelta(days=_CN_RELATIVE_DAYS[m.group()]))
+        _add(found, m, today + timedelta(days=_CN_RELATIVE_DAYS[m.group()]))
     for m in _CN_WEEKDAY.finditer(text):
-        add(m, _weekday(today, _CN_WEEKDAYS[m[2]], _CN_WHICH.get(m[1] or "", "")))
+        _add(found, m, _weekday(today, _CN_WEEKDAYS[m[2]], _CN_WHICH.get(m[1] or "", "")))
     for m in _CN_IN_DAYS.finditer(text):
         days = _small_int(m[1])
         if days is not None:
-            add(m, today + timedelta(days=-days if "前" in m[2] else days))
+            _add(found, m, today + timedelta(days=-days if "前" in m[2] else days))
+    return found
+
+
+def _en_relative_dates(text: str, today: date) -> list[Found]:
+    """"tomorrow", "next friday", "in 3 days", "2 days ago"."""
+    found: list[Found] = []
     for m in _EN_RELATIVE.finditer(text):
-        add(m, today + timedelta(days=_EN_RELATIVE_DAYS[" ".join(m.group().lower().split())]))
+        _add(found, m, today + timedelta(days=_EN_RELATIVE_DAYS[" ".join(m.group().lower().split())]))
     for m in _EN_WEEKDAY.finditer(text):
         which = (m[1] or "").lower()
-        add(m, _weekday(today, _EN_WEEKDAYS[m[2].lower()], which if which != "coming" else ""))
+        _add(found, m, _weekday(today, _EN_WEEKDAYS[m[2].lower()], which if which != "coming" else ""))
     for m in _EN_IN_DAYS.finditer(text):
         days = int(m[1] or m[2])
-        add(m, today + timedelta(days=-days if (m[3] or "").lower() == "ago" else days))
+        _add(found, m, today + timedelta(days=-days if (m[3] or "").lower() == "ago" else days))
+    return found
+
+
+def _en_month_dates(text: str, today: date) -> list[Found]:
+    """"Dec 3rd", "December 3, 2026", "3 of December"."""
+    found: list[Found] = []
     for m in _EN_MONTH_DAY.finditer(text):
-        add(m, _month_day(today, m[1], int(m[2]), m[3]))
+        _add(found, m, _month_day(today, m[1], int(m[2]), m[3]))
     for m in _EN_DAY_MONTH.finditer(text):
-        add(m, _month_day(today, m[2], int(m[1]), m[3]))
-    return longest_first(found)
+        _add(found, m, _month_day(today, m[2], int(m[1]), m[3]))
+    return found
 
 
 def _month_day(today: date, month_name: str, day: int, year: str | None) -> date | None:
@@ -377,12 +405,17 @@ def find_times(text: str) -> list[Found]:
     """Every time of day in ``text`` as "HH:MM" (24-hour)."""
     if _TIME_HINT.search(text) is None:
         return []
+    found = _cn_times(text)
+    for m in _CLOCK.finditer(text):
+        period = m[4] and f"{m[4].lower()}m"
+        _add(found, m, _clock(int(m[2]), int(m[3]), period or m[1]))
+    found += _en_times(text)
+    return longest_first(found)
+
+
+def _cn_times(text: str) -> list[Found]:
+    """"下午三点半", "三点一刻", "15点20分", "三点" where a time can stand, "中午", "午夜"."""
     found: list[Found] = []
-
-    def add(match: re.Match[str], value: str | None) -> None:
-        if value is not None:
-            found.append(Found(match.start(), match.end(), value))
-
     for m in _CN_TIME.finditer(text):
         hour = _small_int(m[2])
         minute: int | None = 0
@@ -396,28 +429,31 @@ def find_times(text: str) -> list[Found]:
             continue
         if not (m[1] or m[3] or m[4] or m[5] or m[6]) and not _bare_hour_is_time(text, m):
             continue
-        add(m, _clock(hour, minute, m[1]))
+        _add(found, m, _clock(hour, minute, m[1]))
     for m in _CN_NOON.finditer(text):
-        add(m, "00:00" if m.group() == "午夜" else "12:00")
-    for m in _CLOCK.finditer(text):
-        period = m[4] and f"{m[4].lower()}m"
-        add(m, _clock(int(m[2]), int(m[3]), period or m[1]))
+        _add(found, m, "00:00" if m.group() == "午夜" else "12:00")
+    return found
+
+
+def _en_times(text: str) -> list[Found]:
+    """"3pm", "at 3", "at one o'clock", "half past four", "noon"; not "at one point"."""
+    found: list[Found] = []
     for m in _EN_AMPM.finditer(text):
-        add(m, _clock(_en_hour(m[1]), int(m[2] or 0), f"{m[3].lower()}m"))
+        _add(found, m, _clock(_en_hour(m[1]), int(m[2] or 0), f"{m[3].lower()}m"))
     for m in _EN_AT.finditer(text):
         hour_text, minutes, oclock, ampm, part, tonight = m.groups()
         if not hour_text.isdigit() and not (oclock or ampm or part or tonight):
             continue  # "at one point" is not a time; "at one o'clock" is
         period = f"{ampm.lower()}m" if ampm else (part or tonight)
-        add(m, _clock(_en_hour(hour_text), int(minutes or 0), period))
+        _add(found, m, _clock(_en_hour(hour_text), int(minutes or 0), period))
     for m in _EN_OCLOCK.finditer(text):
-        add(m, _clock(_en_hour(m[1]), 0, m[2] or m[3]))
+        _add(found, m, _clock(_en_hour(m[1]), 0, m[2] or m[3]))
     for m in _EN_PAST.finditer(text):
         hour = _en_hour(m[3])
         minute = 30 if m[1].lower() == "half" else 15
         if m[2].lower() == "to":
             hour, minute = (hour - 1) % 24, 60 - minute
-        add(m, _clock(hour, minute, m[4] or m[5]))
+        _add(found, m, _clock(hour, minute, m[4] or m[5]))
     for m in _EN_NOON.finditer(text):
-        add(m, "00:00" if m.group().lower() == "midnight" else "12:00")
-    return longest_first(found)
+        _add(found, m, "00:00" if m.group().lower() == "midnight" else "12:00")
+    return found
