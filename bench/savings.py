@@ -26,9 +26,9 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import progress, report  # noqa: E402
+from common import progress, report
 
-from dialogkit import Bot  # noqa: E402
+from dialogkit import Bot
 
 ROOT = Path(__file__).resolve().parent.parent
 TARGET_PCT = 92.0
@@ -98,7 +98,7 @@ def labels(bot: Bot, flow: str, slots: dict[str, Any]) -> dict[str, set[str]]:
         slot = spec.slot(name)
         if slot is None or slot.sensitive or value is None:
             continue
-        forms = {str(value)} | {bot.value_label(slot, value, lang) for lang in ("zh", "en")}
+        forms = {str(value)} | {bot.texts.value_label(slot, value, lang) for lang in ("zh", "en")}
         out[f"{flow}.{name}={value}"] = forms
     return out
 
@@ -119,7 +119,7 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     turns = script(args.rounds)
     for i, text in enumerate(turns):
         reply = bot.handle(sid, text)
-        user_tokens += bot.token_counter.count_message("user", text)
+        user_tokens += bot.view.counter.count_message("user", text)
         built = bot.build_context(sid)
         sent += built.sent_tokens
         full += built.full_tokens

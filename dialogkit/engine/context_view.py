@@ -4,9 +4,9 @@
 ``ContextInputs`` and folds finished rounds into hierarchical summaries after each turn.
 
 Everything here is O(recent window), never O(all history): a turn loads only the tail of the
-history (``bot.history_tail`` messages), older rounds live on as round summaries, and the cost
+history (``ContextView.history_tail`` messages), older rounds live on as round summaries, and the cost
 of the full history (the dual track's other side) is the running total ``session.full_tokens``
-the bot keeps as it appends messages.
+the engine keeps as it appends messages.
 
 No round waits in raw form for its 5-round block: the rounds that left the recent window after
 the last stored summary (at most a block's worth) get a provisional rule summary built on the
@@ -18,27 +18,33 @@ lose their least salient ones, and sensitive values of finished tasks are kept (
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any
 
 import structlog
 
-from dialogkit.context.parts import REDACTED, BuiltContext, ContextInputs, Round, RoundSummary
+from dialogkit.context.parts import BuiltContext, ContextInputs, Round, RoundSummary
 from dialogkit.context.tokens import REPLY_PRIMING_TOKENS
 from dialogkit.context.window import build_context, export_text
+from dialogkit.engine.rule_summary import rule_summary
+from dialogkit.engine.slots import missing_required
+from dialogkit.engine.turn import TurnContext
 from dialogkit.errors import LLMError
-from dialogkit.spec.schema import prompt_text
 from dialogkit.memory import hierarchy, tracker
 from dialogkit.memory.summary import compacted, render_summary
 from dialogkit.model.session import Entity, Message, Session, Task
+from dialogkit.spec.schema import BotFile, prompt_text
+from dialogkit.strings.redaction import MASK, mask_values
+from dialogkit.text.labels import Texts
+from dialogkit.understanding.rules import RuleUnderstanding
 
 if TYPE_CHECKING:
-    from dialogkit.bot import Bot
-    from dialogkit.engine.turn import TurnContext
+    from dialogkit.context.tokens import TokenCounter
 
-__all__ = ["after_turn", "build_for_session", "context_inputs", "entity_memory", "export", "remember_secrets",
-           "rule_summary", "sensitive_slot_values", "stats"]
+__all__ = ["ContextView", "Summarizer", "entity_memory"]
+
+Summarizer = Callable[[list[str], str], str]
+"""(texts, language) -> summary: how rounds are folded (the LLM's, or the rules')."""
 
 log = structlog.get_logger("dialogkit.context")
 
@@ -73,64 +79,270 @@ _FLOW_LINES = {
 }
 
 
-# ---------------------------------------------------------------------------------- inputs
+# ---------------------------------------------------------------------------------- the view
 
 
-def sensitive_slot_values(bot: Bot, session: Session, *, extra_tasks: Iterable[Task | None] = ()) -> list[str]:
-    """Values of ``sensitive: true`` slots of every task on the stack (suspended ones too) and
-    of ``extra_tasks``, including values a correction replaced (still in the recent rounds), plus
-    those of finished tasks the session remembers (``session.secrets``)."""
-    values: list[str] = list(session.secrets)
-    for task in (*session.stack, *extra_tasks):
+class ContextView:
+    """The context window of one bot's sessions: built from its settings, texts and understanding."""
+
+    def __init__(self, spec: BotFile, texts: Texts, understanding: RuleUnderstanding) -> None:
+        self.spec = spec
+        self.texts = texts
+        self.understanding = understanding
+        self.settings = spec.context
+        # Per flow, its ``sensitive: true`` slots: redaction looks them up on every turn.
+        self.sensitive_slots: dict[str, tuple[str, ...]] = {
+            name: tuple(s.name for s in flow.slots if s.sensitive) for name, flow in spec.flows.items()
+        }
+        # A turn needs the recent rounds only; older ones live on as summaries (dual track).
+        self.history_tail = 2 * self.settings.effective_keep_recent_rounds + 24
+        self._slot_labels = [texts.slot_label(slot, lang) for flow in spec.flows.values()
+                             for slot in flow.slots for lang in ("zh", "en")]
+        self._types = list(understanding.entities.custom)
+        self._counter: TokenCounter | None = None
+
+    @property
+    def counter(self) -> TokenCounter:
+        """The token counter, loaded on first use (loading an encoding takes a while)."""
+        if self._counter is None:
+            from dialogkit.context.tokens import TokenCounter
+
+            self._counter = TokenCounter(self.settings.model)
+        return self._counter
+
+    # -- sensitive values ------------------------------------------------------------------
+
+    def sensitive_values(self, session: Session, *, extra_tasks: Iterable[Task | None] = ()) -> list[str]:
+        """Values of ``sensitive: true`` slots of every task on the stack (suspended ones too) and
+        of ``extra_tasks``, including values a correction replaced (still in the recent rounds), plus
+        those of finished tasks the session remembers (``session.secrets``)."""
+        values: list[str] = list(session.secrets)
+        for task in (*session.stack, *extra_tasks):
+            if task is None:
+                continue
+            for name in self.sensitive_slots.get(task.flow, ()):
+                held = [task.slots.get(name), *(change.value for change in task.slot_history.get(name, []))]
+                values.extend(str(v) for v in held if v is not None and str(v).strip())
+        return values
+
+    def remember_secrets(self, session: Session, ended: Task | None = None) -> None:
+        """Keep the sensitive values of the stack (and of a task that just ended) in ``session.secrets``
+        (the newest ``MAX_SECRETS``), so windows built after the task is gone still redact them."""
+        merged = list(dict.fromkeys(self.sensitive_values(session, extra_tasks=(ended,))))[-MAX_SECRETS:]
+        if merged != session.secrets:
+            session.secrets[:] = merged
+
+    def visible_slots(self, session: Session) -> dict[str, Any]:
+        """The active task's slots with the sensitive ones masked."""
+        task = session.task
         if task is None:
-            continue
-        for name in bot.sensitive_slots.get(task.flow, ()):
-            held = [task.slots.get(name), *(change.value for change in task.slot_history.get(name, []))]
-            values.extend(str(v) for v in held if v is not None and str(v).strip())
-    return values
+            return {}
+        secret = self.sensitive_slots.get(task.flow, ())
+        return {name: (MASK if name in secret else value) for name, value in task.slots.items()}
+
+    # -- the parts ---------------------------------------------------------------------------
+
+    def system_prompt(self, language: str) -> str:
+        """The bot file's ``context.system_prompt``, else one naming the bot and listing its flows."""
+        custom = self.settings.system_prompt
+        if custom is not None:
+            return prompt_text(custom, language)
+        lang = "zh" if language == "zh" else "en"
+        flows = "\n".join(f"- {name}: {self.texts.describe_flow(name, lang)}" for name in self.spec.flows)
+        return _DEFAULT_SYSTEM[lang].format(name=self.spec.bot.name, flows=flows)
+
+    def flow_instructions(self, session: Session, language: str) -> str:
+        """The active task: what it is, its state, the question pending, filled and missing slots
+        (as ``slot=value``: the slot names are what the LLM's commands use; empty lines are left out)."""
+        task = session.task
+        flow = self.spec.flows.get(task.flow) if task is not None else None
+        if task is None or flow is None:
+            return ""
+        lang = "zh" if language == "zh" else "en"
+        lines, sep = _FLOW_LINES[lang], ("，" if lang == "zh" else ", ")
+        out = [lines["task"].format(label=self.texts.task_label(task.flow, lang), flow=task.flow, state=task.state)]
+        if task.pending_slot:
+            out.append(lines["asking"].format(slot=task.pending_slot))
+        filled = [f"{slot.name}={MASK if slot.sensitive else self.texts.value_label(slot, task.slots[slot.name], lang)}"
+                  for slot in flow.slots if task.slots.get(slot.name) is not None]
+        missing = [s.name for s in missing_required(flow, task.slots)]
+        if filled:
+            out.append(lines["filled"].format(slots=sep.join(filled)))
+        if missing:
+            out.append(lines["missing"].format(slots=sep.join(missing)))
+        if len(session.stack) > 1:
+            suspended = [f"{t.flow} ({t.state})" for t in session.stack[:-1]]
+            out.append(lines["suspended"].format(tasks=sep.join(suspended)))
+        return "\n".join(out)
+
+    def rule_summary(self, texts: list[str], language: str) -> str:
+        """The extractive summary of ``texts`` with this bot's entity types."""
+        return rule_summary(self._values_in, texts, language)
+
+    def _values_in(self, text: str) -> list[tuple[str, str]]:
+        """(canonical value, surface text) of the bot's own entity types in ``text``."""
+        try:
+            return [(str(m.value), m.text) for m in self.understanding.extract(text, self._types)]
+        except ValueError:
+            return []
+
+    def _provisional(self, session: Session, messages: list[Message], after: int) -> RoundSummary | None:
+        """A rule summary of the rounds that left the recent window but no stored summary covers yet
+        (at most a block's worth): cheap, no LLM round trip, never stored."""
+        first = hierarchy.folded_until(session.summary) + 1
+        if first > after:
+            return None
+        rounds = _round_texts(messages, first, after)
+        if not rounds:
+            return None
+        secret = self.sensitive_values(session)
+        text = hierarchy.summarize_rounds(
+            rounds, session.language, lambda texts, lang: mask_values(self.rule_summary(texts, lang), secret))
+        return RoundSummary(start_round=rounds[0][0], end_round=rounds[-1][0], text=text, level=1)
+
+    def _round_summaries(self, session: Session, provisional: RoundSummary | None) -> list[RoundSummary]:
+        """Summaries of the rounds before the recent ones, newest first while they fit in
+        ``budget // SUMMARY_SHARE``: the provisional one (always), the level-1 summaries no level-2
+        one covers yet, then the newest level-2 summaries (at most ``MAX_BLOCK_SUMMARIES``).
+        Bounded whatever the history's length, and a contiguous stretch back from the recent rounds."""
+        state = session.summary
+        covered = int(state.block_summaries[-1]["end_round"]) if state.block_summaries else 0
+        candidates = [_as_summary(e, 1) for e in reversed(state.round_summaries) if int(e["start_round"]) > covered]
+        candidates += [_as_summary(e, 2) for e in reversed(state.block_summaries[-MAX_BLOCK_SUMMARIES:])]
+        out: list[RoundSummary] = [provisional] if provisional is not None else []
+        count = self.counter.count_message
+        room = self.settings.budget // SUMMARY_SHARE - sum(count("system", s.text) for s in out)
+        for summary in candidates:
+            room -= count("system", summary.text)
+            if room < 0:
+                break
+            out.append(summary)
+        out.sort(key=lambda s: (s.start_round, -s.level))
+        return out
+
+    # -- building ----------------------------------------------------------------------------
+
+    def inputs(self, session: Session) -> tuple[ContextInputs, int]:
+        """The window's inputs for ``session`` and the full-history cost they stand for."""
+        language = session.language
+        messages = _session_messages(session)
+        before, current = _split_current(messages)
+        entities = tracker.recall(session, turn=session.turn, limit=ENTITY_RECALL_LIMIT) if session.entities else []
+        system_prompt = self.system_prompt(language)
+        after = _raw_after(session, current, self.settings.effective_keep_recent_rounds)
+        summary = compacted(session.summary, tasks=WINDOW_TASKS, items=WINDOW_ITEMS, labels=self._slot_labels,
+                            earlier_conclusions=False)
+        inputs = ContextInputs(
+            system_prompt=system_prompt,
+            flow_instructions=self.flow_instructions(session, language),
+            summary=render_summary(summary, language),
+            pinned=[(m.role, m.content) for m in before if m.pinned],
+            entity_memory=entity_memory(entities, language),
+            rounds=_rounds(before, max(after, hierarchy.folded_until(session.summary))),
+            round_summaries=self._round_summaries(session, self._provisional(session, before, after)),
+            current_user_message=current.content if current is not None else "",
+            sensitive_values=self.sensitive_values(session),
+        )
+        return inputs, self._full_tokens(session, messages, current, system_prompt)
+
+    def _full_tokens(self, session: Session, messages: list[Message], current: Message | None,
+                     system_prompt: str) -> int:
+        """What sending everything would cost, counted as ``build_context`` counts its baseline:
+        system prompt + every stored message up to the current one + the reply priming.
+
+        ``session.full_tokens`` already sums every message ever appended; the reply to the current
+        message (present once the turn is over) is not part of this request, so it is taken out.
+        """
+        count = self.counter.count_message
+        after_current = 0
+        if current is not None:
+            index = len(messages) - 1 - messages[::-1].index(current)
+            after_current = sum(count(m.role, m.content) for m in messages[index + 1:])
+        history = max(session.full_tokens - after_current, 0)
+        return REPLY_PRIMING_TOKENS + count("system", system_prompt) + history
+
+    def build(self, session: Session, *, extra_sensitive: Iterable[str] = ()) -> BuiltContext:
+        """The ``BuiltContext`` an LLM would receive for the session's current user message.
+
+        ``extra_sensitive`` adds values to redact beyond the sensitive slots on the stack (the LLM
+        layer passes values the rules found in the current message for sensitive slot types).
+        """
+        inputs, full = self.inputs(session)
+        inputs.sensitive_values.extend(str(v) for v in extra_sensitive if str(v).strip())
+        return build_context(inputs, budget=self.settings.budget,
+                             keep_recent_rounds=self.settings.effective_keep_recent_rounds,
+                             counter=self.counter, full_tokens=full)
+
+    # -- folding -------------------------------------------------------------------------------
+
+    def after_turn(self, ctx: TurnContext, llm_summarizer: Callable[[list[str]], Summarizer] | None = None) -> None:
+        """Bound what the session row keeps, then fold each complete block of 5 rounds that has
+        left the recent window into a summary.
+
+        Cheap when there is nothing to fold (one comparison); a fold reads only the block's rounds
+        from the loaded tail. ``llm_summarizer(sensitive values)`` gives the LLM's summarizer when
+        it writes summaries; it falls back to the rules' summary on failure. Folding stays one
+        round behind the window (see ``_raw_after``).
+        """
+        session = ctx.session
+        self.remember_secrets(session, ctx.ended_task)
+        _decay_entities(session)
+        first = hierarchy.folded_until(session.summary) + 1
+        last_foldable = session.turn - self.settings.effective_keep_recent_rounds - 1
+        if first + hierarchy.ROUNDS_PER_SUMMARY - 1 > last_foldable:
+            return
+        items = _round_texts(_session_messages(session), first, last_foldable)
+        loaded = {turn for turn, _, _ in items}
+        # A round no longer in the loaded tail (a round of many messages pushed it out) is folded as
+        # an empty one rather than stalling every later fold: the next block must start after it.
+        items += [(turn, "", "") for turn in range(first, last_foldable + 1) if turn not in loaded]
+        secret = self.sensitive_values(session, extra_tasks=(ctx.ended_task,))
+        llm = llm_summarizer(secret) if llm_summarizer is not None else None
+        hierarchy.fold_rounds(session.summary, items, summarize_text=self._summarizer(llm, secret),
+                              language=session.language, max_blocks=MAX_BLOCK_SUMMARIES)
+
+    def _summarizer(self, llm: Summarizer | None, secret: list[str]) -> Summarizer:
+        """The LLM's summary when there is one, else (or when it fails) the rules', masked."""
+
+        def summarize(texts: list[str], language: str) -> str:
+            if llm is not None:
+                try:
+                    return llm(texts, language)
+                except LLMError:
+                    pass  # already logged and counted by the LLM layer
+            return mask_values(self.rule_summary(texts, language), secret)
+
+        return summarize
+
+    # -- views -----------------------------------------------------------------------------------
+
+    def stats(self, session: Session) -> dict[str, Any]:
+        """What ``/stats`` shows: the dual track's two sides, savings, state and LLM usage."""
+        built = self.build(session)
+        state, usage = session.summary, session.usage
+        return {
+            "full_tokens": built.full_tokens, "sent_tokens": built.sent_tokens,
+            "saved_tokens": built.saved_tokens, "saved_pct": built.saved_pct,
+            "messages": session.history_offset + len(session.history),
+            "summary_chars": len(render_summary(state, session.language)),
+            "state": session.state, "flow": session.flow, "slots": self.visible_slots(session),
+            "summary": {
+                "facts": len(state.facts), "confirmed": len(state.confirmed), "pending": len(state.pending),
+                "round_summaries": len(state.round_summaries), "block_summaries": len(state.block_summaries),
+            },
+            "encoding": built.encoding, "budget": built.budget, "breakdown": dict(built.breakdown),
+            "dropped": list(built.dropped), "summarized": list(built.summarized),
+            "llm": {"calls": usage.calls, "prompt_tokens": usage.prompt_tokens,
+                    "completion_tokens": usage.completion_tokens, "failures": usage.failures},
+            "stack": [t.flow for t in session.stack],
+        }
+
+    def export(self, session: Session) -> str:
+        """``/export FILE``: each message (number, role, priority, tokens, content), then the savings."""
+        return export_text(self.build(session))
 
 
-def _system_prompt(bot: Bot, language: str) -> str:
-    """The bot file's ``context.system_prompt``, else one naming the bot and listing its flows."""
-    custom = bot.spec.context.system_prompt
-    if custom is not None:
-        return prompt_text(custom, language)
-    lang = "zh" if language == "zh" else "en"
-    flows = "\n".join(f"- {name}: {bot.describe_flow(name, lang)}" for name in bot.spec.flows)
-    return _DEFAULT_SYSTEM[lang].format(name=bot.spec.bot.name, flows=flows)
-
-
-def _flow_instructions(bot: Bot, session: Session, language: str) -> str:
-    """The active task: what it is, its state, the question pending, filled and missing slots
-    (as ``slot=value``: the slot names are what the LLM's commands use; empty lines are left out)."""
-    task = session.task
-    if task is None:
-        return ""
-    flow = bot.spec.flows.get(task.flow)
-    if flow is None:
-        return ""
-    lang = "zh" if language == "zh" else "en"
-    lines = _FLOW_LINES[lang]
-    sep = "，" if lang == "zh" else ", "
-    out = [lines["task"].format(label=bot.task_label(task.flow, lang), flow=task.flow, state=task.state)]
-    if task.pending_slot:
-        out.append(lines["asking"].format(slot=task.pending_slot))
-    filled = []
-    for slot in flow.slots:
-        value = task.slots.get(slot.name)
-        if value is None:
-            continue
-        shown = REDACTED if slot.sensitive else bot.value_label(slot, value, lang)
-        filled.append(f"{slot.name}={shown}")
-    missing = [s.name for s in flow.slots if s.required and task.slots.get(s.name) is None]
-    if filled:
-        out.append(lines["filled"].format(slots=sep.join(filled)))
-    if missing:
-        out.append(lines["missing"].format(slots=sep.join(missing)))
-    if len(session.stack) > 1:
-        suspended = [f"{t.flow} ({t.state})" for t in session.stack[:-1]]
-        out.append(lines["suspended"].format(tasks=sep.join(suspended)))
-    return "\n".join(out)
+# ---------------------------------------------------------------------------------- helpers
 
 
 def _session_messages(session: Session) -> list[Message]:
@@ -148,11 +360,6 @@ def _split_current(messages: list[Message]) -> tuple[list[Message], Message | No
         if messages[i].role == "user":
             return messages[:i], messages[i]
     return messages, None
-
-
-def _slot_labels(bot: Bot) -> list[str]:
-    """Every slot label in both languages: the window's summary lists older values without them."""
-    return [bot.slot_label(slot, lang) for flow in bot.spec.flows.values() for slot in flow.slots for lang in ("zh", "en")]
 
 
 def _raw_after(session: Session, current: Message | None, keep: int) -> int:
@@ -188,219 +395,9 @@ def _round_texts(messages: Iterable[Message], first: int, last: int) -> list[tup
     return [(turn, "\n".join(users[turn]), "\n".join(bots.get(turn, []))) for turn in sorted(users)]
 
 
-def _provisional(bot: Bot, session: Session, messages: list[Message], after: int) -> RoundSummary | None:
-    """A rule summary of the rounds that left the recent window but no stored summary covers yet
-    (at most a block's worth): cheap, no LLM round trip, never stored."""
-    first = hierarchy.folded_until(session.summary) + 1
-    if first > after:
-        return None
-    rounds = _round_texts(messages, first, after)
-    if not rounds:
-        return None
-    secret = sensitive_slot_values(bot, session)
-    text = hierarchy.summarize_rounds(rounds, session.language, lambda texts, lang: _redact(
-        rule_summary(bot, texts, lang), secret))
-    return RoundSummary(start_round=rounds[0][0], end_round=rounds[-1][0], text=text, level=1)
-
-
-def _round_summaries(bot: Bot, session: Session, budget: int, provisional: RoundSummary | None) -> list[RoundSummary]:
-    """Summaries of the rounds before the recent ones, newest first while they fit in
-    ``budget // SUMMARY_SHARE``: the provisional one (always), the level-1 summaries no level-2
-    one covers yet, then the newest level-2 summaries (at most ``MAX_BLOCK_SUMMARIES``).
-    Bounded whatever the history's length, and a contiguous stretch back from the recent rounds."""
-    state = session.summary
-    covered = int(state.block_summaries[-1]["end_round"]) if state.block_summaries else 0
-    candidates = [_as_summary(e, 1) for e in reversed(state.round_summaries) if int(e["start_round"]) > covered]
-    candidates += [_as_summary(e, 2) for e in reversed(state.block_summaries[-MAX_BLOCK_SUMMARIES:])]
-    out: list[RoundSummary] = [provisional] if provisional is not None else []
-    room = budget // SUMMARY_SHARE - sum(bot.token_counter.count_message("system", s.text) for s in out)
-    for summary in candidates:
-        room -= bot.token_counter.count_message("system", summary.text)
-        if room < 0:
-            break
-        out.append(summary)
-    out.sort(key=lambda s: (s.start_round, -s.level))
-    return out
-
-
 def _as_summary(entry: dict[str, Any], level: int) -> RoundSummary:
     return RoundSummary(start_round=int(entry["start_round"]), end_round=int(entry["end_round"]),
                         text=str(entry["text"]), level=2 if level == 2 else 1)
-
-
-def context_inputs(bot: Bot, session: Session) -> tuple[ContextInputs, int]:
-    """The window's inputs for ``session`` and the full-history cost they stand for."""
-    language = session.language
-    messages = _session_messages(session)
-    before, current = _split_current(messages)
-    entities = tracker.recall(session, turn=session.turn, limit=ENTITY_RECALL_LIMIT) if session.entities else []
-    system_prompt = _system_prompt(bot, language)
-    after = _raw_after(session, current, bot.spec.context.effective_keep_recent_rounds)
-    provisional = _provisional(bot, session, before, after)
-    inputs = ContextInputs(
-        system_prompt=system_prompt,
-        flow_instructions=_flow_instructions(bot, session, language),
-        summary=render_summary(compacted(session.summary, tasks=WINDOW_TASKS, items=WINDOW_ITEMS,
-                                         labels=_slot_labels(bot), earlier_conclusions=False), language),
-        pinned=[(m.role, m.content) for m in before if m.pinned],
-        entity_memory=entity_memory(entities, language),
-        rounds=_rounds(before, max(after, hierarchy.folded_until(session.summary))),
-        round_summaries=_round_summaries(bot, session, bot.spec.context.budget, provisional),
-        current_user_message=current.content if current is not None else "",
-        sensitive_values=sensitive_slot_values(bot, session),
-    )
-    return inputs, _full_tokens(bot, session, messages, current, system_prompt)
-
-
-def _full_tokens(bot: Bot, session: Session, messages: list[Message], current: Message | None,
-                 system_prompt: str) -> int:
-    """What sending everything would cost, counted as ``build_context`` counts its baseline:
-    system prompt + every stored message up to the current one + the reply priming.
-
-    ``session.full_tokens`` already sums every message ever appended; the reply to the current
-    message (present once the turn is over) is not part of this request, so it is taken out.
-    """
-    counter = bot.token_counter
-    after_current = 0
-    if current is not None:
-        index = len(messages) - 1 - messages[::-1].index(current)
-        after_current = sum(counter.count_message(m.role, m.content) for m in messages[index + 1:])
-    history = max(session.full_tokens - after_current, 0)
-    return REPLY_PRIMING_TOKENS + counter.count_message("system", system_prompt) + history
-
-
-def build_for_session(bot: Bot, session: Session, *, extra_sensitive: Iterable[str] = ()) -> BuiltContext:
-    """The ``BuiltContext`` an LLM would receive for the session's current user message.
-
-    ``extra_sensitive`` adds values to redact beyond the sensitive slots on the stack (the LLM
-    layer passes values the rules found in the current message for sensitive slot types).
-    """
-    inputs, full = context_inputs(bot, session)
-    inputs.sensitive_values.extend(str(v) for v in extra_sensitive if str(v).strip())
-    context = bot.spec.context
-    return build_context(inputs, budget=context.budget, keep_recent_rounds=context.effective_keep_recent_rounds,
-                         counter=bot.token_counter, full_tokens=full)
-
-
-# ---------------------------------------------------------------------------------- folding
-
-
-def after_turn(bot: Bot, ctx: TurnContext) -> None:
-    """Bound what the session row keeps, then fold each complete block of 5 rounds that has
-    left the recent window into a summary.
-
-    Cheap when there is nothing to fold (one comparison); a fold reads only the block's rounds
-    from the loaded tail. Summaries come from the LLM when it is configured for "summaries",
-    else they are extractive; an LLM failure falls back to extractive inside ``fold_rounds``.
-    Folding stays one round behind the window (see ``_raw_after``).
-    """
-    session = ctx.session
-    remember_secrets(bot, session, ctx.ended_task)
-    _decay_entities(session)
-    keep = bot.spec.context.effective_keep_recent_rounds
-    first = hierarchy.folded_until(session.summary) + 1
-    last_foldable = session.turn - keep - 1
-    if first + hierarchy.ROUNDS_PER_SUMMARY - 1 > last_foldable:
-        return
-    items = _round_texts(_session_messages(session), first, last_foldable)
-    loaded = {turn for turn, _, _ in items}
-    # A round no longer in the loaded tail (a round of many messages pushed it out) is folded as
-    # an empty one rather than stalling every later fold: the next block must start after it.
-    items += [(turn, "", "") for turn in range(first, last_foldable + 1) if turn not in loaded]
-    hierarchy.fold_rounds(session.summary, items, summarize_text=_summarizer(bot, ctx), language=session.language,
-                          max_blocks=MAX_BLOCK_SUMMARIES)
-
-
-def remember_secrets(bot: Bot, session: Session, ended: Task | None = None) -> None:
-    """Keep the sensitive values of the stack (and of a task that just ended) in ``session.secrets``
-    (the newest ``MAX_SECRETS``), so windows built after the task is gone still redact them."""
-    merged = list(dict.fromkeys(sensitive_slot_values(bot, session, extra_tasks=(ended,))))[-MAX_SECRETS:]
-    if merged != session.secrets:
-        session.secrets[:] = merged
-
-
-def _decay_entities(session: Session) -> None:
-    """Past ``MAX_ENTITIES``, forget the least salient entities (never one of the last list)."""
-    if len(session.entities) <= MAX_ENTITIES:
-        return
-    keep = {e.id for e in tracker.recall(session, turn=session.turn, limit=ENTITIES_AFTER_DECAY)}
-    keep.update(session.last_list)
-    session.entities[:] = [e for e in session.entities if e.id in keep]
-
-
-def _summarizer(bot: Bot, ctx: TurnContext) -> Callable[[list[str], str], str]:
-    """The LLM's summary when configured for "summaries", else (or when it fails) the rules'."""
-    layer = bot.llm_layer
-    secret = sensitive_slot_values(bot, ctx.session, extra_tasks=(ctx.ended_task,))
-    llm = layer.summarizer(ctx, secret) if layer is not None and layer.uses("summaries") else None
-
-    def summarize(texts: list[str], language: str) -> str:
-        if llm is not None:
-            try:
-                return llm(texts, language)
-            except LLMError:
-                pass  # already logged and counted by the layer
-        return _redact(rule_summary(bot, texts, language), secret)
-
-    return summarize
-
-
-def rule_summary(bot: Bot, texts: list[str], language: str) -> str:
-    """Extractive summary that keeps the values and drops the chit-chat.
-
-    Each text is cut into its pieces (a round's user and bot parts, a level-1 summary's rounds)
-    and those into clauses; a clause stays only when it brings a value no kept clause has yet (an
-    entity the rules find, or an identifier with a digit: order numbers, ticket ids), so small
-    talk and the bot's echoes of values go. Values the kept (clipped) pieces lost are appended; nothing but
-    small talk leaves a one-word marker. Level-2 summaries are summaries of level-1 ones, so a
-    value said anywhere in a block survives both folds.
-    """
-    zh = language == "zh"
-    types = list(bot.understanding.entities.custom)
-    values: list[str] = []
-    surfaces: dict[str, set[str]] = {}
-    kept: list[str] = []
-    for text in texts:
-        # One extraction per text (not per clause): clauses then claim the values whose surface
-        # form they contain, so a fold costs one pass of the rules over each round.
-        in_text = _values(bot, text, types)
-        for piece in _PIECES.split(text):
-            match = _ROLE.match(piece)
-            role = match.group(0) if match else ""
-            clauses: list[str] = []
-            for clause in _CLAUSES.split(piece[len(role):]):
-                clause = clause.strip()
-                if not clause:
-                    continue
-                found = [(v, f) for v, f in in_text if f and f in clause]
-                found += [(v, v) for v in _IDENTIFIER.findall(clause)]
-                for value, surface in found:
-                    surfaces.setdefault(value, set()).add(surface)
-                new = [v for v in dict.fromkeys(v for v, _ in found) if v not in values]
-                if new:
-                    values.extend(new)
-                    clauses.append(clause)
-            if clauses:
-                kept.append(role + ("，" if zh else ", ").join(clauses))
-    base = ("；" if zh else "; ").join(kept) if kept else ("闲聊" if zh else "small talk")
-    lost = [v for v in values if not any(form and form in base for form in {v, *surfaces.get(v, ())})]
-    if not lost:
-        return base
-    return f"{base}（{'、'.join(lost)}）" if zh else f"{base} ({', '.join(lost)})"
-
-
-_PIECES = re.compile(r"[；;]\s*|[，,]\s*(?=(?:助手|Bot)[：:])")
-_ROLE = re.compile(r"^\s*(?:用户|助手|User|Bot)[：:]\s*")
-_CLAUSES = re.compile(r"[，,。!！?？()（）]\s*")
-_IDENTIFIER = re.compile(r"[A-Za-z0-9-]*\d[A-Za-z0-9-]*")
-
-
-def _values(bot: Bot, text: str, types: list[str]) -> list[tuple[str, str]]:
-    """(canonical value, surface text) of the bot's own entity types in ``text`` (none on an unknown type)."""
-    try:
-        return [(str(m.value), m.text) for m in bot.understanding.extract(text, types)]
-    except ValueError:
-        return []
 
 
 def entity_memory(entities: list[Entity], language: str) -> str:
@@ -420,54 +417,10 @@ def entity_memory(entities: list[Entity], language: str) -> str:
     return head + sep.join(f"{kind}{'：' if zh else ': '}{item.join(values)}" for kind, values in by_type.items())
 
 
-def _redact(text: str, values: list[str]) -> str:
-    for value in sorted(values, key=len, reverse=True):
-        if value:
-            text = text.replace(value, REDACTED)
-    return text
-
-
-# ---------------------------------------------------------------------------------- views
-
-
-def stats(bot: Bot, session: Session) -> dict[str, Any]:
-    """What ``/stats`` shows: the dual track's two sides, savings, state and LLM usage."""
-    built = build_for_session(bot, session)
-    state = session.summary
-    usage = session.usage
-    return {
-        "full_tokens": built.full_tokens,
-        "sent_tokens": built.sent_tokens,
-        "saved_tokens": built.saved_tokens,
-        "saved_pct": built.saved_pct,
-        "messages": session.history_offset + len(session.history),
-        "summary_chars": len(render_summary(state, session.language)),
-        "state": session.state,
-        "flow": session.flow,
-        "slots": _visible_slots(bot, session),
-        "summary": {
-            "facts": len(state.facts), "confirmed": len(state.confirmed), "pending": len(state.pending),
-            "round_summaries": len(state.round_summaries), "block_summaries": len(state.block_summaries),
-        },
-        "encoding": built.encoding,
-        "budget": built.budget,
-        "breakdown": dict(built.breakdown),
-        "dropped": list(built.dropped),
-        "summarized": list(built.summarized),
-        "llm": {"calls": usage.calls, "prompt_tokens": usage.prompt_tokens,
-                "completion_tokens": usage.completion_tokens, "failures": usage.failures},
-        "stack": [t.flow for t in session.stack],
-    }
-
-
-def _visible_slots(bot: Bot, session: Session) -> dict[str, Any]:
-    task = session.task
-    if task is None:
-        return {}
-    secret = bot.sensitive_slots.get(task.flow, ())
-    return {name: (REDACTED if name in secret else value) for name, value in task.slots.items()}
-
-
-def export(bot: Bot, session: Session) -> str:
-    """``/export FILE``: each message (number, role, priority, tokens, content), then the savings."""
-    return export_text(build_for_session(bot, session))
+def _decay_entities(session: Session) -> None:
+    """Past ``MAX_ENTITIES``, forget the least salient entities (never one of the last list)."""
+    if len(session.entities) <= MAX_ENTITIES:
+        return
+    keep = {e.id for e in tracker.recall(session, turn=session.turn, limit=ENTITIES_AFTER_DECAY)}
+    keep.update(session.last_list)
+    session.entities[:] = [e for e in session.entities if e.id in keep]

@@ -19,23 +19,21 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable, Mapping
-from typing import TYPE_CHECKING, Any, cast
+from typing import Any, cast
 
 import structlog
 
-from dialogkit.context.parts import REDACTED
+from dialogkit.engine.context_view import ContextView
+from dialogkit.engine.slots import Validator, validate_slot
+from dialogkit.engine.turn import TurnContext
 from dialogkit.errors import DialogkitError, LLMError
-from dialogkit.spec.schema import LLMSpec, SlotSpec
 from dialogkit.llm import commands as llm_commands
 from dialogkit.llm.client import LLMClient, LLMResult
-from dialogkit.engine import context_view
-from dialogkit.model.session import Usage
-from dialogkit.engine.slots import validate_slot
 from dialogkit.model.interpretation import IntentScore, Mention
-
-if TYPE_CHECKING:
-    from dialogkit.bot import Bot
-    from dialogkit.engine.turn import TurnContext
+from dialogkit.model.session import Usage
+from dialogkit.spec.schema import BotFile, LLMSpec, SlotSpec
+from dialogkit.strings.redaction import MASK, mask_values
+from dialogkit.understanding.rules import RuleUnderstanding
 
 __all__ = ["LLM_INTENT_SCORE", "LLMLayer"]
 
@@ -43,7 +41,6 @@ log = structlog.get_logger("dialogkit.llm")
 
 LLM_INTENT_SCORE = 0.95
 """The score a validated ``start_flow`` gets: above any digression margin, below certainty."""
-_DEADLINE_KEY = "llm_deadline"
 _MIN_CALL_S = 0.05
 _CUE_OF = {"confirm": ("yes", "no"), "deny": ("no", "yes"), "cancel": ("cancel", None)}
 
@@ -51,17 +48,22 @@ _CUE_OF = {"confirm": ("yes", "no"), "deny": ("no", "yes"), "cancel": ("cancel",
 class LLMLayer:
     """The bot's LLM: a client plus what it is used for (``llm.use_for``)."""
 
-    def __init__(self, bot: Bot, client: LLMClient) -> None:
-        self.bot = bot
+    def __init__(self, bot_spec: BotFile, understanding: RuleUnderstanding, view: ContextView,
+                 validator: Validator, client: LLMClient) -> None:
+        self.bot_spec = bot_spec
+        self.understanding = understanding
+        self.view = view
+        self.validator = validator
         self.client = client
         self.spec: LLMSpec = client.spec
         self.use_for = frozenset(self.spec.use_for)
         self._sensitive_types = frozenset(
-            slot.entity for flow in bot.spec.flows.values() for slot in flow.slots if slot.sensitive and slot.entity
+            slot.entity for flow in bot_spec.flows.values() for slot in flow.slots if slot.sensitive and slot.entity
         )
 
     @classmethod
-    def create(cls, bot: Bot, llm: LLMClient | LLMSpec | Mapping[str, Any] | None) -> LLMLayer | None:
+    def create(cls, bot_spec: BotFile, understanding: RuleUnderstanding, view: ContextView, validator: Validator,
+               llm: LLMClient | LLMSpec | Mapping[str, Any] | None) -> LLMLayer | None:
         """The layer for ``llm``, or None for a rule-based bot.
 
         ``llm`` is a ready ``LLMClient``, an ``LLMSpec`` or its dict form, or None to use the bot
@@ -69,9 +71,9 @@ class LLMLayer:
         ``OPENAI_API_KEY``), the bot stays rule-based.
         """
         if isinstance(llm, LLMClient):
-            return cls(bot, llm)
+            return cls(bot_spec, understanding, view, validator, llm)
         if llm is None:
-            spec = bot.spec.llm
+            spec = bot_spec.llm
         elif isinstance(llm, LLMSpec):
             spec = llm
         elif isinstance(llm, Mapping):
@@ -79,7 +81,7 @@ class LLMLayer:
         else:
             raise DialogkitError(f"llm= takes an LLMClient, an LLMSpec or a dict, not {type(llm).__name__}")
         client = LLMClient.from_spec(spec)
-        return cls(bot, client) if client is not None else None
+        return cls(bot_spec, understanding, view, validator, client) if client is not None else None
 
     def uses(self, purpose: str) -> bool:
         return purpose in self.use_for
@@ -91,10 +93,9 @@ class LLMLayer:
 
     def _remaining(self, ctx: TurnContext) -> float:
         """Seconds left of this turn's LLM deadline (started by the turn's first LLM call)."""
-        deadline = ctx.extra.get(_DEADLINE_KEY)
-        if deadline is None:
-            deadline = ctx.extra[_DEADLINE_KEY] = time.monotonic() + self.spec.timeout_s
-        return deadline - time.monotonic()
+        if ctx.llm_deadline is None:
+            ctx.llm_deadline = time.monotonic() + self.spec.timeout_s
+        return ctx.llm_deadline - time.monotonic()
 
     def _call(self, ctx: TurnContext, what: str, call: Callable[[LLMClient, float], Any]) -> Any:
         """Run ``call(client, deadline_s)``, charging the session with the usage of each completion
@@ -108,7 +109,7 @@ class LLMLayer:
             return call(metered, remaining)
         except LLMError as exc:
             self._failed(ctx, what, str(exc))
-        except Exception as exc:  # noqa: BLE001 - the LLM path must never break a turn
+        except Exception as exc:
             self._failed(ctx, what, f"{type(exc).__name__}: {exc}")
         return None
 
@@ -122,45 +123,44 @@ class LLMLayer:
         """Merge the LLM's validated commands into ``ctx.interp``; keep the rules' reading on failure."""
         if not self.uses("understanding"):
             return
-        session, bot = ctx.session, self.bot
+        session, spec = ctx.session, self.bot_spec
         task = session.task
         if task is not None and task.pending_slot:
-            flow = bot.spec.flows.get(task.flow)
+            flow = spec.flows.get(task.flow)
             slot = flow.slot(task.pending_slot) if flow is not None else None
             if slot is not None and slot.sensitive:
                 return  # this message answers a sensitive question: it never leaves the process
-        hidden = [text for m in ctx.interp.mentions if m.type in self._sensitive_types for text in (m.text, str(m.value))]
-        built = context_view.build_for_session(bot, session, extra_sensitive=hidden)
+        hidden = [text for m in ctx.interp.mentions if m.type in self._sensitive_types
+                  for text in (m.text, str(m.value))]
+        built = self.view.build(session, extra_sensitive=hidden)
         active = session.flow
         pending = task.pending_slot if task is not None else None
         proposed = self._call(ctx, "understanding", lambda client, deadline: llm_commands.understand(
-            client, built.messages, bot.spec, active, pending, deadline_s=deadline))
+            client, built.messages, spec, active, pending, deadline_s=deadline))
         if proposed is None:
             return
-        kept = llm_commands.validate_commands(proposed, bot.spec, self._value_validator(ctx), active_flow=active)
+        kept = llm_commands.validate_commands(proposed, spec, self._value_validator(ctx), active_flow=active)
         if len(kept) < len(proposed):
             self._failed(ctx, "understanding", f"{len(proposed) - len(kept)} command(s) dropped by validation")
         self._merge(ctx, kept)
 
     def _value_validator(self, ctx: TurnContext) -> llm_commands.ValueValidator:
         """The rule layer's check of a proposed value: entity type parse, then the slot's rules."""
-        bot = self.bot
-
         def validate(slot: SlotSpec, value: Any) -> tuple[bool, Any, str | None]:
             text = str(value).strip()
-            if not text or text == REDACTED:
+            if not text or text == MASK:
                 return False, None, "empty value"
             if slot.sensitive:
                 return False, None, "sensitive slots are filled by the rules only"
             canonical: Any = text
             if slot.entity:
                 try:
-                    canonical = bot.understanding.parse_value(slot.entity, text)
+                    canonical = self.understanding.parse_value(slot.entity, text)
                 except ValueError:
                     canonical = None
                 if canonical is None:
                     return False, None, f"not a {slot.entity}"
-            error = validate_slot(slot, canonical, ctx.language, bot.run_validator)
+            error = validate_slot(slot, canonical, ctx.language, self.validator)
             return (error is None, canonical, error)
 
         return validate
@@ -198,12 +198,12 @@ class LLMLayer:
         interp.source = "llm"
 
     def _single_slot_type(self, flow_name: str | None, type_name: str) -> bool:
-        flow = self.bot.spec.flows.get(flow_name) if flow_name else None
+        flow = self.bot_spec.flows.get(flow_name) if flow_name else None
         return flow is not None and sum(1 for s in flow.slots if s.entity == type_name) == 1
 
     def _mention(self, ctx: TurnContext, flow_name: str | None, slot_name: str, value: Any) -> Mention | None:
         """A mention of the slot's entity type for a validated value, placed where it was written."""
-        spec = self.bot.spec
+        spec = self.bot_spec
         flow = spec.flows.get(flow_name) if flow_name else None
         slot = flow.slot(slot_name) if flow is not None else None
         if slot is None:
@@ -217,7 +217,8 @@ class LLMLayer:
         text = str(value)
         start = ctx.interp.text.find(text)
         start, end = (start, start + len(text)) if start >= 0 else (len(ctx.interp.text), len(ctx.interp.text))
-        return Mention(type=slot.entity, value=value, text=text, start=start, end=end, kind=spec.entity_kind(slot.entity))
+        return Mention(type=slot.entity, value=value, text=text, start=start, end=end,
+                       kind=spec.entity_kind(slot.entity))
 
     # ------------------------------------------------------------------------ summaries, rephrasing
 
@@ -228,7 +229,7 @@ class LLMLayer:
         """
 
         def summarize(texts: list[str], language: str) -> str:
-            clean = [_redact(text, sensitive) for text in texts]
+            clean = [mask_values(text, sensitive) for text in texts]
             result = self._call(ctx, "summaries", lambda client, deadline: llm_commands.summarize(
                 client, clean, language, deadline_s=deadline))
             if not result:
@@ -241,19 +242,12 @@ class LLMLayer:
         """``text`` rephrased when "rephrase" is in use_for; the template text on any failure."""
         if not self.uses("rephrase") or not text.strip():
             return text
-        secret = context_view.sensitive_slot_values(self.bot, ctx.session, extra_tasks=(ctx.ended_task,))
+        secret = self.view.sensitive_values(ctx.session, extra_tasks=(ctx.ended_task,))
         if any(value and value in text for value in secret):
             return text  # a reply quoting a sensitive value is never sent out to be rephrased
         result = self._call(ctx, "rephrase", lambda client, deadline: llm_commands.rephrase(
             client, text, ctx.language, deadline_s=deadline))
         return str(result) if result else text
-
-
-def _redact(text: str, values: list[str]) -> str:
-    for value in sorted(values, key=len, reverse=True):
-        if value:
-            text = text.replace(value, REDACTED)
-    return text
 
 
 class _Metered:

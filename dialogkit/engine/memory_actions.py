@@ -3,27 +3,30 @@
 ``resolve_references`` and ``track_entities`` run before the state change (an ambiguous
 reference must stop the transition before anything changes); the others run after it. A
 ``module:function`` custom action receives the same ``TurnContext`` and runs after.
+``MemoryActions`` binds the built-ins to what they render with (the bot's ``Texts``), so no
+memory action reaches for the bot.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
+from collections.abc import Callable, Mapping
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 import structlog
 from transitions import EventData
 
-from dialogkit.spec.compiler import PhasedCallback
+from dialogkit.engine.turn import ClarificationNeeded
 from dialogkit.memory import clarification, forgetting, summary, tracker
 from dialogkit.model.session import PersistedValue, SlotChange
-from dialogkit.engine.turn import ClarificationNeeded
+from dialogkit.spec.compiler import PhasedCallback
+from dialogkit.spec.schema import BUILTIN_MEMORY_ACTIONS
+from dialogkit.text.labels import Texts
 
 if TYPE_CHECKING:
     from dialogkit.engine.turn import TurnContext
 
 log = structlog.get_logger("dialogkit.memory")
-MemoryAction = Callable[["TurnContext"], None]
 
 
 def resolve_references(ctx: TurnContext) -> None:
@@ -65,51 +68,59 @@ def track_entities(ctx: TurnContext) -> None:
         ctx.session.last_turn_added.setdefault("entity_turn", ctx.turn)
 
 
-def summarize(ctx: TurnContext) -> None:
+def summarize(ctx: TurnContext, texts: Texts) -> None:
     """Update the ticket summary from this transition's events only."""
-    bot, task = ctx.bot, ctx.task
-    if task is None or ctx.flow is None:
+    task, flow = ctx.task, ctx.flow
+    if task is None or flow is None:
         return
-    spec = ctx.flow.spec
-    desc_zh = bot.describe_flow(ctx.flow.name, "zh")
-    desc_en = bot.describe_flow(ctx.flow.name, "en")
-    trigger = ctx.trigger
+    desc = {lang: texts.describe_flow(flow.name, lang) for lang in ("zh", "en")}
+    trigger, state = ctx.trigger, ctx.session.summary
     if trigger in ("start_task", "provide_param") and ctx.updates:
-        slots: dict[str, tuple[str, str, str, str]] = {}
-        for name, value in ctx.updates.items():
-            slot = spec.slot(name)
-            if slot is None or slot.sensitive:
-                continue
-            slots[name] = (
-                bot.slot_label(slot, "zh"), bot.slot_label(slot, "en"),
-                bot.value_label(slot, value, "zh"), bot.value_label(slot, value, "en"),
-            )
-        if slots:
-            # Keyed by task, not flow: a second ticket adds its facts beside the first one's.
-            summary.record_facts(ctx.session.summary, flow=f"{ctx.flow.name}#{task.id}", flow_description=desc_zh,
-                                 flow_description_en=desc_en, slots=slots, turn=ctx.turn)
+        _record_facts(ctx, texts, desc)
     elif trigger == "confirm":
-        summary.record_confirmed(ctx.session.summary, key=f"{task.id}:confirmed",
-                                 zh=desc_zh, en=desc_en, turn=ctx.turn)
-        summary.record_pending(ctx.session.summary, key=f"{task.id}:run",
-                               zh=f"执行{desc_zh}", en=f"run: {desc_en}", turn=ctx.turn)
+        summary.record_confirmed(state, key=f"{task.id}:confirmed", zh=desc["zh"], en=desc["en"], turn=ctx.turn)
+        summary.record_pending(state, key=f"{task.id}:run", zh=f"执行{desc['zh']}", en=f"run: {desc['en']}",
+                               turn=ctx.turn)
     elif trigger == "complete":
-        summary.resolve_pending(ctx.session.summary, f"{task.id}:run")
-        done_zh = ctx.extra.get("said_zh") or f"已完成{desc_zh}"
-        done_en = ctx.extra.get("said_en") or f"done: {desc_en}"
-        summary.record_confirmed(ctx.session.summary, key=f"{task.id}:done", zh=done_zh, en=done_en, turn=ctx.turn)
-        if spec.follow_up is not None:
-            summary.record_pending(ctx.session.summary, key=f"{task.id}:follow_up",
-                                   zh=bot.prompt_in(spec.follow_up, "zh"), en=bot.prompt_in(spec.follow_up, "en"),
-                                   turn=ctx.turn)
-    elif trigger == "fail":
-        summary.resolve_pending(ctx.session.summary, f"{task.id}:run")
-        summary.record_confirmed(ctx.session.summary, key=f"{task.id}:failed",
-                                 zh=f"{desc_zh}失败", en=f"failed: {desc_en}", turn=ctx.turn)
-    elif trigger == "cancel":
-        summary.resolve_pending(ctx.session.summary, f"{task.id}:run")
-        summary.record_confirmed(ctx.session.summary, key=f"{task.id}:cancelled",
-                                 zh=f"已取消{desc_zh}", en=f"cancelled: {desc_en}", turn=ctx.turn)
+        _record_completed(ctx, texts, desc)
+    elif trigger in ("fail", "cancel"):
+        summary.resolve_pending(state, f"{task.id}:run")
+        zh, en = (f"{desc['zh']}失败", f"failed: {desc['en']}") if trigger == "fail" else \
+            (f"已取消{desc['zh']}", f"cancelled: {desc['en']}")
+        key = f"{task.id}:failed" if trigger == "fail" else f"{task.id}:cancelled"
+        summary.record_confirmed(state, key=key, zh=zh, en=en, turn=ctx.turn)
+
+
+def _record_facts(ctx: TurnContext, texts: Texts, desc: Mapping[str, str]) -> None:
+    """The values this transition wrote, labelled in both languages (sensitive ones never)."""
+    task, flow = ctx.task, ctx.flow
+    assert task is not None and flow is not None
+    slots: dict[str, tuple[str, str, str, str]] = {}
+    for name, value in ctx.updates.items():
+        slot = flow.spec.slot(name)
+        if slot is None or slot.sensitive:
+            continue
+        slots[name] = (texts.slot_label(slot, "zh"), texts.slot_label(slot, "en"),
+                       texts.value_label(slot, value, "zh"), texts.value_label(slot, value, "en"))
+    if slots:
+        # Keyed by task, not flow: a second ticket adds its facts beside the first one's.
+        summary.record_facts(ctx.session.summary, flow=f"{flow.name}#{task.id}", flow_description=desc["zh"],
+                             flow_description_en=desc["en"], slots=slots, turn=ctx.turn)
+
+
+def _record_completed(ctx: TurnContext, texts: Texts, desc: Mapping[str, str]) -> None:
+    """The task's outcome as the action's ``say`` put it, and its follow-up as pending."""
+    task, flow = ctx.task, ctx.flow
+    assert task is not None and flow is not None
+    state = ctx.session.summary
+    summary.resolve_pending(state, f"{task.id}:run")
+    done_zh = ctx.said.get("zh") or f"已完成{desc['zh']}"
+    done_en = ctx.said.get("en") or f"done: {desc['en']}"
+    summary.record_confirmed(state, key=f"{task.id}:done", zh=done_zh, en=done_en, turn=ctx.turn)
+    follow_up = flow.spec.follow_up
+    if follow_up is not None:
+        summary.record_pending(state, key=f"{task.id}:follow_up", zh=texts.prompt(follow_up, "zh"),
+                               en=texts.prompt(follow_up, "en"), turn=ctx.turn)
 
 
 def persist_slots(ctx: TurnContext) -> None:
@@ -117,7 +128,7 @@ def persist_slots(ctx: TurnContext) -> None:
     task, flow = ctx.task, ctx.flow
     if task is None or flow is None:
         return
-    now = ctx.bot.clock()
+    now = ctx.now
     user_values = None
     for slot in flow.spec.slots:
         value = task.slots.get(slot.name)
@@ -155,42 +166,47 @@ def pin(ctx: TurnContext) -> None:
             break
 
 
-@dataclass(frozen=True, slots=True)
-class MemoryActionDef:
-    func: MemoryAction
-    phase: str
+MemoryAction = Callable[["TurnContext"], None]
+
+BEFORE = frozenset({"resolve_references", "track_entities"})
+"""Built-ins that run before the state change; every other memory action runs after it."""
 
 
-BUILTINS: dict[str, MemoryActionDef] = {
-    "resolve_references": MemoryActionDef(resolve_references, "before"),
-    "track_entities": MemoryActionDef(track_entities, "before"),
-    "summarize": MemoryActionDef(summarize, "after"),
-    "persist_slots": MemoryActionDef(persist_slots, "after"),
-    "forget": MemoryActionDef(forget, "after"),
-    "pin": MemoryActionDef(pin, "after"),
-}
+class MemoryActions:
+    """The memory actions a bot's transitions can name: the built-ins, bound to the bot's texts,
+    and the bot file's custom ``module:function`` ones."""
+
+    def __init__(self, texts: Texts, custom: Mapping[str, Callable[..., Any]]) -> None:
+        self._funcs: dict[str, MemoryAction] = {
+            "resolve_references": resolve_references,
+            "track_entities": track_entities,
+            "summarize": partial(summarize, texts=texts),
+            "persist_slots": persist_slots,
+            "forget": forget,
+            "pin": pin,
+        }
+        assert set(self._funcs) == set(BUILTIN_MEMORY_ACTIONS), "the schema's list names every built-in"
+        for name, func in custom.items():
+            self._funcs.setdefault(name, func)
+
+    def callback(self, name: str) -> PhasedCallback:
+        """Wrap a memory action for ``transitions``: it receives the turn from the event's kwargs."""
+        func = self._funcs[name]
+
+        def callback(event: EventData) -> None:
+            ctx: TurnContext = event.kwargs["ctx"]
+            ctx.memory_run.append(name)
+            func(ctx)
+
+        callback.__name__ = f"memory_{name.replace(':', '_').replace('.', '_')}"
+        return PhasedCallback(name=name, func=callback, phase="before" if name in BEFORE else "after")
+
+    def run(self, name: str, ctx: TurnContext) -> None:
+        """Run one memory action outside a transition (the bot's ``every_turn`` list)."""
+        func = self._funcs.get(name)
+        if func is not None:
+            ctx.memory_run.append(name)
+            func(ctx)
 
 
-def as_callback(name: str, func: MemoryAction, phase: str) -> PhasedCallback:
-    """Wrap a memory action for ``transitions``: it receives the turn from the event's kwargs."""
-
-    def callback(event: EventData) -> None:
-        ctx: TurnContext = event.kwargs["ctx"]
-        ctx.memory_run.append(name)
-        func(ctx)
-
-    callback.__name__ = f"memory_{name.replace(':', '_').replace('.', '_')}"
-    return PhasedCallback(name=name, func=callback, phase=phase)
-
-
-def run_named(name: str, ctx: TurnContext, custom: dict[str, Callable[..., Any]]) -> None:
-    """Run one memory action outside a transition (the bot's ``every_turn`` list)."""
-    if name in BUILTINS:
-        ctx.memory_run.append(name)
-        BUILTINS[name].func(ctx)
-    elif name in custom:
-        ctx.memory_run.append(name)
-        custom[name](ctx)
-
-
-__all__ = ["BUILTINS", "ClarificationNeeded", "MemoryActionDef", "as_callback", "run_named"]
+__all__ = ["BEFORE", "ClarificationNeeded", "MemoryActions"]

@@ -7,22 +7,27 @@ chooses the trigger and composes the answer.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping
+from typing import Any
 
 import structlog
 
-from dialogkit.errors import ActionError
-from dialogkit.memory import clarification as clar
-from dialogkit.text import phrases as R
 from dialogkit.actions.registry import ActionContext
-from dialogkit.model.reply import ActionRun
-from dialogkit.model.session import Candidate, PendingClarification, Task
+from dialogkit.actions.table import ActionTable
+from dialogkit.engine import slot_writes
+from dialogkit.engine.lookahead import LookAhead
 from dialogkit.engine.slots import SlotLayout, SlotOffer, missing_required, offer_slots, validate_slot
 from dialogkit.engine.turn import ClarificationNeeded, TurnContext
+from dialogkit.errors import ActionError
+from dialogkit.memory import clarification as clar
+from dialogkit.model.reply import ActionRun
+from dialogkit.model.session import Candidate, PendingClarification, Task
+from dialogkit.spec.compiler import CompiledFlow
+from dialogkit.spec.schema import BotSettings
+from dialogkit.text import phrases as R
+from dialogkit.text.labels import Texts
 from dialogkit.understanding.intents import INTENT_THRESHOLD
-
-if TYPE_CHECKING:
-    from dialogkit.bot import Bot
+from dialogkit.understanding.rules import RuleUnderstanding
 
 log = structlog.get_logger("dialogkit.policy")
 
@@ -35,9 +40,22 @@ MAX_EXECUTED_RECORDS = 32
 
 
 class Policy:
-    def __init__(self, bot: Bot) -> None:
-        self.bot = bot
-        self._layouts = {name: SlotLayout.of(flow) for name, flow in bot.spec.flows.items()}
+    """Chooses each turn's triggers and composes what the bot says.
+
+    It is built from the parts it uses: the compiled flows, the bot's texts, its understanding
+    (to read values out of an answer), its actions, the reference look-ahead (to replay a request
+    once a clarification is answered) and the bot-wide settings (re-asks, handoff).
+    """
+
+    def __init__(self, flows: Mapping[str, CompiledFlow], texts: Texts, understanding: RuleUnderstanding,
+                 actions: ActionTable, lookahead: LookAhead, settings: BotSettings) -> None:
+        self.flows = flows
+        self.texts = texts
+        self.understanding = understanding
+        self.actions = actions
+        self.lookahead = lookahead
+        self.settings = settings
+        self._layouts = {name: SlotLayout.of(flow.spec) for name, flow in flows.items()}
 
     # ---- entry -------------------------------------------------------------------------
     def respond(self, ctx: TurnContext) -> None:
@@ -79,7 +97,7 @@ class Policy:
             ctx.say.append(R.phrase("noted", ctx.language, items=items))
         elif "help" not in ctx.interp.cues:
             ctx.say.append(R.phrase("not_understood", ctx.language))
-        ctx.say.append(self.bot.help_text(ctx.language))
+        ctx.say.append(self.texts.help(ctx.language))
 
     def _collect(self, ctx: TurnContext) -> None:
         self._bind(ctx)
@@ -135,12 +153,12 @@ class Policy:
 
     # ---- starting, digressing, ending -------------------------------------------------------
     def _start(self, ctx: TurnContext, flow_name: str) -> None:
-        bot, session = self.bot, ctx.session
+        session = ctx.session
         task = Task(flow=flow_name, state="IDLE", started_turn=ctx.turn)
-        ctx.task, ctx.flow = task, bot.flows[flow_name]
+        ctx.task, ctx.flow = task, self.flows[flow_name]
         offer = self._offer(ctx, free_text=False)
         errors = self._validated(ctx, offer)
-        prefilled = bot.prefill(ctx, task, exclude=set(offer.values) | set(offer.conflicts))
+        prefilled = slot_writes.prefill(ctx, ctx.flow.spec, exclude=set(offer.values) | set(offer.conflicts))
         ctx.updates = {**prefilled, **offer.values}
         ctx.prefilled = list(prefilled)      # prefill already skipped the slots the utterance offers
         session.stack.append(task)
@@ -148,7 +166,7 @@ class Policy:
             self._fire(ctx, "start_task")
         except ClarificationNeeded as question:
             session.stack.pop()
-            ctx.task, ctx.flow = session.task, bot.flows.get(session.flow) if session.flow else None
+            ctx.task, ctx.flow = session.task, self.flows.get(session.flow) if session.flow else None
             self._ask_clarification(ctx, question.pending)
             return
         task.prefilled = list(ctx.prefilled)
@@ -160,8 +178,8 @@ class Policy:
             self._ask_conflict(ctx, offer)
             return
         if ctx.prefilled and ctx.flow.spec.confirm is None:
-            names = R.enumerate_items([bot.slot_label(ctx.flow.spec.slot(n), ctx.language) for n in ctx.prefilled],
-                                      ctx.language)
+            labels = [self.texts.slot_label(ctx.flow.spec.slot(n), ctx.language) for n in ctx.prefilled]
+            names = R.enumerate_items(labels, ctx.language)
             ctx.say.append(R.phrase("prefilled", ctx.language, slots=names))
         self._advance(ctx)
 
@@ -169,9 +187,9 @@ class Policy:
         """"第二个呢？" / "and the other one?" after a task: the same task again, on the new referent."""
         last = ctx.session.last_flow
         resolution = ctx.resolution
-        if last is None or last not in self.bot.flows or resolution is None or not resolution.bindings:
+        if last is None or last not in self.flows or resolution is None or not resolution.bindings:
             return None
-        types = {s.entity for s in self.bot.flows[last].spec.slots if s.entity}
+        types = {s.entity for s in self.flows[last].spec.slots if s.entity}
         return last if any(b.entity.type in types for b in resolution.bindings) else None
 
     def _digression(self, ctx: TurnContext, offer: SlotOffer) -> bool:
@@ -194,61 +212,79 @@ class Policy:
 
     def _cancel(self, ctx: TurnContext) -> None:
         assert ctx.task is not None and ctx.flow is not None
-        label = self.bot.task_label(ctx.flow.name, ctx.language)
+        label = self.texts.task_label(ctx.flow.name, ctx.language)
         self._fire(ctx, "cancel")
         self._end_task(ctx, "cancel")
         ctx.say.append(R.phrase("cancelled", ctx.language, task=label))
         self._resume(ctx)
 
     def _execute(self, ctx: TurnContext) -> None:
-        bot, task, flow = self.bot, ctx.task, ctx.flow
+        """Run the task's action (at most once per task) and say how it went."""
+        result, error = self._run_action(ctx)
+        if error is None:
+            self._completed(ctx, result)
+        else:
+            self._failed(ctx, error)
+        self._resume(ctx)
+
+    def _run_action(self, ctx: TurnContext) -> tuple[dict[str, Any], str | None]:
+        """(result, error) of the task's action; a task whose run is on record is not run again."""
+        task, flow = ctx.task, ctx.flow
         assert task is not None and flow is not None
-        spec = flow.spec.execute
+        action = flow.spec.execute.action
         key = f"{ctx.session.id}:{task.id}"
         record = ctx.session.executed.get(key)
+        if record is not None:
+            return dict(record.get("result") or {}), record.get("error")
+        if not action:
+            return {}, None
+        action_ctx = ActionContext(
+            slots=dict(task.slots), session_id=ctx.session.id, user_id=ctx.session.user_id,
+            flow=flow.name, language=ctx.language, idempotency_key=key, session=ctx.session,
+        )
         result: dict[str, Any] = {}
         error: str | None = None
-        if record is not None:
-            result, error = dict(record.get("result") or {}), record.get("error")
-        elif spec.action:
-            action_ctx = ActionContext(
-                slots=dict(task.slots), session_id=ctx.session.id, user_id=ctx.session.user_id,
-                flow=flow.name, language=ctx.language, idempotency_key=key, session=ctx.session,
-            )
-            try:
-                result = bot.actions.run(spec.action, action_ctx)
-            except ActionError as exc:
-                error = str(exc) or type(exc.original).__name__
-                log.warning("action_failed", action=spec.action, session_id=ctx.session.id, error=error)
-            executed = ctx.session.executed
-            executed[key] = {"result": result, "error": error, "at": bot.clock()}
-            while len(executed) > MAX_EXECUTED_RECORDS:      # oldest first: dicts keep insertion order
-                del executed[next(iter(executed))]
-            ctx.action_runs.append(ActionRun(spec.action, dict(task.slots), None if error else dict(result), error))
-        results = {k: R.format_value(v) for k, v in result.items()}
+        try:
+            result = self.actions.run(action, action_ctx)
+        except ActionError as exc:
+            error = str(exc) or type(exc.original).__name__
+            log.warning("action_failed", action=action, session_id=ctx.session.id, error=error)
+        executed = ctx.session.executed
+        executed[key] = {"result": result, "error": error, "at": ctx.now}
+        while len(executed) > MAX_EXECUTED_RECORDS:      # oldest first: dicts keep insertion order
+            del executed[next(iter(executed))]
+        ctx.action_runs.append(ActionRun(action, dict(task.slots), None if error else dict(result), error))
+        return result, error
 
-        def values_in(language: str) -> dict[str, str]:
-            # Slot values by their label in that language ("张经理" / "Manager Zhang"); what the
-            # action returned is shown as it came.
-            return {**R.slot_values_for_template(bot.spec, flow.spec, task.slots, language), **results}
+    def _outcome_values(self, ctx: TurnContext, result: Mapping[str, Any], language: str) -> dict[str, str]:
+        """Slot values by their label in ``language`` ("张经理" / "Manager Zhang"), then what the
+        action returned, shown as it came."""
+        assert ctx.task is not None and ctx.flow is not None
+        values = self.texts.template_values(ctx.flow.spec, ctx.task.slots, language)
+        values.update((k, R.format_value(v)) for k, v in result.items())
+        return values
 
-        if error is None:
+    def _completed(self, ctx: TurnContext, result: Mapping[str, Any]) -> None:
+        assert ctx.flow is not None
+        say = ctx.flow.spec.execute.say
+        if say:
             # The summary keeps the task's outcome in both languages; the reply is the turn's one.
-            said = {lang: R.prompt(spec.say, lang, values_in(lang)) if spec.say else "" for lang in ("zh", "en")}
-            ctx.extra["said_zh"], ctx.extra["said_en"] = said["zh"], said["en"]
-            ctx.extra["result"] = result
-            self._fire(ctx, "complete")
-            self._end_task(ctx, "complete")
-            ctx.say.append(said[ctx.language] if spec.say else R.phrase("done", ctx.language))
+            ctx.said = {lang: R.prompt(say, lang, self._outcome_values(ctx, result, lang)) for lang in ("zh", "en")}
+        self._fire(ctx, "complete")
+        self._end_task(ctx, "complete")
+        ctx.say.append(ctx.said[ctx.language] if say else R.phrase("done", ctx.language))
+
+    def _failed(self, ctx: TurnContext, error: str) -> None:
+        assert ctx.flow is not None
+        on_error = ctx.flow.spec.execute.on_error
+        values = self._outcome_values(ctx, {}, ctx.language)
+        values["error"] = error
+        self._fire(ctx, "fail")
+        self._end_task(ctx, "fail")
+        if on_error:
+            ctx.say.append(R.prompt(on_error, ctx.language, values))
         else:
-            values = values_in(ctx.language)
-            values["error"] = error
-            self._fire(ctx, "fail")
-            self._end_task(ctx, "fail")
-            text = R.prompt(spec.on_error, ctx.language, values) if spec.on_error else \
-                R.phrase("action_failed", ctx.language, error=error)
-            ctx.say.append(text)
-        self._resume(ctx)
+            ctx.say.append(R.phrase("action_failed", ctx.language, error=error))
 
     def _end_task(self, ctx: TurnContext, how: str) -> None:
         task = ctx.session.stack.pop()
@@ -256,21 +292,20 @@ class Policy:
         if how in ("complete", "fail"):
             ctx.session.last_flow = task.flow
         ctx.task = ctx.session.task
-        ctx.flow = self.bot.flows[ctx.task.flow] if ctx.task else None
+        ctx.flow = self.flows[ctx.task.flow] if ctx.task else None
 
     def _resume(self, ctx: TurnContext) -> None:
         if ctx.task is None or ctx.flow is None:
             return
-        ctx.say.append(R.phrase("resume", ctx.language, task=self.bot.task_label(ctx.flow.name, ctx.language)))
+        ctx.say.append(R.phrase("resume", ctx.language, task=self.texts.task_label(ctx.flow.name, ctx.language)))
         self._reask(ctx)
 
     def _give_up(self, ctx: TurnContext, error: str | None) -> None:
         assert ctx.task is not None and ctx.flow is not None
-        bot = self.bot
-        label = bot.task_label(ctx.flow.name, ctx.language)
+        label = self.texts.task_label(ctx.flow.name, ctx.language)
         self._fire(ctx, "cancel")
         self._end_task(ctx, "cancel")
-        handoff = bot.spec.bot.handoff
+        handoff = self.settings.handoff
         reason = error or R.phrase("give_up_default", ctx.language)
         if handoff:
             ctx.say.append(reason)
@@ -285,7 +320,7 @@ class Policy:
         pending = ctx.task.pending_slot if free_text else None
         return offer_slots(
             self._layouts[ctx.flow.name], ctx.interp, filled=ctx.task.slots, pending_slot=pending,
-            extract=self.bot.understanding.extract, extra_mentions=ctx.bound_mentions,
+            extract=self.understanding.extract, extra_mentions=ctx.bound_mentions,
         )
 
     def _validated(self, ctx: TurnContext, offer: SlotOffer) -> list[tuple[str, str]]:
@@ -296,7 +331,7 @@ class Policy:
             slot = ctx.flow.spec.slot(name)
             if slot is None:
                 continue
-            message = validate_slot(slot, value, ctx.language, self.bot.run_validator)
+            message = validate_slot(slot, value, ctx.language, self.actions.validate)
             if message:
                 errors.append((name, message))
                 del offer.values[name]
@@ -337,7 +372,7 @@ class Policy:
         value_like = any(ch.isdigit() for ch in answer) or (answer.isascii() and " " not in answer)
         if slot is None or not slot.validate_ or not value_like or len(answer) > 40 or ctx.interp.intents:
             return None
-        return validate_slot(slot, answer, ctx.language, self.bot.run_validator)
+        return validate_slot(slot, answer, ctx.language, self.actions.validate)
 
     def _missing(self, ctx: TurnContext) -> list[Any]:
         assert ctx.task is not None and ctx.flow is not None
@@ -350,14 +385,14 @@ class Policy:
         missing = self._missing(ctx)
         if missing:
             task.pending_slot = missing[0].name
-            ctx.say.append(self.bot.ask_slot(flow.spec, missing[0], ctx.language, task.slots))
+            ctx.say.append(self.texts.ask(flow.spec, missing[0], ctx.language, task.slots))
             return
         task.pending_slot = None
         if flow.spec.confirm is not None:
             if task.state == "PARAM_COLLECT":
                 self._fire(ctx, "request_confirmation")
-            ctx.say.append(self.bot.confirm_text(flow, task, ctx.language))
-            ctx.options = ["确认", "取消"] if ctx.language == "zh" else ["yes", "no"]
+            ctx.say.append(self.texts.confirm(flow.name, task.slots, ctx.language))
+            ctx.options = self.texts.yes_no(ctx.language)
             return
         self._fire(ctx, "execute")
         self._execute(ctx)
@@ -367,7 +402,7 @@ class Policy:
         task = ctx.task
         assert task is not None
         task.reprompts += 1
-        if task.reprompts > self.bot.spec.bot.max_reprompts:
+        if task.reprompts > self.settings.max_reprompts:
             self._give_up(ctx, message)
             return
         if message:
@@ -378,14 +413,14 @@ class Policy:
 
     def _reask(self, ctx: TurnContext) -> None:
         """Say the pending question again (the confirmation, the slot's question, or the clarification)."""
-        task, flow = ctx.session.task, (self.bot.flows[ctx.session.flow] if ctx.session.flow else None)
+        task, flow = ctx.session.task, (self.flows[ctx.session.flow] if ctx.session.flow else None)
         if task is None or flow is None:
             if ctx.session.pending is not None:
                 ctx.say.append(clar.clarification_question(ctx.session.pending.candidates, ctx.language))
             return
         if task.state == "CONFIRMATION":
-            ctx.say.append(self.bot.confirm_text(flow, task, ctx.language))
-            ctx.options = ["确认", "取消"] if ctx.language == "zh" else ["yes", "no"]
+            ctx.say.append(self.texts.confirm(flow.name, task.slots, ctx.language))
+            ctx.options = self.texts.yes_no(ctx.language)
             return
         slot = flow.spec.slot(task.pending_slot) if task.pending_slot else None
         if slot is None:
@@ -393,7 +428,7 @@ class Policy:
             slot = missing[0] if missing else None
         if slot is not None:
             task.pending_slot = slot.name
-            ctx.say.append(self.bot.ask_slot(flow.spec, slot, ctx.language, task.slots))
+            ctx.say.append(self.texts.ask(flow.spec, slot, ctx.language, task.slots))
         else:
             ctx.say.append(R.phrase("ask_what_to_change", ctx.language))
 
@@ -404,7 +439,7 @@ class Policy:
         assert flow is not None
         slot = flow.spec.slot(slot_name)
         candidates = [
-            Candidate(value=m.value, type=m.type, label=self.bot.value_label(slot, m.value, ctx.language))
+            Candidate(value=m.value, type=m.type, label=self.texts.value_label(slot, m.value, ctx.language))
             for m in mentions
         ]
         pending = PendingClarification(
@@ -436,13 +471,13 @@ class Policy:
             self._fire(ctx, "provide_param")
             self._advance(ctx)
             return True
-        self.bot.replay_with_choice(ctx, pending, choice)
+        self.lookahead.replay_with_choice(ctx, pending, choice)
         self.respond(ctx)
         return True
 
     # ---- forgetting -------------------------------------------------------------------------
     def _forget_last_turn(self, ctx: TurnContext) -> None:
-        removed = self.bot.forget_turn(ctx, ctx.turn - 1)
+        removed = slot_writes.forget_turn(ctx, ctx.turn - 1)
         ctx.say.append(R.phrase("forgot" if removed else "nothing_to_forget", ctx.language))
         self._bind(ctx)
         if ctx.task is not None and ctx.task.state == "CONFIRMATION" and self._missing(ctx):
@@ -454,16 +489,17 @@ class Policy:
     # ---- helpers -----------------------------------------------------------------------------
     def _bind(self, ctx: TurnContext) -> None:
         ctx.task = ctx.session.task
-        ctx.flow = self.bot.flows[ctx.task.flow] if ctx.task else None
+        ctx.flow = self.flows[ctx.task.flow] if ctx.task else None
 
     def _intent(self, ctx: TurnContext) -> str | None:
         top = ctx.interp.top_intent
-        if top is None or top.score < INTENT_THRESHOLD or top.flow not in self.bot.flows:
+        if top is None or top.score < INTENT_THRESHOLD or top.flow not in self.flows:
             return None
         return top.flow
 
-    def _fire(self, ctx: TurnContext, trigger: str) -> None:
-        self.bot.fire(ctx, trigger)
+    @staticmethod
+    def _fire(ctx: TurnContext, trigger: str) -> None:
+        ctx.fire(trigger)
 
 
 __all__ = ["Policy"]

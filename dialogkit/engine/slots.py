@@ -7,12 +7,13 @@ are separate questions, and the LLM path reuses the validation for every value i
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from dialogkit.spec.schema import FlowSpec, SlotSpec, prompt_text
 from dialogkit.model.interpretation import Interpretation, Mention
+from dialogkit.spec.schema import FlowSpec, SlotSpec, prompt_text
+from dialogkit.text.phrases import phrase
 
 Validator = Callable[[str, Any], str | None]   # (action name, value) -> error or None
 
@@ -68,40 +69,50 @@ def offer_slots(
     filled: dict[str, Any],
     pending_slot: str | None,
     extract: Callable[[str, set[str]], list[Mention]],
-    extra_mentions: list[Mention] = (),  # type: ignore[assignment]
+    extra_mentions: Sequence[Mention] = (),
 ) -> SlotOffer:
     """Map the turn's mentions onto the flow's slots.
 
     Slots sharing one entity type take the values in order of mention, unfilled slots first;
-    one slot offered two different values is a conflict the bot asks about (SPEC section 3, item 2),
-    unless the user is correcting themselves ("不是A，是B" / "not A but B"), where the last wins.
+    one slot offered two different values is a conflict the bot asks about (see docs/behaviours.md,
+    item 2), unless the user is correcting themselves ("不是A，是B" / "not A but B"), where the last wins.
     """
     offer = SlotOffer()
     # A referent fills a slot only when the utterance names no value of that type itself:
     # "actually it's 67890" corrects to 67890, not to whatever "it" pointed at.
-    mentions = interp.mentions
+    mentions: Sequence[Mention] = interp.mentions
     if extra_mentions:
         direct_types = {m.type for m in mentions}
-        mentions = list(mentions) + [m for m in extra_mentions if m.type not in direct_types]
+        mentions = [*mentions, *(m for m in extra_mentions if m.type not in direct_types)]
     for type_name, slots in layout.by_type.items():
         found = _distinct([m for m in mentions if m.type == type_name])
         if not found and pending_slot in layout.names_by_type[type_name]:
             found = _distinct(extract(interp.text, {type_name}))
-        if not found:
-            continue
-        if len(slots) == 1:
-            slot = slots[0]
-            if len(found) > 1 and "correction" not in interp.cues:
-                offer.conflicts[slot.name] = found
-                continue
-            chosen = found[-1]
-            offer.values[slot.name] = chosen.value
-            offer.surfaces[slot.name] = chosen.text
-            continue
-        ordered = sorted(slots, key=lambda s: (s.name in filled, s.name != pending_slot))
-        for slot, mention in zip(ordered, found):
-            offer.values[slot.name] = mention.value
-            offer.surfaces[slot.name] = mention.text
+        if found:
+            _offer_typed(offer, slots, found, interp, filled, pending_slot)
+    _offer_free_text(offer, layout, interp, pending_slot)
+    return offer
+
+
+def _offer_typed(offer: SlotOffer, slots: tuple[SlotSpec, ...], found: list[Mention], interp: Interpretation,
+                 filled: dict[str, Any], pending_slot: str | None) -> None:
+    """Values of one entity type onto the slots of that type."""
+    if len(slots) == 1:
+        slot = slots[0]
+        if len(found) > 1 and "correction" not in interp.cues:
+            offer.conflicts[slot.name] = found
+            return
+        offer.values[slot.name] = found[-1].value
+        offer.surfaces[slot.name] = found[-1].text
+        return
+    ordered = sorted(slots, key=lambda s: (s.name in filled, s.name != pending_slot))
+    for slot, mention in zip(ordered, found, strict=False):
+        offer.values[slot.name] = mention.value
+        offer.surfaces[slot.name] = mention.text
+
+
+def _offer_free_text(offer: SlotOffer, layout: SlotLayout, interp: Interpretation, pending_slot: str | None) -> None:
+    """Slots without a type: offered by "label: value", by the LLM, or as the whole answer when asked."""
     for slot, pattern in layout.free_text:
         if slot.name not in offer.values:
             # The rules' "label: value" first; else a free-text value the LLM proposed (validated already).
@@ -111,11 +122,10 @@ def offer_slots(
                 offer.values[slot.name] = labelled
                 offer.surfaces[slot.name] = labelled
     if pending_slot and not offer.values and not offer.conflicts:
-        slot = layout.flow.slot(pending_slot)
-        if slot is not None and slot.entity is None and interp.text.strip():
-            offer.values[slot.name] = interp.text.strip()
-            offer.surfaces[slot.name] = interp.text.strip()
-    return offer
+        asked = layout.flow.slot(pending_slot)
+        if asked is not None and asked.entity is None and interp.text.strip():
+            offer.values[asked.name] = interp.text.strip()
+            offer.surfaces[asked.name] = interp.text.strip()
 
 
 def _labelled_text(pattern: re.Pattern[str], text: str) -> str | None:
@@ -172,19 +182,10 @@ def validate_slot(slot: SlotSpec, value: Any, language: str, run_validator: Vali
             if custom:
                 return custom
         if failed:
-            return prompt_text(rule.error, language) or _default_error(language)
+            return prompt_text(rule.error, language) or phrase("invalid_value", language)
     return None
 
 
-def _default_error(language: str) -> str:
-    return "这个值无效。" if language == "zh" else "That value is not valid."
-
-
-def missing_required(flow: FlowSpec, slots: dict[str, Any]) -> list[SlotSpec]:
+def missing_required(flow: FlowSpec, slots: Mapping[str, Any]) -> list[SlotSpec]:
+    """The required slots still empty, in declaration order: the next question asks the first."""
     return [s for s in flow.slots if s.required and slots.get(s.name) is None]
-
-
-def slot_name_label(slot: SlotSpec, language: str) -> str:
-    if slot.label is not None:
-        return prompt_text(slot.label, language)
-    return slot.name.replace("_", " ")

@@ -1,20 +1,27 @@
-"""The data one turn carries through the pipeline and into the machines' callbacks."""
+"""The data one turn carries through the pipeline and into the machines' callbacks.
+
+Every field is typed and named: the policy, the memory actions and the LLM layer read and write
+the same object, so what one of them leaves for another is visible here, not hidden in a dict.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+import structlog
+
 from dialogkit.errors import DialogkitError
+from dialogkit.model.interpretation import Interpretation, Mention
 from dialogkit.model.reply import ActionRun
 from dialogkit.model.session import PendingClarification, Session, Task
-from dialogkit.model.interpretation import Interpretation, Mention
 
 if TYPE_CHECKING:
-    from dialogkit.spec.compiler import CompiledFlow
     from dialogkit.memory.references import Resolution
-    from dialogkit.bot import Bot
-    from dialogkit.store.base import StoreTxn
+    from dialogkit.spec.compiler import CompiledFlow
+    from dialogkit.store.protocol import StoreTxn
+
+log = structlog.get_logger("dialogkit.bot")
 
 
 class ClarificationNeeded(DialogkitError):
@@ -27,23 +34,27 @@ class ClarificationNeeded(DialogkitError):
 
 @dataclass(slots=True)
 class TurnContext:
-    bot: Bot
+    """One user turn: its input, what the engine decided, and what it will say."""
+
     txn: StoreTxn
     session: Session
     text: str
     interp: Interpretation
     language: str
     turn: int
+    now: float                                                      # the bot's clock, read once per turn
+    trace: bool = False                                             # log every transition (DEBUG)
+    log_turn: bool = False                                          # log the turn event (INFO)
     resolution: Resolution | None = None
     resolved_text: str | None = None
-    bound_mentions: list[Mention] = field(default_factory=list)   # referents, as mentions of their type
-    forced: dict[str, Any] = field(default_factory=dict)        # a clarification's answer: expression -> entity id
+    bound_mentions: list[Mention] = field(default_factory=list)     # referents, as mentions of their type
     task: Task | None = None
     flow: CompiledFlow | None = None
     trigger: str | None = None
-    updates: dict[str, Any] = field(default_factory=dict)          # slot values this transition applies
+    updates: dict[str, Any] = field(default_factory=dict)           # slot values this transition applies
     prefilled: list[str] = field(default_factory=list)
     say: list[str] = field(default_factory=list)
+    said: dict[str, str] = field(default_factory=dict)              # a completed task's outcome, per language
     action_runs: list[ActionRun] = field(default_factory=list)
     transitions: list[str] = field(default_factory=list)
     memory_run: list[str] = field(default_factory=list)
@@ -52,4 +63,16 @@ class TurnContext:
     ended_task: Task | None = None
     ended_by: str | None = None
     options: list[str] = field(default_factory=list)
-    extra: dict[str, Any] = field(default_factory=dict)
+    llm_deadline: float | None = None                               # monotonic time the turn's LLM calls end
+
+    def fire(self, trigger: str) -> None:
+        """Fire ``trigger`` on the active flow's shared machine for this turn's task."""
+        task, flow = self.task, self.flow
+        assert task is not None and flow is not None
+        self.trigger = trigger
+        before = task.state
+        task.state = flow.fire(trigger, before, self)
+        self.transitions.append(trigger)
+        if self.trace:
+            log.debug("transition", session_id=self.session.id, flow=flow.name, trigger=trigger,
+                      source=before, dest=task.state, memory_actions=flow.memory.get(trigger, []))

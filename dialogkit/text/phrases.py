@@ -13,7 +13,7 @@ from typing import Any
 
 import structlog
 
-from dialogkit.spec.schema import BotFile, FlowSpec, Prompt, prompt_text
+from dialogkit.spec.schema import Prompt, prompt_text
 
 log = structlog.get_logger("dialogkit.responses")
 
@@ -30,7 +30,6 @@ PHRASES: dict[str, dict[str, str]] = {
     "give_up": {"zh": "抱歉，{error}我先取消{task}，您可以随时重新开始。",
                 "en": "Sorry, {error} I've cancelled {task}; you can start again any time."},
     "give_up_default": {"zh": "多次未能获取所需信息。", "en": "I couldn't get the information I need."},
-    "confirm_again": {"zh": "请回答“确认”或“取消”。", "en": "Please answer yes or no."},
     "prefilled": {"zh": "（沿用之前的{slots}）", "en": "(using your earlier {slots})"},
     "forgot": {"zh": "好的，已忘记刚才说的内容。", "en": "OK, I've forgotten what you just said."},
     "nothing_to_forget": {"zh": "没有需要忘记的内容。", "en": "There is nothing to forget."},
@@ -38,7 +37,6 @@ PHRASES: dict[str, dict[str, str]] = {
     "done": {"zh": "已完成。", "en": "Done."},
     "action_failed": {"zh": "抱歉，操作失败：{error}", "en": "Sorry, that failed: {error}"},
     "invalid_value": {"zh": "这个值无效。", "en": "That value is not valid."},
-    "which_value": {"zh": "您指的是{options}？", "en": "Do you mean {options}?"},
     "ask_slot": {"zh": "请提供{slot}。", "en": "Please give the {slot}."},
     "confirm_default": {"zh": "确认执行{task}吗？", "en": "Shall I go ahead with {task}?"},
 }
@@ -87,37 +85,6 @@ def render(template: str, values: Mapping[str, str]) -> str:
     """Fill ``{name}`` placeholders; anything unresolvable renders empty, never raises."""
     vals = _Values(values, template)
     return _BRACES.sub(lambda m: vals[m.group(1).strip()] if m.group(1).strip() else m.group(0), template)
-
-
-def flow_description(flow: FlowSpec, name: str, language: str) -> str:
-    """A flow's description in ``language``: "中文 / English" descriptions are split on the slash."""
-    text = flow.description or name.replace("_", " ")
-    if " / " in text:
-        zh, _, en = text.partition(" / ")
-        return zh.strip() if language == "zh" else en.strip()
-    return text
-
-
-def task_label(flow: FlowSpec, name: str, language: str) -> str:
-    desc = flow_description(flow, name, language)
-    if language == "zh":
-        return f"“{desc}”"
-    return f'"{desc[:1].lower() + desc[1:]}"'
-
-
-def slot_label(spec: BotFile, entity: str | None, value: Any, language: str) -> str:
-    """A slot value for display: the canonical value's label in ``language`` when it has one."""
-    if entity and entity in spec.entities and isinstance(value, str):
-        return spec.entities[entity].label(value, language)
-    return format_value(value)
-
-
-def slot_values_for_template(spec: BotFile, flow: FlowSpec, slots: Mapping[str, Any], language: str) -> dict[str, str]:
-    out: dict[str, str] = {}
-    for slot in flow.slots:
-        if slot.name in slots and slots[slot.name] is not None:
-            out[slot.name] = slot_label(spec, slot.entity, slots[slot.name], language)
-    return out
 
 
 def prompt(p: Prompt | None, language: str, values: Mapping[str, str]) -> str:

@@ -8,12 +8,12 @@ from pathlib import Path
 
 import pytest
 
-from dialogkit.errors import ActionError
-from dialogkit.spec.schema import BotFile
 from dialogkit.actions.binding import build_action_table
 from dialogkit.actions.importer import import_reference
 from dialogkit.actions.registry import ActionContext, action, find_registered, registered_actions
 from dialogkit.actions.table import ActionTable
+from dialogkit.errors import ActionError
+from dialogkit.spec.schema import BotFile
 
 
 def _module(tmp_path: Path, body: str) -> str:

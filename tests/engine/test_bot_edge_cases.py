@@ -16,9 +16,9 @@ from typing import Any
 import pytest
 
 from dialogkit import Bot
-from dialogkit.errors import DialogkitError
 from dialogkit.actions.loading import load_bot_file
 from dialogkit.actions.registry import ActionContext
+from dialogkit.errors import DialogkitError
 from dialogkit.store import open_store
 
 ROOT = Path(__file__).resolve().parents[2]

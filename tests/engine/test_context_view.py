@@ -7,10 +7,11 @@ from pathlib import Path
 import pytest
 
 from dialogkit import Bot
-from dialogkit.context.parts import CURRENT, ENTITY_MEMORY, FLOW, REDACTED, SUMMARY, SYSTEM
+from dialogkit.context.parts import CURRENT, ENTITY_MEMORY, FLOW, SUMMARY, SYSTEM
 from dialogkit.context.window import build_context
 from dialogkit.engine import context_view
 from dialogkit.model.session import Session, Task
+from dialogkit.strings.redaction import MASK as REDACTED
 
 ROOT = Path(__file__).resolve().parents[2]
 SUPPORT = ROOT / "flows" / "support_ticket.yaml"
@@ -45,7 +46,7 @@ class TestParts:
         parts = [m.part for m in messages]
         assert parts[:4] == [SYSTEM, FLOW, SUMMARY, ENTITY_MEMORY]
         assert parts[-1] == CURRENT and messages[-1].content == REPORT[lang][1]
-        assert [m.content for m in messages if m.part == "recent"][0] == REPORT[lang][0]
+        assert next(m.content for m in messages if m.part == "recent") == REPORT[lang][0]
         assert "report_issue" in messages[1].content and "CONFIRMATION" in messages[1].content
         assert "support" in messages[0].content
 
@@ -89,7 +90,7 @@ class TestFolding:
             bot.handle("s", f"{CHAT[lang]} {i}")
         state = bot.session("s").data.summary
         assert [(s["start_round"], s["end_round"]) for s in state.round_summaries] == [(1, 5), (6, 10)]
-        inputs, _ = context_view.context_inputs(bot, bot._load("s"))
+        inputs, _ = bot.view.inputs(bot._load("s"))
         assert [r.index for r in inputs.rounds] == [11, 12, 13]
         assert [(s.start_round, s.level) for s in inputs.round_summaries] == [(1, 1), (6, 1)]
 
@@ -98,7 +99,7 @@ class TestFolding:
         """A value after the first clause survives the extractive summary."""
         bot = support_bot()
         texts = {"zh": ["你好，顺便说一下订单 24680 和 13579 都到了"], "en": ["hello there. By the way orders 24680 and 13579 arrived"]}
-        summary = context_view.rule_summary(bot, texts[lang], lang)
+        summary = bot.view.rule_summary(texts[lang], lang)
         assert "24680" in summary and "13579" in summary
 
     def test_folding_is_incremental(self, tmp_path: Path) -> None:
@@ -120,8 +121,8 @@ class TestAccounting:
         for text in REPORT[lang]:
             bot.handle("s", text)
         session = bot._load("s")
-        inputs, full = context_view.context_inputs(bot, session)
-        own = build_context(inputs, budget=bot.spec.context.budget, keep_recent_rounds=10, counter=bot.token_counter)
+        inputs, full = bot.view.inputs(session)
+        own = build_context(inputs, budget=bot.spec.context.budget, keep_recent_rounds=10, counter=bot.view.counter)
         assert full == own.full_tokens
 
     @LANGS
@@ -177,7 +178,7 @@ class TestSecretsOfFinishedTasks:
         bot = secret_bot(tmp_path)
         session = Session(id="s", user_id="u", secrets=[str(13800000000 + i) for i in range(context_view.MAX_SECRETS)])
         session.stack.append(Task(flow="change_phone", state="CONFIRMATION", slots={"new_phone": PHONE}))
-        context_view.remember_secrets(bot, session)
+        bot.view.remember_secrets(session)
         assert len(session.secrets) == context_view.MAX_SECRETS and session.secrets[-1] == PHONE
         assert "13800000000" not in session.secrets
 
@@ -190,7 +191,7 @@ class TestProvisionalSummaries:
         for i in range(8):
             bot.handle("s", f"{CHAT[lang]} 订单 {24680 + i}" if lang == "zh" else f"{CHAT[lang]} order {24680 + i}")
         assert bot.session("s").data.summary.round_summaries == []
-        inputs, _ = context_view.context_inputs(bot, bot._load("s"))
+        inputs, _ = bot.view.inputs(bot._load("s"))
         assert [r.index for r in inputs.rounds] == [5, 6, 7]
         [provisional] = inputs.round_summaries
         assert (provisional.start_round, provisional.end_round) == (1, 4)
@@ -203,7 +204,7 @@ class TestProvisionalSummaries:
         for i in range(11):
             bot.handle("s", f"{CHAT[lang]} {i}")
         assert [(s["start_round"], s["end_round"]) for s in bot.session("s").data.summary.round_summaries] == [(1, 5)]
-        inputs, _ = context_view.context_inputs(bot, bot._load("s"))
+        inputs, _ = bot.view.inputs(bot._load("s"))
         assert [r.index for r in inputs.rounds] == [8, 9, 10]
         assert [(s.start_round, s.end_round) for s in inputs.round_summaries] == [(1, 5), (6, 7)]
 
@@ -214,11 +215,11 @@ class TestCompactParts:
         bot = support_bot()
         texts = {"zh": ["用户：谢谢你们，我周末再来看看，助手：好的", "用户：订单号是24680，包装我都留着，助手：将为订单 24680 创建工单"],
                  "en": ["User: thanks a lot, see you later, Bot: sure", "User: the order number is 24680, I kept the box, Bot: I'll open a ticket for order 24680"]}
-        summary = context_view.rule_summary(bot, texts[lang], lang)
+        summary = bot.view.rule_summary(texts[lang], lang)
         assert "24680" in summary
         assert ("周末" not in summary and "包装" not in summary) if lang == "zh" else ("thanks" not in summary and "box" not in summary)
         assert summary.count("24680") == 1, "the bot's echo of a value already kept is dropped"
-        assert context_view.rule_summary(bot, texts[lang][:1], lang) == ("闲聊" if lang == "zh" else "small talk")
+        assert bot.view.rule_summary(texts[lang][:1], lang) == ("闲聊" if lang == "zh" else "small talk")
 
     @LANGS
     def test_entity_memory_lists_canonical_values_by_type(self, lang: str) -> None:

@@ -13,9 +13,9 @@ from typing import Any
 import pytest
 
 from dialogkit import Bot
-from dialogkit.spec.schema import LLMSpec
-from dialogkit.llm.client import LLMClient
 from dialogkit.engine.llm_layer import LLMLayer
+from dialogkit.llm.client import LLMClient
+from dialogkit.spec.schema import LLMSpec
 from dialogkit.testing.llm_server import Delay, Garbage, Reply, ScriptedLLMServer, Status
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -177,13 +177,12 @@ class TestSensitive:
         path.write_text(SECRET_BOT, encoding="utf-8")
         start = {"commands": [{"command": "start_flow", "flow": "change_phone"},
                               {"command": "set_slot", "slot": "new_phone", "value": "[redacted]"}]}
-        with ScriptedLLMServer(lambda body: start) as server:
-            with client_for(server) as client:
-                bot = Bot.from_file(path, store="memory://", llm=client)
-                for text in SECRET_TURNS[lang]:
-                    reply = bot.handle("s", text)
-                assert reply.state == "CONFIRMATION"
-                assert bot.session("s").slots["new_phone"] == PHONES[1]
+        with ScriptedLLMServer(lambda body: start) as server, client_for(server) as client:
+            bot = Bot.from_file(path, store="memory://", llm=client)
+            for text in SECRET_TURNS[lang]:
+                reply = bot.handle("s", text)
+            assert reply.state == "CONFIRMATION"
+            assert bot.session("s").slots["new_phone"] == PHONES[1]
         bodies = json.dumps(server.requests, ensure_ascii=False)
         assert server.requests and not any(phone in bodies for phone in PHONES)
 

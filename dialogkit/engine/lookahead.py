@@ -1,0 +1,95 @@
+"""Look-ahead: find a turn's references before the policy decides, so it decides on the resolved text.
+
+"它现在怎么样？" after order 12345 is a status question about 12345. The binding itself takes
+effect later, in the ``resolve_references`` memory action (slots filled, or the clarification
+asked); here the references only change which intent the turn reads as.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from dialogkit.engine.turn import TurnContext
+from dialogkit.memory import references, tracker
+from dialogkit.model.interpretation import Mention
+from dialogkit.model.session import Candidate, PendingClarification
+from dialogkit.spec.compiler import CompiledFlow
+from dialogkit.spec.schema import prompt_text
+from dialogkit.understanding.rules import RuleUnderstanding
+
+__all__ = ["LookAhead"]
+
+
+class LookAhead:
+    """Reference look-ahead for one bot: its understanding re-reads the resolved text."""
+
+    def __init__(self, understanding: RuleUnderstanding, flows: Mapping[str, CompiledFlow]) -> None:
+        self.understanding = understanding
+        self.flows = flows
+
+    def run(self, ctx: TurnContext) -> None:
+        """Resolve the turn's references against entity memory and the active task's object."""
+        session = ctx.session
+        task = session.task
+        flow = self.flows[task.flow] if task else None
+        has_object = flow is not None and flow.spec.object is not None
+        if not ctx.text or (not session.entities and not has_object):
+            return
+        object_label = None
+        if flow is not None and flow.spec.object is not None:
+            object_label = prompt_text(flow.spec.object, ctx.language)
+        resolution = references.resolve(
+            session, ctx.text, ctx.language, turn=ctx.turn, mentions=ctx.interp.mentions,
+            expected_types=self._expected_types(ctx, flow), task_object_label=object_label,
+        )
+        self.use(ctx, resolution)
+
+    @staticmethod
+    def _expected_types(ctx: TurnContext, flow: CompiledFlow | None) -> set[str]:
+        """The entity types the task wants now: the asked slot's, else any of the flow's."""
+        task = ctx.session.task
+        if flow is None:
+            return set()
+        if task is not None and task.pending_slot:
+            slot = flow.spec.slot(task.pending_slot)
+            return {slot.entity} if slot is not None and slot.entity else set()
+        return {s.entity for s in flow.spec.slots if s.entity}
+
+    def use(self, ctx: TurnContext, resolution: references.Resolution) -> None:
+        """Take a resolution into the turn: the resolved text, and the intents read from it."""
+        ctx.resolution = resolution
+        if resolution.resolved_text != resolution.text:
+            ctx.resolved_text = resolution.resolved_text
+        if resolution.ambiguity is not None and resolution.ambiguity.candidates:
+            # Decide the intent as if the first candidate were meant: "它还没到" is a report either way,
+            # and the transition's resolve_references then stops it to ask which one.
+            ref, first = resolution.ambiguity.reference, resolution.ambiguity.candidates[0]
+            probe = resolution.text[:ref.start] + tracker.entity_label(first, ctx.language) + resolution.text[ref.end:]
+            ctx.interp.intents = self.understanding.interpret(probe, ctx.language).intents
+        if resolution.bindings:
+            again = self.understanding.interpret(resolution.resolved_text, ctx.language)
+            own = {(m.type, str(m.value)) for m in ctx.interp.mentions}
+            ctx.interp.intents = again.intents
+            ctx.interp.cues = ctx.interp.cues | again.cues
+            ctx.bound_mentions = [
+                Mention(type=b.entity.type, value=b.entity.value, text=b.reference.expression,
+                        start=b.reference.start, end=b.reference.end, kind=b.entity.kind)
+                for b in resolution.bindings if (b.entity.type, str(b.entity.value)) not in own
+            ]
+
+    def replay_with_choice(self, ctx: TurnContext, pending: PendingClarification, choice: Candidate) -> None:
+        """Continue the request a clarification interrupted, with the chosen referent bound."""
+        entity = ctx.session.entity(choice.entity_id) if choice.entity_id else None
+        ctx.interp = self.understanding.interpret(pending.original_text, ctx.language)
+        ctx.text = pending.original_text
+        resolution = references.resolve(ctx.session, pending.original_text, ctx.language, turn=ctx.turn,
+                                        mentions=ctx.interp.mentions)
+        if resolution.ambiguity is not None and entity is not None:
+            ref = resolution.ambiguity.reference
+            label = tracker.entity_label(entity, ctx.language)
+            resolution = references.Resolution(
+                text=resolution.text, resolved_text=resolution.resolved_text.replace(ref.expression, label, 1),
+                bindings=[*resolution.bindings, references.Binding(reference=ref, entity=entity)], ambiguity=None,
+            )
+        self.use(ctx, resolution)
+        ctx.resolved_text = resolution.resolved_text

@@ -1,0 +1,190 @@
+"""One turn, from text to reply, under the session's store lock.
+
+    load session -> language -> understanding -> reference look-ahead -> policy picks triggers ->
+    machines fire them (memory actions as callbacks) -> reply text -> every_turn memory ->
+    save in one transaction -> one structlog event.
+
+``Turns`` is built from the parts it drives; the ``Bot`` facade wires them together.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Mapping
+from functools import partial
+from typing import TYPE_CHECKING, Literal
+
+import structlog
+
+from dialogkit.engine.context_view import ContextView
+from dialogkit.engine.lookahead import LookAhead
+from dialogkit.engine.memory_actions import MemoryActions
+from dialogkit.engine.policy import Policy
+from dialogkit.engine.turn import TurnContext
+from dialogkit.logging import enabled_for
+from dialogkit.memory import summary as summaries
+from dialogkit.memory import tracker
+from dialogkit.model.reply import Reply
+from dialogkit.model.session import Message, Session, SummaryState
+from dialogkit.spec.compiler import CompiledFlow
+from dialogkit.spec.schema import BotFile
+from dialogkit.store.protocol import SessionStore, StoreTxn
+from dialogkit.strings.limits import MAX_STORED_CHARS, MAX_UNDERSTOOD_CHARS, clean_text
+from dialogkit.strings.redaction import MASK, mask_values
+from dialogkit.text.phrases import join
+from dialogkit.understanding.rules import RuleUnderstanding
+
+if TYPE_CHECKING:
+    from dialogkit.engine.llm_layer import LLMLayer
+
+__all__ = ["Clock", "Turns"]
+
+log = structlog.get_logger("dialogkit.bot")
+
+Clock = Callable[[], float]
+
+TOO_LONG = {
+    "zh": "（消息过长：共 {n} 个字符，只读取了前 {k} 个。）",
+    "en": "(Your message is very long: {n} characters; I read the first {k}.)",
+}
+
+
+class Turns:
+    """Runs turns for one bot: the parts it drives are given, never looked up."""
+
+    def __init__(self, spec: BotFile, store: SessionStore, understanding: RuleUnderstanding,
+                 flows: Mapping[str, CompiledFlow], policy: Policy, lookahead: LookAhead, memory: MemoryActions,
+                 view: ContextView, llm: LLMLayer | None, clock: Clock) -> None:
+        self.spec = spec
+        self.store = store
+        self.understanding = understanding
+        self.flows = flows
+        self.policy = policy
+        self.lookahead = lookahead
+        self.memory = memory
+        self.view = view
+        self.llm = llm
+        self.clock = clock
+
+    def handle(self, session_id: str, text: object, *, user_id: str | None = None) -> Reply:
+        started = time.perf_counter()
+        raw = clean_text(text)
+        stored = raw if len(raw) <= MAX_STORED_CHARS else raw[:MAX_STORED_CHARS] + "…[truncated]"
+        with self.store.transaction(session_id, history_tail=self.view.history_tail) as txn:
+            session = self._load_or_create(txn.session, session_id, user_id)
+            state_before = session.state
+            session.turn += 1
+            ctx = self._context(txn, session, raw[:MAX_UNDERSTOOD_CHARS])
+            self.append(session, "user", stored, ctx.turn, ctx.language)
+            if len(raw) > MAX_UNDERSTOOD_CHARS:
+                ctx.say.append(TOO_LONG[ctx.language].format(n=len(raw), k=MAX_UNDERSTOOD_CHARS))
+            reply_text = self._decide(ctx)
+            self.append(session, "assistant", reply_text, ctx.turn, ctx.language)
+            self.view.after_turn(ctx, self._llm_summarizer(ctx))   # fold finished 5-round blocks
+            session.updated_at = self.clock()
+            txn.save(session)
+        reply = self._reply(ctx, reply_text)
+        self._log_turn(ctx, reply, state_before, time.perf_counter() - started)
+        return reply
+
+    def _context(self, txn: StoreTxn, session: Session, understood: str) -> TurnContext:
+        """The turn's context, with the text understood and the session's language updated."""
+        interp = self.understanding.interpret(understood, session.language)
+        session.language = interp.language        # detected once, by understanding
+        return TurnContext(txn=txn, session=session, text=understood, interp=interp,
+                           language=interp.language, turn=session.turn, now=self.clock(),
+                           trace=enabled_for(logging.DEBUG), log_turn=enabled_for(logging.INFO))
+
+    def _decide(self, ctx: TurnContext) -> str:
+        """Understand (LLM if configured), look ahead, let the policy act; the reply's text."""
+        if self.llm is not None and ctx.text:
+            self.llm.understand(ctx)      # falls back to the rule interpretation on any failure
+        self.lookahead.run(ctx)
+        self.policy.respond(ctx)
+        for name in self.spec.bot.memory.every_turn:
+            self.memory.run(name, ctx)
+        self._record_action_results(ctx)
+        text = join(ctx.say, ctx.language)
+        return self.llm.rephrase(ctx, text) if self.llm is not None else text
+
+    def _llm_summarizer(self, ctx: TurnContext) -> Callable[[list[str]], Callable[[list[str], str], str]] | None:
+        if self.llm is None or not self.llm.uses("summaries"):
+            return None
+        return partial(self.llm.summarizer, ctx)
+
+    def _load_or_create(self, session: Session | None, session_id: str, user_id: str | None) -> Session:
+        now = self.clock()
+        if session is not None and now - session.updated_at > self.spec.bot.timeout_seconds:
+            log.info("session_expired", session_id=session_id)
+            offset = session.history_offset + len(session.history)
+            session = Session(id=session_id, user_id=user_id or session.user_id, language=session.language,
+                              history_offset=offset, full_tokens=session.full_tokens)
+        if session is None:
+            initial = self.spec.bot.language if self.spec.bot.language != "auto" else "en"
+            session = Session(id=session_id, user_id=user_id or session_id, language=initial)
+        elif user_id and session.user_id != user_id:
+            session.user_id = user_id
+        return session
+
+    def append(self, session: Session, role: Literal["user", "assistant"], content: str, turn: int,
+               language: str) -> None:
+        session.history.append(Message(role=role, content=content, turn=turn, language=language))
+        session.full_tokens += self.view.counter.count_message(role, content)
+
+    def _record_action_results(self, ctx: TurnContext) -> None:
+        """Action results become attributes of the entities the action ran on (order -> status)."""
+        ended = ctx.ended_task
+        flow = self.spec.flows.get(ended.flow) if ended is not None else None
+        if flow is None:
+            return
+        for run in ctx.action_runs:
+            if not run.result:
+                continue
+            for slot in flow.slots:
+                if slot.entity and slot.name in run.inputs and not slot.sensitive:
+                    tracker.set_attributes(ctx.session, slot.entity, run.inputs[slot.name], dict(run.result),
+                                           turn=ctx.turn)
+
+    def _reply(self, ctx: TurnContext, text: str) -> Reply:
+        session = ctx.session
+        task = session.task
+        if ctx.ended_task is not None and ctx.ended_by in ("complete", "fail") and task is None:
+            slots = dict(ctx.ended_task.slots)
+        elif task is not None:
+            slots = dict(task.slots)
+        else:
+            slots = {}
+        pending = session.pending
+        return Reply(
+            text=text, state=session.state, flow=session.flow, slots=slots, session_id=session.id,
+            language=ctx.language,
+            clarification=[c.value for c in pending.candidates] if pending is not None and ctx.clarification else None,
+            # The turn's own lists: the context is dropped after the turn, so they need no copy.
+            resolved=ctx.resolved_text or ctx.text, actions=ctx.action_runs, options=ctx.options,
+            trigger=ctx.transitions[-1] if ctx.transitions else None, transitions=ctx.transitions,
+            memory_actions=ctx.memory_run,
+            summary=_summary_snapshot(session.summary, ctx.language),
+        )
+
+    def _log_turn(self, ctx: TurnContext, reply: Reply, state_before: str, seconds: float) -> None:
+        if not ctx.log_turn:
+            return
+        # The reply's slots are those of the task that just ended when none is left on the stack.
+        owner = reply.flow or (ctx.ended_task.flow if ctx.ended_task is not None else None)
+        hidden = self.view.sensitive_slots.get(owner, ()) if owner else ()
+        secret = [reply.slots[name] for name in hidden if reply.slots.get(name) is not None]
+        log.info(
+            "turn", session_id=ctx.session.id, turn=ctx.turn, flow=reply.flow, source=state_before,
+            dest=reply.state, triggers=reply.transitions, memory_actions=reply.memory_actions,
+            slots={k: (MASK if k in hidden else v) for k, v in reply.slots.items()},
+            text=mask_values(ctx.text, secret), latency_ms=round(seconds * 1000, 2),
+            tokens=ctx.session.full_tokens,
+        )
+
+
+def _summary_snapshot(state: SummaryState, language: str) -> Callable[[], str]:
+    """Render ``state`` as it is now, later: items are replaced, never edited, so copying the
+    three lists is a faithful snapshot even after the next turn changes the session."""
+    facts, confirmed, pending = list(state.facts), list(state.confirmed), list(state.pending)
+    return lambda: summaries.render_summary(SummaryState(facts=facts, confirmed=confirmed, pending=pending), language)

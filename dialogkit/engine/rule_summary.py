@@ -1,0 +1,75 @@
+"""The extractive summary of a few rounds: the values stay, the chit-chat goes.
+
+Used when no LLM writes summaries (and whenever one fails): it needs nothing but the bot's own
+entity finder, so folding old rounds costs one pass of the rules over each round.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+__all__ = ["ValueFinder", "rule_summary"]
+
+ValueFinder = Callable[[str], list[tuple[str, str]]]
+"""(canonical value, surface text) of every value of the bot's entity types in a text."""
+
+
+def rule_summary(values_in: ValueFinder, texts: list[str], language: str) -> str:
+    """Extractive summary that keeps the values and drops the chit-chat.
+
+    Each text is cut into its pieces (a round's user and bot parts, a level-1 summary's rounds)
+    and those into clauses; a clause stays only when it brings a value no kept clause has yet (an
+    entity the rules find, or an identifier with a digit: order numbers, ticket ids), so small
+    talk and the bot's echoes of values go. Values the kept (clipped) pieces lost are appended; nothing but
+    small talk leaves a one-word marker. Level-2 summaries are summaries of level-1 ones, so a
+    value said anywhere in a block survives both folds.
+    """
+    zh = language == "zh"
+    found = _Found()
+    kept: list[str] = []
+    for text in texts:
+        # One extraction per text (not per clause): clauses then claim the values whose surface
+        # form they contain, so a fold costs one pass of the rules over each round.
+        in_text = values_in(text)
+        for piece in _PIECES.split(text):
+            match = _ROLE.match(piece)
+            role = match.group(0) if match else ""
+            clauses = [c for c in (c.strip() for c in _CLAUSES.split(piece[len(role):])) if found.claims(c, in_text)]
+            if clauses:
+                kept.append(role + ("，" if zh else ", ").join(clauses))
+    base = ("；" if zh else "; ").join(kept) if kept else ("闲聊" if zh else "small talk")
+    lost = found.missing_from(base)
+    if not lost:
+        return base
+    return f"{base}（{'、'.join(lost)}）" if zh else f"{base} ({', '.join(lost)})"
+
+
+class _Found:
+    """The values kept so far, in order, with every surface form each was written in."""
+
+    def __init__(self) -> None:
+        self.values: list[str] = []
+        self.surfaces: dict[str, set[str]] = {}
+
+    def claims(self, clause: str, in_text: list[tuple[str, str]]) -> bool:
+        """Record the clause's values; True when it brings one no kept clause has yet."""
+        if not clause:
+            return False
+        here = [(v, f) for v, f in in_text if f and f in clause]
+        here += [(v, v) for v in _IDENTIFIER.findall(clause)]
+        for value, surface in here:
+            self.surfaces.setdefault(value, set()).add(surface)
+        new = [v for v in dict.fromkeys(v for v, _ in here) if v not in self.values]
+        self.values.extend(new)
+        return bool(new)
+
+    def missing_from(self, text: str) -> list[str]:
+        """Values none of whose forms made it into ``text`` (clipped pieces lose some)."""
+        return [v for v in self.values if not any(f and f in text for f in {v, *self.surfaces.get(v, ())})]
+
+
+_PIECES = re.compile(r"[；;]\s*|[，,]\s*(?=(?:助手|Bot)[：:])")
+_ROLE = re.compile(r"^\s*(?:用户|助手|User|Bot)[：:]\s*")
+_CLAUSES = re.compile(r"[，,。!！?？()（）]\s*")
+_IDENTIFIER = re.compile(r"[A-Za-z0-9-]*\d[A-Za-z0-9-]*")
