@@ -74,10 +74,6 @@ class RoundSummary:
     text: str
     level: Literal[1, 2] = 1
 
-    def covers(self, index: int) -> bool:
-        return self.start_round <= index <= self.end_round
-
-
 @dataclass
 class ContextInputs:
     """Everything the window may send, before trimming.
@@ -123,6 +119,3 @@ class BuiltContext:
     def over_budget(self) -> bool:
         """True only when the pinned parts alone could not be cut below the budget."""
         return self.used > self.budget
-
-    def as_dicts(self) -> list[dict[str, str]]:
-        return [m.as_dict() for m in self.messages]

@@ -202,43 +202,59 @@ def build_context(
     ``full_tokens`` is what sending the whole history would cost (the caller's running total);
     when omitted it is computed from the system prompt, every round passed and the current
     message. Cost is O(what ``inputs`` holds), with every count served from the counter's cache
-    after its first turn.
+    after its first turn. The steps are those of the module docstring, in that order.
     """
     builder = _Builder(counter, Redactor(inputs.sensitive_values))
-    header: list[_Unit] = [_Unit(SYSTEM, SYSTEM, (0, 0, 0), [builder.message("system", inputs.system_prompt, SYSTEM, pinned=True)], pinned=True)]
-    for order, (part, text) in enumerate(
-        ((FLOW, inputs.flow_instructions), (SUMMARY, inputs.summary), (ENTITY_MEMORY, inputs.entity_memory)), start=1
-    ):
-        if text.strip():
-            header.append(_Unit(part, part, (order, 0, 0), [builder.message("system", text, part)]))
-    for order, (role, content) in enumerate(inputs.pinned):
-        message = builder.message(role, content, PINNED, pinned=True)
-        header.append(_Unit(f"pinned:{order}", PINNED, (4, 0, order), [message], pinned=True))
-    current = _Unit(CURRENT, CURRENT, (6, 0, 0), [builder.message("user", inputs.current_user_message, CURRENT, pinned=True)], pinned=True)
-
+    header = _header_units(builder, inputs)
+    message = builder.message("user", inputs.current_user_message, CURRENT, pinned=True)
+    current = _Unit(CURRENT, CURRENT, (6, 0, 0), [message], pinned=True)
     raw, recent = _round_units(builder, inputs.rounds, keep_recent_rounds)
     history = _History(raw, [_summary_unit(builder, s) for s in inputs.round_summaries], recent)
-
     if full_tokens is None:
         full_tokens = counter.count_messages(
             (m.role, m.content) for u in (header[0], *raw, current) for m in u.messages
         )
-
-    pinned_units = [u for u in header if u.pinned] + [current]
-    truncated: list[str] = []
-    room = budget - _total(pinned_units)
-    for unit in [u for u in header if not u.pinned] + history.units():
-        for message in unit.messages:
-            if message.tokens > room and builder.truncate(message, room):
-                truncated.append(unit.label)
-
+    room = budget - _total([u for u in header if u.pinned] + [current])
+    truncated = _truncate_oversized(builder, [u for u in header if not u.pinned] + history.units(), room)
     # Compress older history into summaries, oldest stretch first, level 1 before level 2.
     for candidate in history.compressions():
         if _total(header + history.units() + [current]) <= budget:
             break
         history.try_activate(candidate)
-
     units = header + history.units() + [current]
+    dropped = _drop_lowest(units, budget)
+    _truncate_pinned(builder, units, budget, truncated)
+    units.sort(key=lambda u: u.position)
+    return _built([m for u in units for m in u.messages], budget, full_tokens, dropped, truncated,
+                  history.summarized, counter.encoding_name)
+
+
+def _header_units(builder: _Builder, inputs: ContextInputs) -> list[_Unit]:
+    """System prompt, flow state, summary and entity memory (the non-empty ones), pinned messages."""
+    message = builder.message("system", inputs.system_prompt, SYSTEM, pinned=True)
+    header = [_Unit(SYSTEM, SYSTEM, (0, 0, 0), [message], pinned=True)]
+    parts = ((FLOW, inputs.flow_instructions), (SUMMARY, inputs.summary), (ENTITY_MEMORY, inputs.entity_memory))
+    for order, (part, text) in enumerate(parts, start=1):
+        if text.strip():
+            header.append(_Unit(part, part, (order, 0, 0), [builder.message("system", text, part)]))
+    for order, (role, content) in enumerate(inputs.pinned):
+        message = builder.message(role, content, PINNED, pinned=True)
+        header.append(_Unit(f"pinned:{order}", PINNED, (4, 0, order), [message], pinned=True))
+    return header
+
+
+def _truncate_oversized(builder: _Builder, units: list[_Unit], room: int) -> list[str]:
+    """Cut every non-pinned message larger than the room the pinned parts leave; their labels."""
+    truncated: list[str] = []
+    for unit in units:
+        for message in unit.messages:
+            if message.tokens > room and builder.truncate(message, room):
+                truncated.append(unit.label)
+    return truncated
+
+
+def _drop_lowest(units: list[_Unit], budget: int) -> list[str]:
+    """Remove the lowest-priority, oldest non-pinned units until ``units`` fit; their labels."""
     dropped: list[str] = []
     total = _total(units)
     for unit in sorted((u for u in units if not u.pinned), key=lambda u: (u.priority, u.position)):
@@ -247,11 +263,12 @@ def build_context(
         units.remove(unit)
         total -= unit.tokens
         dropped.append(unit.label)
+    return dropped
 
-    _truncate_pinned(builder, units, budget, truncated)
 
-    units.sort(key=lambda u: u.position)
-    messages = [m for u in units for m in u.messages]
+def _built(messages: list[ContextMessage], budget: int, full_tokens: int, dropped: list[str],
+           truncated: list[str], summarized: list[str], encoding: str) -> BuiltContext:
+    """The result with its accounting: what is sent against what the full history would cost."""
     used = REPLY_PRIMING_TOKENS + sum(m.tokens for m in messages)
     breakdown: dict[str, int] = {}
     for message in messages:
@@ -268,8 +285,8 @@ def build_context(
         saved_tokens=saved,
         saved_pct=round(100.0 * saved / full_tokens, 1) if full_tokens else 0.0,
         breakdown=breakdown,
-        summarized=history.summarized,
-        encoding=counter.encoding_name,
+        summarized=summarized,
+        encoding=encoding,
     )
 
 
