@@ -48,10 +48,6 @@ class ContextMessage:
     part: str
     pinned: bool = False
 
-    def as_dict(self) -> dict[str, str]:
-        """The ``{"role", "content"}`` form the OpenAI SDK takes."""
-        return {"role": self.role, "content": self.content}
-
 
 @dataclass
 class Round:

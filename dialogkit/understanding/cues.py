@@ -28,7 +28,6 @@ from typing import NamedTuple
 from dialogkit.strings.cjk import count_cjk, has_cjk, is_cjk_char
 from dialogkit.understanding.language import LATIN_WORD
 
-CUE_NAMES: tuple[str, ...] = ("yes", "no", "cancel", "correction", "help", "forget", "greeting")
 CUE_WINDOW = 300  # cues are about how an utterance starts or what it is as a whole
 
 YES_WORDS = (
