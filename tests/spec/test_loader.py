@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import importlib.util
+import textwrap
 from pathlib import Path
 
 import pytest
 
 from dialogkit.actions.loading import load_bot_file, parse_bot_text
-from dialogkit.errors import FlowError
+from dialogkit.errors import FlowError, Problem
+from dialogkit.spec.loader import check_bot_text, in_file_order
 from tests.spec.helpers import load, only, problems
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -331,3 +333,35 @@ flows:
             """, base_dir=tmp_path)
         assert callable(bot.memory_actions["loader_memory_hooks:note"])
         assert "persist_slots" not in bot.memory_actions
+
+
+class TestTheFileOnItsOwn:
+    def test_spec_does_not_judge_actions_or_custom_memory_actions(self) -> None:
+        """Those need the bot's code: dialogkit.actions checks them, one layer up."""
+        checked = check_bot_text(textwrap.dedent("""\
+            flows:
+              pay:
+                trigger: {keywords: [付款, pay]}
+                execute: {action: take_payment}
+                memory: {complete: [persist_slots, "nowhere:hook"]}
+            """), "bot.yaml")
+        assert checked.problems == []
+        assert checked.spec is not None and checked.spec.flows["pay"].execute.action == "take_payment"
+
+    def test_shape_and_meaning_problems_are_returned_not_raised(self) -> None:
+        checked = check_bot_text(textwrap.dedent("""\
+            flows:
+              pay:
+                trigger: {keywords: [pay], exampels: [pay now]}
+                slots: [{name: amount, entity: nmber}]
+            """), "bot.yaml")
+        assert [(p.line, p.hint) for p in checked.problems] == [
+            (3, "did you mean 'examples'?"), (4, "did you mean 'number'?")]
+
+    def test_nothing_usable_leaves_no_model(self) -> None:
+        checked = check_bot_text("flows: 5\n", "bot.yaml")
+        assert checked.spec is None and len(checked.problems) == 1
+
+    def test_in_file_order(self) -> None:
+        found = [Problem("b.yaml", 1, 1, "x"), Problem("a.yaml", 9, 1, "y"), Problem("a.yaml", 2, 5, "z")]
+        assert [p.message for p in in_file_order(found)] == ["z", "y", "x"]
