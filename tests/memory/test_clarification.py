@@ -1,4 +1,4 @@
-"""Clarification (SPEC §3 item 10): the question, the pending state, and understanding the answer."""
+"""Clarification (docs/behaviours.md item 10): the question, the pending state, and understanding the answer."""
 
 from __future__ import annotations
 

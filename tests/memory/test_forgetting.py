@@ -1,4 +1,4 @@
-"""Forgetting (SPEC §3 item 14): a finished task's details, and "忘记刚才说的" / "forget what I just said"."""
+"""Forgetting (docs/behaviours.md item 14): a finished task's details, and "忘记刚才说的" / "forget what I just said"."""
 
 from __future__ import annotations
 

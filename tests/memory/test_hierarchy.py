@@ -1,4 +1,4 @@
-"""Hierarchical round summaries (SPEC §6): one per 5 rounds, one per 3 of those, built incrementally."""
+"""Hierarchical round summaries (docs/context-window.md): one per 5 rounds, one per 3 of those, built incrementally."""
 
 from __future__ import annotations
 

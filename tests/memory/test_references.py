@@ -1,4 +1,4 @@
-"""Reference resolution (SPEC §3 items 8-10): pronouns, demonstratives, ordinals, definites, ellipsis."""
+"""Reference resolution (docs/behaviours.md items 8-10): pronouns, demonstratives, ordinals, definites, ellipsis."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Incremental ticket summary (SPEC §3 item 12): three sections, updated per transition."""
+"""Incremental ticket summary (docs/behaviours.md item 12): three sections, updated per transition."""
 
 from __future__ import annotations
 

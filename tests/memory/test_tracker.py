@@ -1,4 +1,4 @@
-"""Entity memory (SPEC §3 item 11): canonical name, aliases, counts, positions, decay, isolation."""
+"""Entity memory (docs/behaviours.md item 11): canonical name, aliases, counts, positions, decay, isolation."""
 
 from __future__ import annotations
 

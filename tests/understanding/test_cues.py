@@ -1,4 +1,4 @@
-"""Conversational cues (SPEC §3 items 4-6, 14, 15): precise, in both languages."""
+"""Conversational cues (docs/behaviours.md items 4-6, 14, 15): precise, in both languages."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Declared entity types (regex, synonyms) and how mentions are chosen (SPEC §2)."""
+"""Declared entity types (regex, synonyms) and how mentions are chosen (docs/bot-file.md)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""SPEC §2: the language of a turn."""
+"""The language of a turn (``language: auto``, docs/bot-file.md) and the folded text rules read."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The built-in number and integer types (SPEC §2: int when integral, float otherwise)."""
+"""The built-in number and integer types (docs/bot-file.md: int when integral, float otherwise)."""
 
 from __future__ import annotations
 

@@ -11,7 +11,7 @@ from tests.understanding.conftest import NOW
 
 class TestInterpret:
     def test_chinese_turn(self, rules: RuleUnderstanding) -> None:
-        """SPEC §3.1: intent and slots from one utterance."""
+        """docs/behaviours.md item 1: intent and slots from one utterance."""
         result = rules.interpret("我上周买的手机屏幕碎了", "en")
         assert (result.language, result.source) == ("zh", "rules")
         assert result.top_intent is not None and result.top_intent.flow == "report_issue"
@@ -36,7 +36,7 @@ class TestInterpret:
     def test_correction_turn_carries_the_new_value(
         self, rules: RuleUnderstanding, text: str, language: str
     ) -> None:
-        """SPEC §3.4: the cue and the replacement value arrive together."""
+        """docs/behaviours.md item 4: the cue and the replacement value arrive together."""
         result = rules.interpret(text, "en")
         assert "correction" in result.cues
         assert [(m.type, m.value) for m in result.mentions] == [("order_id", "67890")]
