@@ -30,7 +30,7 @@ class TestCompiledFlow:
         assert set(flow.machine.states) == {"IDLE", "TASK_INIT", "PARAM_COLLECT", "CONFIRMATION", "EXECUTION"}
 
     def test_triggers_are_the_fixed_names(self) -> None:
-        """Only SPEC's trigger names exist; no auto transitions such as to_IDLE."""
+        """Only the documented trigger names exist (docs/bot-file.md); no auto transitions such as to_IDLE."""
         flow = compile_flow("f", FlowSpec(confirm={"ask": "ok?"}), _recorder([]))
         assert set(flow.machine.events) <= set(TRIGGERS)
         assert not any(name.startswith("to_") for name in flow.machine.events)
