@@ -1,16 +1,24 @@
-"""The bot file as pydantic models: the single source of truth for loading and the JSON Schema.
+"""The bot file as pydantic models: the single source of truth for loading, the JSON Schema and
+the key reference in docs/bot-file.md.
 
 Unknown keys are forbidden everywhere so a misspelt key is an error with a position, never a
 silently ignored setting. Cross-references (slot -> entity type, placeholders -> slots, action
-names) are checked by ``flow.validation`` because they need the whole file.
+names) are checked by ``spec.validation`` because they need the whole file.
+
+Every field carries a ``description`` (and usually ``examples``): ``dialogkit schema`` hands them
+to editors, and ``spec.reference`` renders them as the key table of docs/bot-file.md, so the
+documentation cannot drift from what the loader accepts. A field whose default comes from a
+factory states that default in ``json_schema_extra``, since pydantic leaves it out of the schema.
 """
 
 from __future__ import annotations
 
+import copy
 import re
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic.json_schema import GenerateJsonSchema, JsonSchemaValue
 
 STATES: tuple[str, ...] = ("IDLE", "TASK_INIT", "PARAM_COLLECT", "CONFIRMATION", "EXECUTION")
 TASK_STATES: tuple[str, ...] = STATES[1:]
@@ -31,8 +39,13 @@ DEFAULT_FLOW_MEMORY: dict[str, list[str]] = {
     "fail": ["summarize"],
     "complete": ["persist_slots", "summarize", "forget"],
 }
-Language = Literal["zh", "en"]
 EntityKind = Literal["person", "thing", "place", "time", "other"]
+
+
+def _shown_default(value: Any) -> dict[str, Any]:
+    """Schema metadata stating a factory-made default, which pydantic does not emit itself (a copy:
+    the schema is handed out, and the constants it shows are used at run time)."""
+    return {"default": copy.deepcopy(value)}
 
 
 class _Model(BaseModel):
@@ -40,10 +53,11 @@ class _Model(BaseModel):
 
 
 class LocalizedText(_Model):
-    """A prompt with one text per language; a missing language falls back to the other."""
+    """A text per language. Wherever the bot file takes a prompt, it takes either one string
+    (said in both languages) or this map; a language left out falls back to the other."""
 
-    zh: str | None = None
-    en: str | None = None
+    zh: str | None = Field(default=None, description="The Chinese text.", examples=["请提供您的订单号。"])
+    en: str | None = Field(default=None, description="The English text.", examples=["What is your order number?"])
 
     @model_validator(mode="after")
     def _one_language_at_least(self) -> LocalizedText:
@@ -81,19 +95,48 @@ def parse_duration(value: str | int | float) -> float:
 
 
 class SynonymValue(_Model):
-    """Long form of a synonym entry: aliases plus a display label per language."""
+    """The long form of an entity value: its aliases plus how replies name it in each language."""
 
-    aliases: list[str] = Field(default_factory=list)
-    label: Prompt | None = None
+    aliases: list[str] = Field(
+        default_factory=list, json_schema_extra=_shown_default([]),
+        description="Words that mean this value in an utterance, in any language; case does not matter and "
+                    "the longest alias found wins. The canonical value itself always counts as one.",
+        examples=[["笔记本", "电脑", "laptop", "notebook"]],
+    )
+    label: Prompt | None = Field(
+        default=None,
+        description="How replies, confirmations and summaries show the value, per language. Default: the "
+                    "canonical value.",
+        examples=[{"zh": "笔记本电脑", "en": "laptop"}],
+    )
 
 
 class EntityTypeSpec(_Model):
-    """A custom entity type: a regex, a synonym dictionary, or both."""
+    """A custom entity type: a regular expression, a dictionary of canonical values with their
+    aliases, or both. A slot names it in ``entity:``; every flow can use it."""
 
-    pattern: str | None = None
-    values: dict[str, list[str] | SynonymValue] | None = None
-    kind: EntityKind = "other"
-    description: str | None = None
+    pattern: str | None = Field(
+        default=None,
+        description="A regular expression (Python syntax) that finds values in an utterance. The value is "
+                    "the first group that took part in the match, else the whole match.",
+        examples=[r"(?<!\d)\d{5,12}(?!\d)"],
+    )
+    values: dict[str, list[str] | SynonymValue] | None = Field(
+        default=None,
+        description="Canonical value -> its aliases: a list, or the long form with a label per language. "
+                    "Slots hold the canonical value (iPhone -> phone); replies show its label.",
+        examples=[{"phone": ["手机", "电话", "phone", "iPhone"]}],
+    )
+    kind: EntityKind = Field(
+        default="other",
+        description="What the values are, for reference resolution: 他/她/he/she/him/her bind only a "
+                    "person; 它/it/this/that never bind a person and prefer a thing.",
+        examples=["thing"],
+    )
+    description: str | None = Field(
+        default=None, description="A note for people reading the bot file; the bot does not use it.",
+        examples=["订单号 / order number"],
+    )
 
     @model_validator(mode="after")
     def _pattern_or_values(self) -> EntityTypeSpec:
@@ -117,16 +160,42 @@ class EntityTypeSpec(_Model):
 
 
 class ValidationRule(_Model):
-    """One slot rule; exactly one of the rule keys, with its own error message."""
+    """One rule a slot's value must pass, with the message said when it does not. A rule has at
+    least one rule key (``min`` and ``max`` may share one rule); rules are checked in order and
+    the first that fails speaks."""
 
-    pattern: str | None = None
-    min: float | None = None
-    max: float | None = None
-    min_length: int | None = None
-    max_length: int | None = None
-    one_of: list[Any] | None = None
-    action: str | None = None
-    error: Prompt | None = None
+    pattern: str | None = Field(
+        default=None,
+        description="The value, as text, must contain a match of this regular expression; anchor it "
+                    "with ^...$ to match the whole value.",
+        examples=[r"^\d{5,12}$"],
+    )
+    min: float | None = Field(
+        default=None, description="The value must be a number no smaller than this.", examples=[1])
+    max: float | None = Field(
+        default=None, description="The value must be a number no larger than this.", examples=[5000])
+    min_length: int | None = Field(
+        default=None, description="The value, as text, must have at least this many characters.", examples=[2])
+    max_length: int | None = Field(
+        default=None, description="The value, as text, must have at most this many characters.", examples=[200])
+    one_of: list[Any] | None = Field(
+        default=None,
+        description="The value must be one of these, compared as text (canonical values for an entity type).",
+        examples=[["CNY", "USD"]],
+    )
+    action: str | None = Field(
+        default=None,
+        description="A custom validator: an @action name or package.module:function, called with the value. "
+                    "It returns an error message to refuse the value (that message is said) or None to "
+                    "accept it.",
+        examples=["no_weekends"],
+    )
+    error: Prompt | None = Field(
+        default=None,
+        description="What the bot says when the value breaks this rule, before asking again. Default: "
+                    "这个值无效。/ That value is not valid.",
+        examples=[{"zh": "订单号应为5到12位数字。", "en": "An order number has 5 to 12 digits."}],
+    )
 
     @model_validator(mode="after")
     def _at_least_one_rule(self) -> ValidationRule:
@@ -137,44 +206,171 @@ class ValidationRule(_Model):
 
 
 class SlotSpec(_Model):
-    name: str
-    entity: str | None = None
-    ask: Prompt | None = None
-    required: bool = True
-    persist: Literal["none", "session", "user"] = "none"
-    sensitive: bool = False
-    validate_: list[ValidationRule] = Field(default_factory=list, alias="validate")
-    description: str | None = None
-    label: Prompt | None = None          # how the slot is named in summaries ("订单号" / "order number")
+    """One value a task needs. Required slots are asked for in the order listed; several may be
+    filled by one utterance, in any order, in either language."""
+
+    name: str = Field(
+        description="The slot's name: {name} in prompts, the key in reply.slots, and the store key of a "
+                    "persisted value (shared by every flow's slot of that name).",
+        examples=["order_id"],
+    )
+    entity: str | None = Field(
+        default=None,
+        description="The entity type that fills the slot: one declared under entities:, or a built-in "
+                    "(number, integer, phone, email, date, time, yes_no). Without one the slot takes free "
+                    "text: the whole answer when it is asked, or 'label: text' when offered unasked.",
+        examples=["order_id"],
+    )
+    ask: Prompt | None = Field(
+        default=None,
+        description="The question asking for this slot; placeholders name slots of the flow. Default: a "
+                    "question built from the slot's label.",
+        examples=[{"zh": "请提供您的订单号。", "en": "What is your order number?"}],
+    )
+    required: bool = Field(
+        default=True,
+        description="A required slot is asked for until filled; an optional one (false) is filled only "
+                    "when the user offers it, and never asked for.",
+        examples=[False],
+    )
+    persist: Literal["none", "session", "user"] = Field(
+        default="none",
+        description="Whether the value outlives its task: session (later tasks of the session) or user "
+                    "(every session of the user, across restarts). Written by the persist_slots memory "
+                    "action (on complete by default); prefills a slot of this name when a task starts.",
+        examples=["user"],
+    )
+    sensitive: bool = Field(
+        default=False,
+        description="Masked in logs, replaced by a placeholder in everything sent to an LLM, and never "
+                    "recorded as an entity attribute.",
+        examples=[True],
+    )
+    validate_: list[ValidationRule] = Field(
+        default_factory=list, alias="validate", json_schema_extra=_shown_default([]),
+        description="Rules the value must pass, checked in order. A value that fails is refused with the "
+                    "rule's error and the question is asked again (see bot.max_reprompts).",
+        examples=[[{"min": 1, "error": {"zh": "金额至少为1。", "en": "The amount must be at least 1."}}]],
+    )
+    description: str | None = Field(
+        default=None, description="What the slot holds, told to the LLM beside the slot's name and type.",
+        examples=["the order number printed on the receipt"],
+    )
+    label: Prompt | None = Field(
+        default=None,
+        description="The slot's name as replies and summaries say it; users may also offer a free-text "
+                    "slot as 'label: text'. Default: the slot's name with spaces.",
+        examples=[{"zh": "订单号", "en": "order number"}],
+    )
 
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
 
 
 class TriggerSpec(_Model):
-    intent: str | None = None
-    examples: list[str] = Field(default_factory=list)
-    keywords: list[str] = Field(default_factory=list)
+    """How an utterance starts the flow. A flow needs examples or keywords (or both), else
+    nothing can start it."""
+
+    intent: str | None = Field(
+        default=None,
+        description="The intent's name, as an LLM proposes it; unique across flows. Default: the flow's name.",
+        examples=["report_issue"],
+    )
+    examples: list[str] = Field(
+        default_factory=list, json_schema_extra=_shown_default([]),
+        description="Utterances meaning this request, in both languages; an utterance is scored by its "
+                    "similarity to them. The flow's description counts as one more example.",
+        examples=[["我上周买的手机屏幕碎了", "my phone arrived broken"]],
+    )
+    keywords: list[str] = Field(
+        default_factory=list, json_schema_extra=_shown_default([]),
+        description="Words or phrases that point to this flow wherever they appear in an utterance.",
+        examples=[["碎了", "坏了", "broken", "ticket"]],
+    )
 
 
 class ConfirmSpec(_Model):
-    ask: Prompt
+    """The confirmation step. Without ``confirm`` a task runs as soon as its required slots are
+    filled; with it, yes runs the action and no goes back to ask what to change."""
+
+    ask: Prompt = Field(
+        description="The confirmation question; placeholders name slots and show their values' labels in "
+                    "the turn's language.",
+        examples=[{"zh": "将为订单 {order_id} 创建工单，确认吗？", "en": "I'll open a ticket for order {order_id}. "
+                   "Shall I go ahead?"}],
+    )
 
 
 class ExecuteSpec(_Model):
-    action: str | None = None
-    say: Prompt | None = None
-    on_error: Prompt | None = None
+    """What runs once the task is confirmed (or, without ``confirm``, complete), and what the
+    bot says after it."""
+
+    action: str | None = Field(
+        default=None,
+        description="The action to run: an @action name from bot.actions, or package.module:function. "
+                    "Without one the task simply completes.",
+        examples=["create_ticket"],
+    )
+    say: Prompt | None = Field(
+        default=None,
+        description="The reply after the action succeeded; placeholders name slots and keys of the dict "
+                    "the action returned. Default: a short 'done'.",
+        examples=[{"zh": "已创建工单 {ticket_id}。", "en": "Ticket {ticket_id} has been created."}],
+    )
+    on_error: Prompt | None = Field(
+        default=None,
+        description="The reply when the action raised an exception; {error} is its message, other "
+                    "placeholders name slots. Default: an apology quoting the error.",
+        examples=[{"zh": "抱歉，工单创建失败：{error}", "en": "Sorry, the ticket could not be created: {error}"}],
+    )
 
 
 class FlowSpec(_Model):
-    description: str | None = None
-    trigger: TriggerSpec = Field(default_factory=TriggerSpec)
-    slots: list[SlotSpec] = Field(default_factory=list)
-    confirm: ConfirmSpec | None = None
-    execute: ExecuteSpec = Field(default_factory=ExecuteSpec)
-    memory: dict[Literal[TRIGGERS], list[str]] = Field(default_factory=dict)  # type: ignore[valid-type]
-    object: Prompt | None = None         # what the task is about ("会议" / "meeting"): completes ellipsis
-    follow_up: Prompt | None = None      # pending action the summary lists after the task completes
+    """One task the bot can do, compiled to the state machine
+    IDLE -> TASK_INIT -> PARAM_COLLECT -> CONFIRMATION -> EXECUTION -> IDLE."""
+
+    description: str | None = Field(
+        default=None,
+        description="What the flow does, as the help text lists it; write '中文 / English' to give each "
+                    "language its own. It also counts as one more trigger example. Default: the flow's name.",
+        examples=["报告订单问题并创建工单 / Report a problem with an order and open a ticket"],
+    )
+    trigger: TriggerSpec = Field(
+        default_factory=TriggerSpec, json_schema_extra=_shown_default({}),
+        description="How an utterance starts this flow.",
+        examples=[{"examples": ["查看订单状态", "where is my order"], "keywords": ["状态", "status"]}],
+    )
+    slots: list[SlotSpec] = Field(
+        default_factory=list, json_schema_extra=_shown_default([]),
+        description="The values the task needs, in the order they are asked for.",
+        examples=[[{"name": "order_id", "entity": "order_id"}]],
+    )
+    confirm: ConfirmSpec | None = Field(
+        default=None, description="Ask before running the action. Default: no confirmation step.",
+        examples=[{"ask": {"zh": "确认吗？", "en": "Shall I go ahead?"}}],
+    )
+    execute: ExecuteSpec = Field(
+        default_factory=ExecuteSpec, json_schema_extra=_shown_default({}),
+        description="The action the task runs and the replies after it.",
+        examples=[{"action": "order_status", "say": "{order_id}: {status}"}],
+    )
+    memory: dict[Literal[TRIGGERS], list[str]] = Field(  # type: ignore[valid-type]
+        default_factory=dict, json_schema_extra=_shown_default(DEFAULT_FLOW_MEMORY),
+        description="Memory actions run when a trigger fires, in order: built-ins (resolve_references, "
+                    "track_entities, summarize, persist_slots, forget, pin) or package.module:function. A "
+                    "trigger named here replaces its default list (shown as the default); the others keep "
+                    "theirs.",
+        examples=[{"complete": ["persist_slots", "summarize", "forget"]}],
+    )
+    object: Prompt | None = Field(
+        default=None,
+        description="What the task is about; an utterance that leaves it out is completed with it "
+                    "(改到下午三点 -> 将会议改到下午三点).",
+        examples=[{"zh": "会议", "en": "the meeting"}],
+    )
+    follow_up: Prompt | None = Field(
+        default=None, description="A pending item the ticket summary lists once the task has completed.",
+        examples=[{"zh": "等待工单处理", "en": "waiting for the ticket to be handled"}],
+    )
 
     def slot(self, name: str) -> SlotSpec | None:
         return next((s for s in self.slots if s.name == name), None)
@@ -187,18 +383,63 @@ class FlowSpec(_Model):
 
 
 class BotMemorySpec(_Model):
-    every_turn: list[str] = Field(default_factory=lambda: ["track_entities"])
+    """Memory actions that run on every user turn, besides those bound to transitions."""
+
+    every_turn: list[str] = Field(
+        default_factory=lambda: ["track_entities"], json_schema_extra=_shown_default(["track_entities"]),
+        description="Run after every user turn, in any state, even when no transition fires, so that "
+                    "things mentioned in IDLE are remembered.",
+        examples=[["track_entities"]],
+    )
 
 
 class BotSettings(_Model):
-    name: str = "bot"
-    language: Literal["auto", "zh", "en"] = "auto"
-    actions: str | list[str] | None = None
-    session_timeout: str | int | float = "30m"
-    max_reprompts: Annotated[int, Field(ge=0)] = 2
-    handoff: str | None = None
-    memory: BotMemorySpec = Field(default_factory=BotMemorySpec)
-    description: str | None = None
+    """Settings of the whole bot."""
+
+    name: str = Field(
+        default="bot", description="The bot's name, shown by dialogkit chat and in the default system prompt.",
+        examples=["support"],
+    )
+    language: Literal["auto", "zh", "en"] = Field(
+        default="auto",
+        description="The language a new session starts in (auto: en). Each turn then follows the user: "
+                    "CJK text is zh, three or more Latin words are en, anything else keeps the session's "
+                    "language.",
+        examples=["auto"],
+    )
+    actions: str | list[str] | None = Field(
+        default=None,
+        description="The Python module(s) holding this bot's @action functions, imported with the bot "
+                    "file's folder and the working directory on sys.path.",
+        examples=["examples.support_actions"],
+    )
+    session_timeout: str | int | float = Field(
+        default="30m",
+        description="Idle time after which a session starts afresh (user-scoped values survive): a "
+                    "number of seconds, or a number with s, m, h or d.",
+        examples=["2h"],
+    )
+    max_reprompts: int = Field(
+        default=2, ge=0,
+        description="How often a question is asked again after failed answers (an invalid value, or "
+                    "input that fills nothing); the failure after that gives up.",
+        examples=[1],
+    )
+    handoff: str | None = Field(
+        default=None,
+        description="The flow started when a question gives up; without it the bot apologises and "
+                    "cancels the task.",
+        examples=["agent"],
+    )
+    memory: BotMemorySpec = Field(
+        default_factory=BotMemorySpec, json_schema_extra=_shown_default({}),
+        description="Memory actions that run on every turn.",
+        examples=[{"every_turn": ["track_entities"]}],
+    )
+    description: str | None = Field(
+        default=None, description="What the bot is for, for people reading the file; the bot does not use it.",
+        examples=["订单售后支持 / Order support"],
+    )
 
     @field_validator("session_timeout")
     @classmethod
@@ -226,14 +467,40 @@ PRESETS: dict[str, dict[str, int]] = {
 
 
 class ContextSpec(_Model):
-    """Context window settings; numbers given beside a preset override the preset's."""
+    """The context window: the messages an LLM receives for a turn, trimmed by priority to a
+    budget of max_tokens - reserve_tokens. Numbers given beside a preset override the preset's."""
 
-    model: str = "gpt-4o-mini"
-    preset: Literal["economy", "standard", "long", "analysis"] = "standard"
-    max_tokens: Annotated[int, Field(gt=0)] | None = None
-    reserve_tokens: Annotated[int, Field(ge=0)] = 1000
-    keep_recent_rounds: Annotated[int, Field(ge=0)] | None = None
-    system_prompt: Prompt | None = None
+    model: str = Field(
+        default="gpt-4o-mini",
+        description="The model whose tokenizer counts tokens; when its encoding cannot be loaded offline, "
+                    "a bundled one or a CJK-aware estimate stands in.",
+        examples=["gpt-4o-mini"],
+    )
+    preset: Literal["economy", "standard", "long", "analysis"] = Field(
+        default="standard",
+        description="max_tokens / keep_recent_rounds: economy 2000/3, standard 8000/10, long 16000/20, "
+                    "analysis 32000/5.",
+        examples=["economy"],
+    )
+    max_tokens: Annotated[int, Field(gt=0)] | None = Field(
+        default=None, description="The window's size in tokens. Default: the preset's.", examples=[4000],
+    )
+    reserve_tokens: int = Field(
+        default=1000, ge=0,
+        description="Tokens kept free for the model's answer (at most a quarter of max_tokens is reserved).",
+        examples=[500],
+    )
+    keep_recent_rounds: Annotated[int, Field(ge=0)] | None = Field(
+        default=None,
+        description="Rounds (a user message and the replies to it) kept word for word; older rounds give "
+                    "way to their summaries first. Default: the preset's.",
+        examples=[1],
+    )
+    system_prompt: Prompt | None = Field(
+        default=None,
+        description="The system message. Default: one naming the bot and listing its flows.",
+        examples=[{"zh": "你是订单售后助手。", "en": "You are an order support assistant."}],
+    )
 
     @property
     def effective_max_tokens(self) -> int:
@@ -255,24 +522,76 @@ class ContextSpec(_Model):
         return self.effective_max_tokens - self.effective_reserve_tokens
 
 
+LLMUse = Literal["understanding", "summaries", "rephrase"]
+
+
+def _default_use_for() -> list[LLMUse]:
+    return ["understanding", "summaries"]
+
+
 class LLMSpec(_Model):
-    model: str = "gpt-4o-mini"
-    base_url: str | None = None
-    api_key: str | None = None
-    use_for: list[Literal["understanding", "summaries", "rephrase"]] = Field(
-        default_factory=lambda: ["understanding", "summaries"]
+    """An OpenAI-compatible LLM. Without this block, or without an API key, the bot is rule-based;
+    with it the LLM proposes and the rules still validate every value."""
+
+    model: str = Field(default="gpt-4o-mini", description="The model name sent to the server.", examples=["qwen2.5:7b"])
+    base_url: str | None = Field(
+        default=None,
+        description="The server's URL (any OpenAI-compatible server). Default: OPENAI_BASE_URL, else OpenAI.",
+        examples=["http://localhost:11434/v1"],
     )
-    timeout_s: Annotated[float, Field(gt=0)] = 20
-    max_retries: Annotated[int, Field(ge=0)] = 2
-    temperature: float = 0.0
+    api_key: str | None = Field(
+        default=None,
+        description="The API key. Default: OPENAI_API_KEY; prefer the environment to a key written in the file.",
+        examples=["sk-..."],
+    )
+    use_for: list[LLMUse] = Field(
+        default_factory=_default_use_for,
+        json_schema_extra=_shown_default(["understanding", "summaries"]),
+        description="understanding: flows, slot values, yes/no/cancel, each validated by the rules; "
+                    "summaries: summaries of older rounds; rephrase: rewording each reply.",
+        examples=[["understanding", "summaries", "rephrase"]],
+    )
+    timeout_s: float = Field(
+        default=20, gt=0,
+        description="Seconds for all LLM calls of one turn, retries included; past it the rules answer.",
+        examples=[10],
+    )
+    max_retries: int = Field(
+        default=2, ge=0,
+        description="Retries of a call after a timeout, a connection error, 429 or 5xx, with back-off, "
+                    "within timeout_s.",
+        examples=[0],
+    )
+    temperature: float = Field(default=0.0, description="The sampling temperature of every call.", examples=[0.2])
 
 
 class BotFile(_Model):
-    bot: BotSettings = Field(default_factory=BotSettings)
-    entities: dict[str, EntityTypeSpec] = Field(default_factory=dict)
-    flows: dict[str, FlowSpec]
-    context: ContextSpec = Field(default_factory=ContextSpec)
-    llm: LLMSpec | None = None
+    """A dialogkit bot file: settings, entity types and flows, and optionally the context window
+    and an LLM."""
+
+    bot: BotSettings = Field(
+        default_factory=BotSettings, json_schema_extra=_shown_default({}),
+        description="The bot's name, languages, actions module, timeouts and every-turn memory.",
+        examples=[{"name": "support", "language": "auto"}],
+    )
+    entities: dict[str, EntityTypeSpec] = Field(
+        default_factory=dict, json_schema_extra=_shown_default({}),
+        description="Custom entity types by name, shared by every flow. Built-in types need no "
+                    "declaration: number, integer, phone, email, date, time, yes_no.",
+        examples=[{"order_id": {"pattern": r"(?<!\d)\d{5,12}(?!\d)", "kind": "thing"}}],
+    )
+    flows: dict[str, FlowSpec] = Field(
+        description="The tasks the bot can do, by name.",
+        examples=[{"check_status": {"trigger": {"keywords": ["状态", "status"]}}}],
+    )
+    context: ContextSpec = Field(
+        default_factory=ContextSpec, json_schema_extra=_shown_default({}),
+        description="The context window an LLM is sent.", examples=[{"preset": "economy"}],
+    )
+    llm: LLMSpec | None = Field(
+        default=None, description="The LLM; without it the bot is rule-based.",
+        examples=[{"model": "gpt-4o-mini", "use_for": ["understanding"]}],
+    )
 
     def entity_kind(self, type_name: str) -> str:
         if type_name in self.entities:
@@ -283,9 +602,29 @@ class BotFile(_Model):
         return self.flows[flow_name].trigger.intent or flow_name
 
 
+def _in_written_order(value: Any, parent: str | None = None) -> Any:
+    """Keys sorted as pydantic sorts them, except that properties, defaults and examples keep the
+    order they were written in: an example reads ``{zh: ..., en: ...}``, as a bot file does."""
+    if parent in ("default", "examples"):
+        return value
+    if isinstance(value, list):
+        return [_in_written_order(item, parent) for item in value]
+    if not isinstance(value, dict):
+        return value
+    if parent == "properties":   # property names: their schemas are sorted like any other
+        return {key: _in_written_order(item) for key, item in value.items()}
+    return {key: _in_written_order(value[key], key) for key in sorted(value)}
+
+
+class _SchemaGenerator(GenerateJsonSchema):
+    def sort(self, value: JsonSchemaValue, parent_key: str | None = None) -> JsonSchemaValue:
+        ordered: JsonSchemaValue = _in_written_order(value, parent_key)
+        return ordered
+
+
 def json_schema() -> dict[str, Any]:
     """The JSON Schema of the bot file, for editor completion (``dialogkit schema``)."""
-    schema = BotFile.model_json_schema(by_alias=True)
+    schema = BotFile.model_json_schema(by_alias=True, schema_generator=_SchemaGenerator)
     schema["$schema"] = "https://json-schema.org/draft/2020-12/schema"
     schema["title"] = "dialogkit bot file"
     return schema
