@@ -13,7 +13,8 @@ from rich.console import Console
 from dialogkit.testing.cases import iter_test_files
 from dialogkit.testing.coverage import CoverageTracker
 from dialogkit.testing.report import format_coverage, format_failure, format_problems, write_junit
-from dialogkit.testing.runner import FileResult, run_file
+from dialogkit.testing.results import FileResult
+from dialogkit.testing.runner import run_file
 from dialogkit.testing.selection import KeywordError, compile_keyword
 
 

@@ -7,11 +7,12 @@
 """
 
 from dialogkit.testing.cases import Step, TestCase, TestFile, load_test_file
-from dialogkit.testing.conversation import Conversation, ConversationFailure, Turn, conversation
+from dialogkit.testing.conversation import Conversation, ConversationFailure, conversation
 from dialogkit.testing.coverage import CoverageTracker
 from dialogkit.testing.expectations import Mismatch
 from dialogkit.testing.logs import capture_turn_logs, events_named
-from dialogkit.testing.runner import FileResult, TestResult, run_file, run_test
+from dialogkit.testing.results import FileResult, TestResult, Turn
+from dialogkit.testing.runner import run_file, run_test
 
 __all__ = [
     "Conversation",

@@ -10,39 +10,23 @@ import shutil
 import tempfile
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
 from typing import Any
 
 from dialogkit.testing.cases import DEFAULT_SESSION
 from dialogkit.testing.expectations import Mismatch, Observation, check
+from dialogkit.testing.factory import open_bot
 from dialogkit.testing.logs import capture_turn_logs
 from dialogkit.testing.protocols import BotFactory, BotLike, TurnObserver
-
-
-@dataclass(frozen=True, slots=True)
-class Turn:
-    """One exchange of the transcript, with the state the bot reported after it."""
-
-    index: int
-    session: str
-    user: str
-    bot: str
-    state: str | None
-    flow: str | None
-    slots: dict[str, Any]
-    restarted: bool = False          # the bot was reloaded from the store before this turn
-    reply: Any = None
-    events: list[dict[str, Any]] = field(default_factory=list)
+from dialogkit.testing.report import format_mismatches, format_transcript
+from dialogkit.testing.results import Turn
 
 
 class ConversationFailure(AssertionError):
     """An expectation did not hold; ``str()`` is the full report with the transcript."""
 
     def __init__(self, mismatches: list[Mismatch], transcript: list[Turn], step: int | None = None) -> None:
-        from dialogkit.testing.report import format_mismatches, format_transcript
-
         self.mismatches = mismatches
         self.transcript = transcript
         where = f"step {step}" if step is not None else f"turn {len(transcript)}"
@@ -96,8 +80,6 @@ class Conversation:
 
         ``restart()`` reloads the bot from that store; ``close()`` removes the folder.
         """
-        from dialogkit.testing.runner import open_bot
-
         folder = Path(tempfile.mkdtemp(prefix="dialogkit-test-"))
         store = f"sqlite:///{folder / 'sessions.db'}"
         build = factory or open_bot

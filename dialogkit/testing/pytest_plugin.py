@@ -17,7 +17,8 @@ import pytest
 from dialogkit.errors import FlowError
 from dialogkit.testing.cases import TestCase, TestFile, load_test_file
 from dialogkit.testing.report import format_failure
-from dialogkit.testing.runner import TestResult, run_test
+from dialogkit.testing.results import TestResult
+from dialogkit.testing.runner import run_test
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:

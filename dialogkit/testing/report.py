@@ -13,10 +13,9 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from dialogkit.testing.conversation import Turn
 from dialogkit.testing.coverage import BotCoverage
 from dialogkit.testing.expectations import Mismatch
-from dialogkit.testing.runner import FileResult, TestResult
+from dialogkit.testing.results import FileResult, TestResult, Turn
 
 
 def show(value: Any) -> str:

@@ -7,78 +7,22 @@ persistence is proved through the store, not assumed from an object kept in memo
 
 from __future__ import annotations
 
+import contextlib
 import tempfile
 import time
 import traceback
-from collections.abc import Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
-from dialogkit.errors import DialogkitError, FlowError, Problem
+from dialogkit.errors import DialogkitError, FlowError
 from dialogkit.testing.cases import TestCase, TestFile, load_test_file
-from dialogkit.testing.conversation import Conversation, Turn
+from dialogkit.testing.conversation import Conversation
 from dialogkit.testing.coverage import CoverageTracker
-from dialogkit.testing.expectations import Mismatch
-from dialogkit.testing.protocols import BotFactory, BotLike
+from dialogkit.testing.factory import open_bot
+from dialogkit.testing.protocols import BotFactory
+from dialogkit.testing.results import FileResult, StepFailure, TestResult
 from dialogkit.testing.selection import compile_keyword
 
-
-def open_bot(path: Path, store: str, actions: Mapping[str, Any]) -> BotLike:
-    """The default factory: ``dialogkit.Bot.from_file`` with the test's store and stubs."""
-    try:
-        from dialogkit import Bot  # type: ignore[attr-defined]
-    except ImportError as exc:
-        raise DialogkitError("dialogkit.Bot is not available in this installation") from exc
-    bot: BotLike = Bot.from_file(path, store=store, actions=dict(actions))
-    return bot
-
-
-@dataclass(frozen=True, slots=True)
-class StepFailure:
-    """The step where a test stopped: its mismatches, or the error the bot raised."""
-
-    step: int                        # 1-based; 0 when the bot could not even be loaded
-    user: str
-    line: int
-    expect: dict[str, Any] = field(default_factory=dict)
-    mismatches: list[Mismatch] = field(default_factory=list)
-    error: str | None = None
-
-
-@dataclass(frozen=True, slots=True)
-class TestResult:
-    """The outcome of one test, with the transcript up to where it stopped."""
-
-    __test__ = False
-
-    file: Path
-    name: str
-    line: int
-    transcript: list[Turn]
-    failure: StepFailure | None = None
-    duration: float = 0.0
-
-    @property
-    def passed(self) -> bool:
-        return self.failure is None
-
-
-@dataclass(slots=True)
-class FileResult:
-    """The results of one test file; ``problems`` when the file itself did not load."""
-
-    path: Path
-    results: list[TestResult] = field(default_factory=list)
-    problems: list[Problem] = field(default_factory=list)
-
-    @property
-    def passed(self) -> int:
-        return sum(r.passed for r in self.results)
-
-    @property
-    def failed(self) -> int:
-        return sum(not r.passed for r in self.results) + (1 if self.problems else 0)
+__all__ = ["open_bot", "run_file", "run_test"]
 
 
 def run_file(
@@ -109,29 +53,28 @@ def run_test(
     factory: BotFactory | None = None,
     coverage: CoverageTracker | None = None,
 ) -> TestResult:
-    """Run one test on an empty store; never raises for a failure of the bot under test."""
+    """Run one test on an empty store; never raises for a failure of the bot under test.
+
+    ``open_bot`` is looked up when the test runs, so a test of the harness can replace it here.
+    """
     build = factory or open_bot
     started = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="dialogkit-test-", ignore_cleanup_errors=True) as folder:
         store = f"sqlite:///{Path(folder) / 'sessions.db'}"
         try:
             bot = build(test_file.bot, store, test_file.actions)
-        except Exception as exc:  # noqa: BLE001 - a bot that fails to load fails the test, with why
+        except Exception as exc:  # a bot that fails to load fails the test, with why
             failure = StepFailure(step=0, user="", line=case.line, error=_load_error(test_file.bot, exc))
             return TestResult(test_file.path, case.name, case.line, [], failure, time.perf_counter() - started)
-        convo = Conversation(
-            bot,
-            user_id=case.user_id,
-            session_id="test-session",
-            reopen=lambda: build(test_file.bot, store, test_file.actions),
-        )
+        convo = Conversation(bot, user_id=case.user_id, session_id="test-session",
+                             reopen=lambda: build(test_file.bot, store, test_file.actions))
         if coverage is not None:
             convo.observers.append(coverage.observer(test_file.bot))
         try:
-            failure = _run_steps(convo, case)
+            stopped = _run_steps(convo, case)
         finally:
             _close_quietly(convo)
-    return TestResult(test_file.path, case.name, case.line, list(convo.transcript), failure,
+    return TestResult(test_file.path, case.name, case.line, list(convo.transcript), stopped,
                       time.perf_counter() - started)
 
 
@@ -142,7 +85,7 @@ def _run_steps(convo: Conversation, case: TestCase) -> StepFailure | None:
                 convo.restart()
             convo.say(step.user, session=step.session)
             mismatches = convo.check(step.expect)
-        except Exception as exc:  # noqa: BLE001 - the bot's crash is this step's failure
+        except Exception as exc:  # the bot's crash is this step's failure
             error = "".join(traceback.format_exception(exc, limit=-8)).rstrip()
             return StepFailure(number, step.user, step.line, dict(step.expect), error=error)
         if mismatches:
@@ -160,8 +103,7 @@ def _load_error(bot_path: Path, exc: Exception) -> str:
 
 
 def _close_quietly(convo: Conversation) -> None:
-    """Close the bot so its SQLite file is released before the folder is removed."""
-    try:
+    """Close the bot so its SQLite file is released before the folder is removed; a failing
+    close must not hide the test's outcome."""
+    with contextlib.suppress(Exception):
         convo.close()
-    except Exception:  # noqa: BLE001, S110 - a failing close must not hide the test's outcome
-        pass

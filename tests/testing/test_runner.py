@@ -7,7 +7,8 @@ from typing import Any
 
 import pytest
 
-from dialogkit.testing.runner import FileResult, run_file
+from dialogkit.testing.results import FileResult
+from dialogkit.testing.runner import run_file
 from tests.testing.conftest import WriteTests
 from tests.testing.fake_bot import FakeBot
 
