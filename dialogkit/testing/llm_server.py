@@ -26,8 +26,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Union
-
+from typing import Any, TypeAlias
 
 __all__ = [
     "Delay",
@@ -37,6 +36,7 @@ __all__ = [
     "ScriptedLLMServer",
     "Status",
 ]
+
 
 @dataclass
 class Reply:
@@ -77,8 +77,8 @@ class Drop:
     """Close the connection without answering."""
 
 
-ScriptItem = Union[Reply, Delay, Status, Garbage, Drop, str, dict]
-Script = Union[Sequence[ScriptItem], Callable[[dict[str, Any]], ScriptItem]]
+ScriptItem: TypeAlias = Reply | Delay | Status | Garbage | Drop | str | dict[str, Any]
+Script: TypeAlias = Sequence[ScriptItem] | Callable[[dict[str, Any]], ScriptItem]
 
 
 def _approx_tokens(text: str) -> int:
@@ -171,69 +171,76 @@ class ScriptedLLMServer:
         }
 
     def _handler_class(self) -> type[BaseHTTPRequestHandler]:
-        server = self
+        """The request handler class of this server: the stdlib builds one handler per request."""
+        return type("Handler", (_Handler,), {"scripted": self})
 
-        class Handler(BaseHTTPRequestHandler):
-            protocol_version = "HTTP/1.1"
 
-            def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - stdlib name
-                """Silence the stdlib's stderr access log."""
+class _Handler(BaseHTTPRequestHandler):
+    """Answers ``POST .../chat/completions`` with the next item of its server's script."""
 
-            def do_POST(self) -> None:  # noqa: N802 - stdlib name
-                length = int(self.headers.get("Content-Length") or 0)
-                raw = self.rfile.read(length)
-                try:
-                    body = json.loads(raw or b"{}")
-                except ValueError:
-                    body = {"_raw": raw.decode("utf-8", "replace")}
-                with server._lock:
-                    server.requests.append(body)
-                    server.headers.append({k.lower(): v for k, v in self.headers.items()})
-                if not self.path.rstrip("/").endswith("/chat/completions"):
-                    self._send(404, {"error": {"message": f"no route {self.path}", "type": "not_found"}})
-                    return
-                item = server._next(body)
-                if item is None:
-                    self._send(500, {"error": {"message": "script exhausted", "type": "server_error"}})
-                    return
-                self._answer(item, body)
+    protocol_version = "HTTP/1.1"
+    scripted: ScriptedLLMServer      # set on the per-server subclass made by ``_handler_class``
 
-            def _answer(self, item: ScriptItem, body: dict[str, Any]) -> None:
-                if isinstance(item, str):
-                    item = Reply(item)
-                elif isinstance(item, dict):
-                    item = Reply(json.dumps(item, ensure_ascii=False))
-                if isinstance(item, Delay):
-                    if server._closing.wait(item.seconds):
-                        return
-                    self._answer(item.then, body)
-                elif isinstance(item, Reply):
-                    self._send(200, server._completion(item, body))
-                elif isinstance(item, Status):
-                    headers = {} if item.retry_after is None else {"Retry-After": f"{item.retry_after:g}"}
-                    error = {"message": item.message or f"scripted status {item.code}", "type": "scripted", "code": item.code}
-                    self._send(item.code, {"error": error}, headers)
-                elif isinstance(item, Garbage):
-                    self._send_raw(200, item.text.encode("utf-8"), "application/json")
-                elif isinstance(item, Drop):
-                    self.close_connection = True
-                    self.connection.close()
-                else:
-                    raise TypeError(f"unknown script item {item!r}")
+    def log_message(self, format: str, *args: Any) -> None:
+        """Silence the stdlib's stderr access log."""
 
-            def _send(self, code: int, payload: dict[str, Any], headers: dict[str, str] | None = None) -> None:
-                self._send_raw(code, json.dumps(payload).encode("utf-8"), "application/json", headers)
+    def do_POST(self) -> None:
+        server = self.scripted
+        length = int(self.headers.get("Content-Length") or 0)
+        raw = self.rfile.read(length)
+        try:
+            body = json.loads(raw or b"{}")
+        except ValueError:
+            body = {"_raw": raw.decode("utf-8", "replace")}
+        with server._lock:
+            server.requests.append(body)
+            server.headers.append({k.lower(): v for k, v in self.headers.items()})
+        if not self.path.rstrip("/").endswith("/chat/completions"):
+            self._send(404, {"error": {"message": f"no route {self.path}", "type": "not_found"}})
+            return
+        item = server._next(body)
+        if item is None:
+            self._send(500, {"error": {"message": "script exhausted", "type": "server_error"}})
+            return
+        self._answer(item, body)
 
-            def _send_raw(self, code: int, data: bytes, content_type: str, headers: dict[str, str] | None = None) -> None:
-                try:
-                    self.send_response(code)
-                    self.send_header("Content-Type", content_type)
-                    self.send_header("Content-Length", str(len(data)))
-                    for name, value in (headers or {}).items():
-                        self.send_header(name, value)
-                    self.end_headers()
-                    self.wfile.write(data)
-                except (BrokenPipeError, ConnectionResetError):
-                    pass  # the client gave up (a timeout test): nothing left to tell it
+    def _answer(self, item: ScriptItem, body: dict[str, Any]) -> None:
+        if isinstance(item, str):
+            item = Reply(item)
+        elif isinstance(item, dict):
+            item = Reply(json.dumps(item, ensure_ascii=False))
+        if isinstance(item, Delay):
+            if self.scripted._closing.wait(item.seconds):
+                return
+            self._answer(item.then, body)
+        elif isinstance(item, Reply):
+            self._send(200, self.scripted._completion(item, body))
+        elif isinstance(item, Status):
+            self._send_status(item)
+        elif isinstance(item, Garbage):
+            self._send_raw(200, item.text.encode("utf-8"), "application/json")
+        elif isinstance(item, Drop):
+            self.close_connection = True
+            self.connection.close()
+        else:
+            raise TypeError(f"unknown script item {item!r}")
 
-        return Handler
+    def _send_status(self, status: Status) -> None:
+        headers = {} if status.retry_after is None else {"Retry-After": f"{status.retry_after:g}"}
+        message = status.message or f"scripted status {status.code}"
+        self._send(status.code, {"error": {"message": message, "type": "scripted", "code": status.code}}, headers)
+
+    def _send(self, code: int, payload: dict[str, Any], headers: dict[str, str] | None = None) -> None:
+        self._send_raw(code, json.dumps(payload).encode("utf-8"), "application/json", headers)
+
+    def _send_raw(self, code: int, data: bytes, content_type: str, headers: dict[str, str] | None = None) -> None:
+        try:
+            self.send_response(code)
+            self.send_header("Content-Type", content_type)
+            self.send_header("Content-Length", str(len(data)))
+            for name, value in (headers or {}).items():
+                self.send_header(name, value)
+            self.end_headers()
+            self.wfile.write(data)
+        except (BrokenPipeError, ConnectionResetError):
+            pass  # the client gave up (a timeout test): nothing left to tell it

@@ -11,7 +11,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, cast
 
 import structlog
 from structlog.testing import capture_logs
@@ -28,7 +28,8 @@ def capture_turn_logs() -> Iterator[list[dict[str, Any]]]:
     structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.DEBUG))
     try:
         with capture_logs() as events:
-            yield events
+            # structlog types each event as a MutableMapping; the ones it records are plain dicts.
+            yield cast(list[dict[str, Any]], events)
     finally:
         structlog.configure(wrapper_class=previous)
 
