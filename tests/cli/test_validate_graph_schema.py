@@ -13,7 +13,7 @@ from dialogkit.cli.graph import graph_command
 from dialogkit.cli.schema import schema_command
 from dialogkit.cli.validate import validate_command
 
-FIXTURES = Path(__file__).parent / "fixtures"
+FIXTURES = Path(__file__).parent.parent / "spec" / "fixtures"
 POSITION = re.compile(r"^(\S+\.yaml):(\d+):(\d+): ", re.MULTILINE)
 
 
