@@ -18,8 +18,8 @@ from typing import Any
 
 from ruamel.yaml import YAML
 
-from dialogkit.spec.schema import BotFile, FlowSpec, prompt_text
 from dialogkit.model.reply import ActionRun, Reply
+from dialogkit.spec.schema import BotFile, FlowSpec, prompt_text
 
 YES = ("确认", "是的", "好的", "yes", "ok", "sure")
 NO = ("不对", "不是", "no", "nope")
@@ -116,26 +116,39 @@ class FakeBot:
         mentions = self._mentions(text)
         lowered = text.lower()
         if s["pending"]:
-            choice = next((i for k, i in ORDINALS.items() if k in lowered), None)
-            picked = s["pending"][choice] if choice is not None else next(
-                (v for _t, v in mentions if v in s["pending"]), None)
-            s["pending"] = None
-            if picked is not None:
-                original = s["pending_text"].replace("它", f"订单{picked}")
-                turn.resolved = text = re.sub(r"\bit\b", f"order {picked}", original)
-                mentions = self._mentions(text)
+            text, mentions = self._pick(s, turn, text, lowered, mentions)
         elif _has_pronoun(text) and len(s["last_list"]) > 1 and s["flow"] is None:
             s["pending"], s["pending_text"] = list(s["last_list"]), text
             turn.clarification = list(s["last_list"])
             turn.text_out = ("您指的是订单 " + " 还是 ".join(s["last_list"]) + "？") if lang == "zh" else (
                 "Do you mean order " + " or ".join(s["last_list"]) + "?")
             return self._finish(session_id, user, s, turn, mentions)
+        self._step(s, turn, text, lowered, mentions, user)
+        return self._finish(session_id, user, s, turn, mentions)
+
+    def _pick(self, s: dict[str, Any], turn: _Turn, text: str, lowered: str,
+              mentions: list[tuple[str, str]]) -> tuple[str, list[tuple[str, str]]]:
+        """The answer to "which order?": the pending question's text with "it" resolved, if one was picked."""
+        choice = next((i for k, i in ORDINALS.items() if k in lowered), None)
+        picked = s["pending"][choice] if choice is not None else next(
+            (v for _t, v in mentions if v in s["pending"]), None)
+        s["pending"] = None
+        if picked is None:
+            return text, mentions
+        original = s["pending_text"].replace("它", f"订单{picked}")
+        turn.resolved = text = re.sub(r"\bit\b", f"order {picked}", original)
+        return text, self._mentions(text)
+
+    def _step(self, s: dict[str, Any], turn: _Turn, text: str, lowered: str,
+              mentions: list[tuple[str, str]], user: str) -> None:
+        """Move the flow one step: cancel, start, confirm, deny or fill slots."""
+        zh = turn.lang == "zh"
         intent = self._intent(text)
         flow = self.spec.flows[s["flow"]] if s["flow"] else None
         if flow is not None and any(c in lowered for c in CANCEL):
             self._fire(turn, flow, "cancel")
             s.update(flow=None, state="IDLE", slots={})
-            turn.text_out = "好的，已取消。" if lang == "zh" else "OK, cancelled."
+            turn.text_out = "好的，已取消。" if zh else "OK, cancelled."
         elif flow is None and intent is not None:
             flow = self.spec.flows[intent]
             s.update(flow=intent, state="TASK_INIT", slots=self._prefill(user, flow))
@@ -151,14 +164,13 @@ class FakeBot:
         elif flow is not None and s["state"] == "CONFIRMATION" and any(n in lowered for n in NO):
             self._fire(turn, flow, "deny")
             s["state"] = "PARAM_COLLECT"
-            turn.text_out = "请问要修改什么？" if lang == "zh" else "What should I change?"
+            turn.text_out = "请问要修改什么？" if zh else "What should I change?"
         elif flow is not None:
             if self._fill(s, flow, mentions):
                 self._fire(turn, flow, "provide_param")
             self._advance(s, flow, turn, user)
         else:
-            turn.text_out = "我可以帮您报告订单问题。" if lang == "zh" else "I can help you report a problem with an order."
-        return self._finish(session_id, user, s, turn, mentions)
+            turn.text_out = "我可以帮您报告订单问题。" if zh else "I can help you report a problem with an order."
 
     def _prefill(self, user: str, flow: FlowSpec) -> dict[str, Any]:
         saved = self._get(f"user:{user}", {})

@@ -1,4 +1,4 @@
-"""Reading and validating conversation test files (SPEC section 5)."""
+"""Reading and validating conversation test files (the format docs/testing.md describes)."""
 
 from __future__ import annotations
 
@@ -18,8 +18,8 @@ def problems_of(path: Path) -> list[Problem]:
 
 
 class TestReading:
-    def test_spec_example_loads(self, write_tests: WriteTests) -> None:
-        """The example of SPEC section 5 reads into cases with the bot path made absolute."""
+    def test_documented_example_loads(self, write_tests: WriteTests) -> None:
+        """The example test file of docs/testing.md reads into cases with the bot path made absolute."""
         path = write_tests("""
             bot: bot.yaml
             actions:

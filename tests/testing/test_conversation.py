@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 import structlog
 
+from dialogkit.model.reply import Reply
 from dialogkit.testing import Conversation, ConversationFailure, capture_turn_logs, conversation
 from dialogkit.testing.logs import events_named
 from tests.testing.conftest import BOT_FILE
@@ -82,7 +83,7 @@ class TestLogs:
         """With capture_logs=True every turn of the transcript carries the events it logged."""
 
         class LoggingBot(FakeBot):
-            def handle(self, session_id: str, text: str, user_id: str | None = None):  # type: ignore[no-untyped-def]
+            def handle(self, session_id: str, text: str, user_id: str | None = None) -> Reply:
                 structlog.get_logger().info("turn", session_id=session_id, text=text)
                 return super().handle(session_id, text, user_id)
 

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from dialogkit.spec.schema import BotFile
 from dialogkit.model.reply import ActionRun, Reply
+from dialogkit.spec.schema import BotFile
 from dialogkit.testing.coverage import CoverageTracker, FlowCoverage
 from dialogkit.testing.report import format_coverage
 from dialogkit.testing.runner import run_file

@@ -101,8 +101,8 @@ def test_wrong_expectation_fails(key: str, reply: Reply, right: Any, wrong: Any)
     assert not any(m.unsupported for m in mismatches)
 
 
-def test_every_spec_key_is_covered() -> None:
-    """The table above exercises each key SPEC section 5 lists."""
+def test_every_expect_key_is_covered() -> None:
+    """The table above exercises each ``expect:`` key a test file accepts (docs/testing.md)."""
     from dialogkit.testing.cases import EXPECT_KEYS
 
     assert set(CASES) == set(EXPECT_KEYS)
