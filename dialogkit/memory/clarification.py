@@ -14,8 +14,8 @@ from collections.abc import Callable, Sequence
 from dialogkit.memory import lexicon as lx
 from dialogkit.memory.references import Ambiguity
 from dialogkit.memory.tracker import is_identifier, short_label, value_key
-from dialogkit.model.session import Candidate, Entity, PendingClarification
 from dialogkit.model.interpretation import Mention
+from dialogkit.model.session import Candidate, Entity, PendingClarification
 from dialogkit.strings.cjk import HAN_RANGES, has_cjk
 
 __all__ = ["answer_clarification", "candidates_of", "clarification_question", "make_pending"]
@@ -41,7 +41,7 @@ def _option_labels(options: Sequence[Candidate], language: str) -> list[str]:
     """Bare labels, with the shared type noun put once before the first ("订单 12345 还是 67890")."""
     texts = [c.label or str(c.value) for c in options]
     same_type = len({c.type for c in options}) == 1
-    if same_type and all(is_identifier(c.value) and t == str(c.value) for c, t in zip(options, texts)):
+    if same_type and all(is_identifier(c.value) and t == str(c.value) for c, t in zip(options, texts, strict=True)):
         nouns = lx.type_nouns(options[0].type, language)
         if nouns:
             texts[0] = f"{nouns[0]} {texts[0]}"
@@ -81,7 +81,7 @@ def _named(pending: PendingClarification, text: str, mentions: Sequence[Mention]
     folded = text.casefold()
     for i, cand in enumerate(pending.candidates):
         for m in mentions:
-            if value_key(m.value) == value_key(cand.value) and m.type in (cand.type, "") or \
+            if (value_key(m.value) == value_key(cand.value) and m.type in (cand.type, "")) or \
                     value_key(m.text) == value_key(cand.value):
                 (rejected if _negated(text, m.start) else chosen).add(i)
         for name in {str(cand.value), cand.label}:

@@ -155,8 +155,9 @@ def _fold_facts(facts: list[SummaryItem], keep: int) -> None:
         details = [i for i in facts if i.key.startswith(heading.key + ".")]
         gone.update(id(i) for i in (heading, *details))
         if details:
-            folded.append(((_DETAIL_SEP["zh"].join(d.zh for d in details), _DETAIL_SEP["en"].join(d.en for d in details)),
-                           max(d.turn for d in details)))
+            zh = _DETAIL_SEP["zh"].join(d.zh for d in details)
+            en = _DETAIL_SEP["en"].join(d.en for d in details)
+            folded.append(((zh, en), max(d.turn for d in details)))
     facts[:] = [i for i in facts if id(i) not in gone]
     _fold_into(facts, folded)
 
@@ -187,12 +188,18 @@ def compacted(summary: SummaryState, *, tasks: int, items: int, labels: Iterable
     if names:
         pattern = re.compile(r"(^|[：:，,；;]\s*)(?:" + "|".join(map(re.escape, names)) + r")\s+")
         view.facts[:] = [
-            item.model_copy(update={"zh": _EARLIER_PREFIX["zh"] + pattern.sub(r"\1", item.zh.removeprefix(_EARLIER_PREFIX["zh"])),
-                                    "en": _EARLIER_PREFIX["en"] + pattern.sub(r"\1", item.en.removeprefix(_EARLIER_PREFIX["en"]))})
+            item.model_copy(update={"zh": _unlabelled(item.zh, "zh", pattern),
+                                    "en": _unlabelled(item.en, "en", pattern)})
             if item.key == EARLIER_KEY else item
             for item in view.facts
         ]
     return view
+
+
+def _unlabelled(text: str, language: str, pattern: re.Pattern[str]) -> str:
+    """An "earlier" item's text with the slot label before each value taken out."""
+    prefix = _EARLIER_PREFIX[language]
+    return prefix + pattern.sub(r"\1", text.removeprefix(prefix))
 
 
 def resolve_pending(summary: SummaryState, key: str) -> bool:

@@ -13,8 +13,8 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from dialogkit.memory.lexicon import type_nouns
-from dialogkit.model.session import Entity, Session
 from dialogkit.model.interpretation import Mention
+from dialogkit.model.session import Entity, Session
 from dialogkit.strings.cjk import has_cjk
 
 #: Turns after which an unmentioned entity's salience halves.
@@ -115,7 +115,7 @@ def set_attributes(session: Session, type_name: str, value: Any, attributes: dic
 def salience(entity: Entity, turn: int) -> float:
     """How present an entity is: halves every ``HALF_LIFE_TURNS`` unmentioned turns, grows with mentions."""
     age = max(0, turn - entity.last_turn)
-    return (1.0 + math.log1p(entity.mentions)) * 0.5 ** (age / HALF_LIFE_TURNS)
+    return (1.0 + math.log1p(entity.mentions)) * math.pow(0.5, age / HALF_LIFE_TURNS)
 
 
 def recall(session: Session, *, turn: int, limit: int = 10) -> list[Entity]:

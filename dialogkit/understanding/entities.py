@@ -21,10 +21,10 @@ import re
 from collections.abc import Collection, Iterable
 from dataclasses import replace
 
-from dialogkit.spec.schema import BotFile, EntityTypeSpec
-from dialogkit.understanding.builtins import BUILTIN_FINDERS, Clock
 from dialogkit.model.interpretation import Mention
+from dialogkit.spec.schema import BotFile, EntityTypeSpec
 from dialogkit.strings.cjk import has_cjk
+from dialogkit.understanding.builtins import BUILTIN_FINDERS, Clock
 from dialogkit.understanding.numbers import (
     Found,
     find_numbers,

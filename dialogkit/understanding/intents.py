@@ -16,8 +16,9 @@ Keywords and synonym values are direct evidence: an author's keyword alone ("工
 clears the threshold, and so do two values of the flow's own synonym types ("my iPhone got lost").
 Example similarity and pattern values are indirect: they are scaled by how much of the utterance
 the flow's vocabulary explains (the Chinese characters and English stems of its examples,
-keywords, description and slot aliases), so a stray shared word stays below the threshold. Scores above ``INTENT_FLOOR`` are returned, best first;
-the policy treats ``INTENT_THRESHOLD`` and above as a clear request.
+keywords, description and slot aliases), so a stray shared word stays below the threshold.
+Scores above ``INTENT_FLOOR`` are returned, best first; the policy treats ``INTENT_THRESHOLD``
+and above as a clear request.
 """
 
 from __future__ import annotations
@@ -26,10 +27,10 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from dialogkit.spec.schema import BotFile
-from dialogkit.understanding.entities import EntityExtractor
 from dialogkit.model.interpretation import IntentScore, Mention
+from dialogkit.spec.schema import BotFile
 from dialogkit.strings.cjk import CJK_RUN, has_cjk
+from dialogkit.understanding.entities import EntityExtractor
 from dialogkit.understanding.language import fold
 
 INTENT_THRESHOLD = 0.5
@@ -42,11 +43,13 @@ SIMILARITY_FLOOR = 0.2  # example similarity below this is noise (shared particl
 _CJK_STOP = frozenset("的了吗呢吧啊呀我你他她它们是在有个这那就都也还和与请帮想要给一吗么")
 _CJK_STOP_TABLE = dict.fromkeys(map(ord, _CJK_STOP))  # str.translate drops them in C
 _EN_STOP = frozenset(
-    (
-        "a an the my your our their his her its it it's is are was were be been am of to for in on "
-        "at i me we you he she they this that these those and or but do does did please can could "
-        "would will shall with from so just about have has had some any there what's whats i'm im"
-    ).split()
+    {
+        "a", "an", "the", "my", "your", "our", "their", "his", "her", "its", "it", "it's", "is", "are", "was",
+        "were", "be", "been", "am", "of", "to", "for", "in", "on", "at", "i", "me", "we", "you", "he", "she",
+        "they", "this", "that", "these", "those", "and", "or", "but", "do", "does", "did", "please", "can",
+        "could", "would", "will", "shall", "with", "from", "so", "just", "about", "have", "has", "had", "some",
+        "any", "there", "what's", "whats", "i'm", "im",
+    }
 )
 _EN_WORD = re.compile(r"[a-z][a-z']*")
 _SUFFIXES = ("ing", "ed", "en", "es", "s", "e")
@@ -153,7 +156,8 @@ class IntentScorer:
             examples = tuple(f for f in (features(e) for e in [*trigger.examples, *described]) if f)
             words = [*trigger.examples, *trigger.keywords, flow.description or ""]
             for type_name in synonym_types:
-                words += extractor.custom[type_name].synonyms.aliases()  # type: ignore[union-attr]
+                synonyms = extractor.custom[type_name].synonyms
+                words += synonyms.aliases() if synonyms is not None else []
             vocabulary = set().union(*(units(w) for w in words))
             self._flows.append(
                 _FlowIndex(

@@ -12,12 +12,12 @@ from collections.abc import Callable, Collection
 from datetime import datetime
 from typing import Any
 
+from dialogkit.model.interpretation import Interpretation, Mention
 from dialogkit.spec.schema import BotFile
 from dialogkit.understanding.builtins import ALWAYS_TRACKED, BUILTIN_FINDERS
 from dialogkit.understanding.cues import detect_cues
 from dialogkit.understanding.entities import EntityExtractor
 from dialogkit.understanding.intents import IntentScorer
-from dialogkit.model.interpretation import Interpretation, Mention
 from dialogkit.understanding.language import detect_language, fold
 
 
