@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+
 from dialogkit import Bot
 from dialogkit.logging import redact_pii
 from dialogkit.strings.redaction import MASK

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from dialogkit.context.parts import (
@@ -14,6 +16,7 @@ from dialogkit.context.parts import (
     ROUND_SUMMARY,
     SUMMARY,
     SYSTEM,
+    BuiltContext,
     ContextInputs,
     Round,
     RoundSummary,
@@ -77,9 +80,9 @@ def summaries(lang: str, upto: int) -> list[RoundSummary]:
     return level1 + level2
 
 
-def inputs(lang: str, count: int = 20, **overrides: object) -> ContextInputs:
+def inputs(lang: str, count: int = 20, **overrides: Any) -> ContextInputs:
     t = TEXT[lang]
-    values: dict[str, object] = {
+    values: dict[str, Any] = {
         "system_prompt": t["system"],
         "flow_instructions": t["flow"],
         "summary": t["summary"],
@@ -90,11 +93,11 @@ def inputs(lang: str, count: int = 20, **overrides: object) -> ContextInputs:
         "current_user_message": t["current"],
     }
     values.update(overrides)
-    return ContextInputs(**values)  # type: ignore[arg-type]
+    return ContextInputs(**values)
 
 
-def parts(built: object) -> list[str]:
-    return [m.part for m in built.messages]  # type: ignore[attr-defined]
+def parts(built: BuiltContext) -> list[str]:
+    return [m.part for m in built.messages]
 
 
 class TestWithinBudget:
@@ -266,7 +269,7 @@ class TestPresets:
     )
     def test_presets_set_budget_and_recent_rounds(self, lang: str, preset: str, budget: int, recent: int, counter: TokenCounter) -> None:
         """Each preset's budget (max - reserve) and recent-round count drive the window."""
-        spec = ContextSpec(preset=preset)  # type: ignore[arg-type]
+        spec = ContextSpec.model_validate({"preset": preset})
         assert (spec.budget, spec.effective_keep_recent_rounds) == (budget, recent)
         built = build_context(inputs(lang, 25), budget=spec.budget, keep_recent_rounds=spec.effective_keep_recent_rounds, counter=counter)
         assert parts(built).count(RECENT) == 2 * recent

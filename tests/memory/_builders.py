@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from dialogkit.memory.tracker import track_mentions
-from dialogkit.model.session import Entity, Session
 from dialogkit.model.interpretation import Mention
+from dialogkit.model.session import Entity, Session
 
 KINDS = {"order_id": "thing", "product": "thing", "person": "person", "city": "place", "meeting": "thing",
          "issue_type": "other", "time": "time", "number": "other"}

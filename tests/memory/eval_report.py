@@ -18,8 +18,8 @@ from ruamel.yaml import YAML
 
 from dialogkit.memory.references import resolve
 from dialogkit.memory.tracker import track_mentions
-from dialogkit.model.session import Session
 from dialogkit.model.interpretation import Mention
+from dialogkit.model.session import Session
 
 CASES = Path(__file__).with_name("eval_references.yaml")
 

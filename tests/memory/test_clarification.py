@@ -5,12 +5,12 @@ from __future__ import annotations
 import pytest
 
 from dialogkit.memory.clarification import answer_clarification, clarification_question, make_pending
-from dialogkit.memory.references import resolve
+from dialogkit.memory.references import Ambiguity, resolve
 from dialogkit.model.session import Candidate, PendingClarification
 from tests.memory._builders import mention, new_session, say
 
 
-def ambiguity_of(*values: str, type_name: str = "order_id", text: str = "它还没到", language: str = "zh"):  # type: ignore[no-untyped-def]
+def ambiguity_of(*values: str, type_name: str = "order_id", text: str = "它还没到", language: str = "zh") -> Ambiguity:
     s = new_session()
     say(s, 1, *(mention(type_name, v) for v in values))
     resolution = resolve(s, text, language, turn=2, mentions=[])

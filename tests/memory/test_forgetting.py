@@ -8,7 +8,7 @@ from dialogkit.memory.forgetting import forget_last_turn, forget_task_details
 from dialogkit.memory.references import resolve
 from dialogkit.memory.summary import record_facts, render_summary
 from dialogkit.memory.tracker import set_attributes
-from dialogkit.model.session import SlotChange, Task
+from dialogkit.model.session import Session, SlotChange, Task
 from tests.memory._builders import mention, new_session, say
 
 
@@ -67,7 +67,7 @@ class TestForgetLastTurn:
 
 
 class TestForgetTaskDetails:
-    def _corrected_task(self):  # type: ignore[no-untyped-def]
+    def _corrected_task(self) -> tuple[Session, Task]:
         s = new_session()
         say(s, 1, mention("order_id", "12345"))
         say(s, 2, mention("order_id", "67890"))

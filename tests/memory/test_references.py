@@ -4,24 +4,24 @@ from __future__ import annotations
 
 import pytest
 
-from dialogkit.memory.references import find_references, resolve
+from dialogkit.memory.references import Resolution, find_references, resolve
 from dialogkit.memory.tracker import set_attributes
-from dialogkit.model.session import Entity
+from dialogkit.model.session import Entity, Session
 from tests.memory._builders import mention, new_session, say
 
 
-def bound(resolution) -> list[str]:  # type: ignore[no-untyped-def]
+def bound(resolution: Resolution) -> list[str]:
     return [str(b.entity.value) for b in resolution.bindings]
 
 
-def two_orders():  # type: ignore[no-untyped-def]
+def two_orders() -> Session:
     """"我有两个订单 12345 和 67890" / "I have two orders, 12345 and 67890"."""
     s = new_session()
     say(s, 1, mention("order_id", "12345"), mention("order_id", "67890"))
     return s
 
 
-def orders_in_two_turns():  # type: ignore[no-untyped-def]
+def orders_in_two_turns() -> Session:
     s = new_session()
     say(s, 1, mention("order_id", "12345"))
     say(s, 2, mention("order_id", "67890"))
@@ -235,16 +235,19 @@ class TestAmbiguity:
         s = new_session()
         say(s, 1, mention("person", "张经理"), mention("person", "李主管"))
         r = resolve(s, "问他项目进度", "zh", turn=2, mentions=[])
+        assert r.ambiguity is not None
         assert [e.value for e in r.ambiguity.candidates] == ["张经理", "李主管"]
 
     def test_en_same_turn_orders_are_ambiguous(self) -> None:
         r = resolve(two_orders(), "it never arrived", "en", turn=2, mentions=[])
+        assert r.ambiguity is not None
         assert [e.value for e in r.ambiguity.candidates] == ["12345", "67890"]
 
     def test_en_same_turn_people_are_ambiguous(self) -> None:
         s = new_session()
         say(s, 1, mention("person", "Joe Brown"), mention("person", "John Smith"))
         r = resolve(s, "ask him about it", "en", turn=2, mentions=[])
+        assert r.ambiguity is not None
         assert [e.value for e in r.ambiguity.candidates] == ["Joe Brown", "John Smith"]
 
     @pytest.mark.parametrize(("text", "language"), [("它还没到", "zh"), ("it never arrived", "en")])

@@ -2,9 +2,19 @@
 
 from __future__ import annotations
 
-from dialogkit.memory.summary import (EARLIER_GROUPS, EARLIER_KEY, RECENT_ITEMS, RECENT_TASKS, compacted,
-                                      record_confirmed, record_facts, record_pending, remove_turn, render_summary,
-                                      resolve_pending)
+from dialogkit.memory.summary import (
+    EARLIER_GROUPS,
+    EARLIER_KEY,
+    RECENT_ITEMS,
+    RECENT_TASKS,
+    compacted,
+    record_confirmed,
+    record_facts,
+    record_pending,
+    remove_turn,
+    render_summary,
+    resolve_pending,
+)
 from dialogkit.model.session import SummaryState
 
 DESCRIPTION = "报告订单问题并创建工单 / Report a problem with an order and open a ticket"

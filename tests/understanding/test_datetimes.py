@@ -144,14 +144,14 @@ class TestEnglishTimes:
 class TestCheapFirstLook:
     """The finders skip text that cannot hold a date or time; the skip must never lose one."""
 
-    HOLDING = [
+    HOLDING = (
         "我想今天去", "下周一", "星期五", "十二月三日", "2026年12月3日", "12/3", "3天后", "2026-12-03",
         "the day after tomorrow", "next monday", "Dec 3", "3rd of December 2027", "in 3 days", "2 days ago",
         "下午三点", "早上7点05", "15：30", "中午", "凌晨两点", "三点三刻", "下午3點半",
         "3pm", "3 p.m.", "3:30 pm", "at 3", "8 o'clock in the evening", "half past 3", "quarter to four",
         "noon", "at three pm",
-    ]
-    WITHOUT = ["order 24680", "我的订单号是 12345", "my phone arrived broken", "someone took it", "电话 13812345678"]
+    )
+    WITHOUT = ("order 24680", "我的订单号是 12345", "my phone arrived broken", "someone took it", "电话 13812345678")
 
     @pytest.mark.parametrize("text", HOLDING)
     def test_the_skip_loses_nothing(self, text: str, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import re
+from collections.abc import Callable
 from datetime import datetime
 from functools import cache
 from pathlib import Path
@@ -17,10 +18,11 @@ from pathlib import Path
 import pytest
 from ruamel.yaml import YAML
 
+from dialogkit.model.interpretation import Mention
 from dialogkit.spec.schema import BotFile
-from dialogkit.understanding import builtins, datetimes, entities, intents
-from dialogkit.understanding.entities import SynonymMatcher, normalise_alias
 from dialogkit.strings.cjk import has_cjk
+from dialogkit.understanding import builtins, datetimes, entities, intents
+from dialogkit.understanding.entities import EntityExtractor, SynonymMatcher, normalise_alias
 from dialogkit.understanding.language import fold
 from dialogkit.understanding.numbers import find_integers, find_numbers, non_overlapping
 from dialogkit.understanding.rules import RuleUnderstanding
@@ -189,17 +191,22 @@ def test_number_and_integer_together_equal_each_alone() -> None:
         assert [m.value for m in rules.extract(text, ["number"])] == [f.value for f in find_numbers(fold(text))]
 
 
+def _general_rank(extractor: EntityExtractor) -> Callable[[Mention], tuple[bool, int, int, int]]:
+    """The ranking ``resolve_overlaps`` applies to two or more mentions."""
+
+    def rank(m: Mention) -> tuple[bool, int, int, int]:
+        return (m.type not in extractor.custom, m.start - m.end, extractor._order[m.type], m.start)
+
+    return rank
+
+
 def test_resolving_one_mention_or_none_takes_the_general_path_result() -> None:
     """``resolve_overlaps`` returns fewer than two mentions as they are: nothing to settle."""
     for rules in bots():
         extractor = rules.entities
-
-        def rank(m: object) -> tuple[bool, int, int, int]:
-            return (m.type not in extractor.custom, m.start - m.end, extractor._order[m.type], m.start)  # type: ignore[attr-defined]
-
         for text in corpus():
             found = extractor.find(text, fold(text), rules.tracked_types, fixed_now)
-            general = non_overlapping(entities._trim_units(list(found), extractor.custom), rank)
+            general = non_overlapping(entities._trim_units(list(found), extractor.custom), _general_rank(extractor))
             assert extractor.resolve_overlaps(found) == general, text
 
 
