@@ -1,4 +1,4 @@
-"""``dialogkit chat`` in-chat commands /stats, /context and /export, driven through a pipe (SPEC §4)."""
+"""``dialogkit chat`` in-chat commands /stats, /context and /export, driven through a pipe (docs/context-window.md)."""
 
 from __future__ import annotations
 

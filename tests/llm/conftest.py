@@ -6,8 +6,8 @@ from collections.abc import Callable, Iterator
 
 import pytest
 
-from dialogkit.spec.schema import BotFile, LLMSpec
 from dialogkit.llm.client import LLMClient
+from dialogkit.spec.schema import BotFile, LLMSpec
 from dialogkit.testing.llm_server import ScriptedLLMServer
 
 BOT = {

@@ -10,8 +10,8 @@ import pytest
 from structlog.testing import capture_logs
 
 from dialogkit.errors import LLMError
-from dialogkit.spec.schema import LLMSpec
 from dialogkit.llm.client import LLMClient
+from dialogkit.spec.schema import LLMSpec
 from dialogkit.testing.llm_server import Delay, Drop, Garbage, Reply, ScriptedLLMServer, Status
 from tests.llm.conftest import MakeClient
 
@@ -89,24 +89,21 @@ class TestRetries:
 
     def test_server_errors_exhaust_retries(self, make_client: MakeClient) -> None:
         """500 on every attempt: max_retries + 1 requests, then LLMError with the original."""
-        with ScriptedLLMServer([Status(500)] * 3) as server:
-            with pytest.raises(LLMError) as caught:
-                make_client(server, max_retries=2).chat(ASK)
+        with ScriptedLLMServer([Status(500)] * 3) as server, pytest.raises(LLMError) as caught:
+            make_client(server, max_retries=2).chat(ASK)
         assert isinstance(caught.value.original, openai.InternalServerError)
         assert len(server.requests) == 3
 
     def test_sdk_retries_are_disabled(self, make_client: MakeClient) -> None:
         """With max_retries=0 exactly one request is made: the SDK adds none of its own."""
-        with ScriptedLLMServer([Status(503), Reply("never")]) as server:
-            with pytest.raises(LLMError):
-                make_client(server, max_retries=0).chat(ASK)
+        with ScriptedLLMServer([Status(503), Reply("never")]) as server, pytest.raises(LLMError):
+            make_client(server, max_retries=0).chat(ASK)
         assert len(server.requests) == 1
 
     def test_client_errors_are_not_retried(self, make_client: MakeClient) -> None:
         """A 400 is the request's fault: no retry."""
-        with ScriptedLLMServer([Status(400), Reply("never")]) as server:
-            with pytest.raises(LLMError) as caught:
-                make_client(server).chat(ASK)
+        with ScriptedLLMServer([Status(400), Reply("never")]) as server, pytest.raises(LLMError) as caught:
+            make_client(server).chat(ASK)
         assert isinstance(caught.value.original, openai.BadRequestError)
         assert len(server.requests) == 1
 
@@ -119,16 +116,14 @@ class TestRetries:
 class TestGarbage:
     def test_malformed_json_body(self, make_client: MakeClient) -> None:
         """A 200 whose body is not JSON raises LLMError carrying the parse error."""
-        with ScriptedLLMServer([Garbage("<html>oops</html>")]) as server:
-            with pytest.raises(LLMError) as caught:
-                make_client(server).chat(ASK)
+        with ScriptedLLMServer([Garbage("<html>oops</html>")]) as server, pytest.raises(LLMError) as caught:
+            make_client(server).chat(ASK)
         assert isinstance(caught.value.original, ValueError)
 
     def test_body_without_choices(self, make_client: MakeClient) -> None:
         """Valid JSON that is not a completion raises LLMError."""
-        with ScriptedLLMServer([Garbage('{"hello": "world"}')]) as server:
-            with pytest.raises(LLMError):
-                make_client(server).chat(ASK)
+        with ScriptedLLMServer([Garbage('{"hello": "world"}')]) as server, pytest.raises(LLMError):
+            make_client(server).chat(ASK)
 
     @pytest.mark.parametrize("content", ["", "   "], ids=["empty", "blank"])
     def test_empty_content(self, content: str, make_client: MakeClient) -> None:

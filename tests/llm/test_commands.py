@@ -10,7 +10,6 @@ from structlog.testing import capture_logs
 
 from dialogkit.context.parts import ContextMessage
 from dialogkit.errors import LLMError
-from dialogkit.spec.schema import BotFile, SlotSpec
 from dialogkit.llm.commands import (
     Cancel,
     ChitChat,
@@ -27,6 +26,7 @@ from dialogkit.llm.commands import (
     understand,
     validate_commands,
 )
+from dialogkit.spec.schema import BotFile, SlotSpec
 from dialogkit.testing.llm_server import Garbage, ScriptedLLMServer, Status
 from tests.llm.conftest import MakeClient
 
@@ -95,15 +95,13 @@ class TestUnderstand:
     @pytest.mark.parametrize("answer", ["这不是JSON", "not json at all", '{"intent": "x"}', '{"commands": [{"command": "fly"}]}'])
     def test_garbage_raises(self, answer: str, bot_spec: BotFile, make_client: MakeClient) -> None:
         """Text that is not a command list raises LLMError (the bot then uses its rules)."""
-        with ScriptedLLMServer([answer]) as server:
-            with pytest.raises(LLMError):
-                understand(make_client(server), context("en"), bot_spec, None, None)
+        with ScriptedLLMServer([answer]) as server, pytest.raises(LLMError):
+            understand(make_client(server), context("en"), bot_spec, None, None)
 
     def test_malformed_response_body_raises(self, bot_spec: BotFile, make_client: MakeClient) -> None:
         """A non-JSON HTTP body raises LLMError too."""
-        with ScriptedLLMServer([Garbage()]) as server:
-            with pytest.raises(LLMError):
-                understand(make_client(server), context("zh"), bot_spec, None, None)
+        with ScriptedLLMServer([Garbage()]) as server, pytest.raises(LLMError):
+            understand(make_client(server), context("zh"), bot_spec, None, None)
 
     def test_every_command_kind_parses(self) -> None:
         """All eight command kinds parse; an invalid item among valid ones is skipped."""
@@ -188,9 +186,8 @@ class TestSummaries:
 
     def test_ticket_summary_without_sections_raises(self, make_client: MakeClient) -> None:
         """An answer with none of the three sections is rejected."""
-        with ScriptedLLMServer([{"summary": "x"}]) as server:
-            with pytest.raises(LLMError, match="sections"):
-                summarize(make_client(server), ["x"], "en", ticket=True)
+        with ScriptedLLMServer([{"summary": "x"}]) as server, pytest.raises(LLMError, match="sections"):
+            summarize(make_client(server), ["x"], "en", ticket=True)
 
 
 class TestRephrase:
@@ -207,6 +204,5 @@ class TestRephrase:
         """A rephrasing that drops the order number is refused so the template is used."""
         original = "订单 123456 已发货。" if lang == "zh" else "Order 123456 has shipped."
         sloppy = "您的订单已发货。" if lang == "zh" else "Your order has shipped."
-        with ScriptedLLMServer([sloppy]) as server:
-            with pytest.raises(LLMError, match="identifier"):
-                rephrase(make_client(server), original, lang)
+        with ScriptedLLMServer([sloppy]) as server, pytest.raises(LLMError, match="identifier"):
+            rephrase(make_client(server), original, lang)
