@@ -43,7 +43,3 @@ class SessionCache:
             self._items[session_id] = (rev, session)
             while len(self._items) > self._size:
                 self._items.popitem(last=False)
-
-    def clear(self) -> None:
-        with self._guard:
-            self._items.clear()
