@@ -3,9 +3,9 @@
 The public API lives here; everything else is an implementation detail that may move.
 """
 
-from dialogkit.errors import ActionError, DialogkitError, FlowError, LLMError, Problem, StoreError
 from dialogkit.actions.registry import ActionContext, action
 from dialogkit.bot import Bot, SessionView
+from dialogkit.errors import ActionError, DialogkitError, FlowError, LLMError, Problem, StoreError
 from dialogkit.model.reply import ActionRun, Reply
 
 __version__ = "0.1.0"
