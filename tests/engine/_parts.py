@@ -20,6 +20,7 @@ from dialogkit.engine.memory_actions import MemoryActions
 from dialogkit.engine.policy import Policy
 from dialogkit.engine.slot_writes import apply_updates
 from dialogkit.engine.turn import TurnContext
+from dialogkit.memory import tracker
 from dialogkit.model.session import Message, Session, Task
 from dialogkit.spec.compiler import Callback, CompiledFlow, compile_bot
 from dialogkit.spec.schema import BotFile
@@ -81,6 +82,12 @@ class Parts:
             for name in self.spec.bot.memory.every_turn:
                 self.memory.run(name, ctx)
         return ctx
+
+    def mentioned(self, session: Session, text: str) -> None:
+        """An earlier user turn that only named things: entity memory tracks them (as track_entities does)."""
+        session.turn += 1
+        tracker.track_mentions(session, self.understanding.interpret(text, session.language).mentions,
+                               turn=session.turn)
 
     def task(self, session: Session, flow: str, state: str, slots: Mapping[str, Any] | None = None,
              *, pending_slot: str | None = None) -> Task:
