@@ -1,8 +1,8 @@
 """structlog configuration and the PII redaction every event goes through.
 
-Phone numbers and e-mail addresses are masked in every event; values of ``sensitive: true``
-slots are masked by the runtime before they reach a log call (``mask_values``). Both mask
-through ``strings.redaction``, so a hidden value looks the same in a log as in an LLM prompt.
+Phone numbers and e-mail addresses are masked in every event here; values of ``sensitive: true``
+slots are masked by the turn before they reach a log call (``strings.redaction.mask_values``).
+Both use the one ``MASK``, so a hidden value looks the same in a log as in an LLM prompt.
 """
 
 from __future__ import annotations
@@ -14,9 +14,7 @@ from typing import Any
 
 import structlog
 
-from dialogkit.strings.redaction import mask_pii, mask_values
-
-__all__ = ["configure_logging", "enabled_for", "mask_values", "redact_pii"]
+from dialogkit.strings.redaction import mask_pii
 
 
 def _mask(value: Any) -> Any:
