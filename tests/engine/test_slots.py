@@ -1,0 +1,238 @@
+"""``slots`` on its own: what one interpretation offers a flow's slots, the validation rules, and
+which required slots are still missing."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from dialogkit.engine.slots import SlotLayout, SlotOffer, missing_required, offer_slots, validate_slot
+from dialogkit.model.interpretation import Interpretation, Mention
+from dialogkit.spec.schema import FlowSpec, SlotSpec
+from dialogkit.text.phrases import phrase
+from tests.engine._parts import Parts, build
+
+LANGS = pytest.mark.parametrize("lang", ["zh", "en"])
+
+# Two slots of one type (cities), a number, a free-text slot and an optional free-text one.
+TRAVEL = """
+bot: {name: travel}
+entities:
+  city:
+    kind: place
+    values:
+      北京: {aliases: [北京, Beijing], label: {zh: 北京, en: Beijing}}
+      上海: {aliases: [上海, Shanghai], label: {zh: 上海, en: Shanghai}}
+flows:
+  book:
+    description: 订票 / Book a ticket
+    trigger: {keywords: [订票, ticket]}
+    slots:
+      - {name: origin, entity: city, label: {zh: 出发地, en: origin}}
+      - {name: destination, entity: city, label: {zh: 目的地, en: destination}}
+      - {name: passengers, entity: integer}
+      - {name: traveller, label: {zh: 乘客姓名, en: traveller name}}
+      - {name: note, required: false, label: {zh: 备注, en: note}}
+"""
+
+
+@pytest.fixture(scope="module")
+def support() -> Parts:
+    return build()
+
+
+@pytest.fixture(scope="module")
+def travel() -> Parts:
+    return build(TRAVEL, actions={})
+
+
+def offer(parts: Parts, flow: str, text: str, lang: str, *, filled: dict[str, Any] | None = None,
+          pending: str | None = None) -> SlotOffer:
+    """What ``text``, understood by the bot's rules, offers ``flow``."""
+    return offer_slots(SlotLayout.of(parts.spec.flows[flow]), parts.understanding.interpret(text, lang),
+                       filled=filled or {}, pending_slot=pending, extract=parts.understanding.extract)
+
+
+def order(value: str, start: int = 0) -> Mention:
+    return Mention(type="order_id", value=value, text=value, start=start, end=start + len(value), kind="thing")
+
+
+def never_extract(text: str, types: set[str]) -> list[Mention]:
+    raise AssertionError("extract must not be called")
+
+
+class TestOfferSlots:
+    @LANGS
+    def test_each_mention_fills_the_slot_of_its_type_as_written(self, support: Parts, lang: str) -> None:
+        """Values are canonical; the surfaces keep the words the user wrote."""
+        text = {"zh": "订单 12345 的手机碎了", "en": "order 12345: my phone is broken"}[lang]
+        got = offer(support, "report_issue", text, lang)
+        assert got.values == {"order_id": "12345", "product": "phone", "issue_type": "damaged"}
+        assert got.surfaces["product"] == {"zh": "手机", "en": "phone"}[lang]
+        assert got.conflicts == {} and not got.empty
+
+    @LANGS
+    def test_two_values_for_a_one_slot_type_are_a_conflict(self, support: Parts, lang: str) -> None:
+        """Two order numbers for one order slot: nothing is filled, both are offered as a question."""
+        got = offer(support, "report_issue", {"zh": "订单 12345 和 67890", "en": "orders 12345 and 67890"}[lang], lang)
+        assert got.values == {}
+        assert [m.value for m in got.conflicts["order_id"]] == ["12345", "67890"]
+        assert not got.empty
+
+    @LANGS
+    def test_a_correction_takes_the_last_value(self, support: Parts, lang: str) -> None:
+        """"不是 12345，是 67890" / "not 12345 but 67890" is no conflict: the last value wins."""
+        got = offer(support, "report_issue", {"zh": "不是 12345，是 67890", "en": "not 12345 but 67890"}[lang], lang)
+        assert got.values == {"order_id": "67890"} and got.conflicts == {}
+
+    @LANGS
+    def test_slots_sharing_a_type_take_values_in_order_of_mention(self, travel: Parts, lang: str) -> None:
+        """From Beijing to Shanghai: the first city is the origin, the second the destination."""
+        got = offer(travel, "book", {"zh": "从北京到上海", "en": "from Beijing to Shanghai"}[lang], lang)
+        assert got.values == {"origin": "北京", "destination": "上海"}
+
+    @LANGS
+    def test_an_unfilled_slot_of_a_shared_type_comes_first(self, travel: Parts, lang: str) -> None:
+        """With the origin known, the one city named is the destination."""
+        got = offer(travel, "book", {"zh": "上海", "en": "Shanghai"}[lang], lang, filled={"origin": "北京"},
+                    pending="destination")
+        assert got.values == {"destination": "上海"}
+
+    def test_the_asked_typed_slot_is_looked_for_again_when_the_turn_names_none(self) -> None:
+        """Asked for an order number, an answer with no order mention is searched for that type alone."""
+        asked: list[set[str]] = []
+
+        def extract(text: str, types: set[str]) -> list[Mention]:
+            asked.append(types)
+            return [order("55555")]
+
+        layout = SlotLayout.of(build().spec.flows["report_issue"])
+        got = offer_slots(layout, Interpretation(text="号码是 55555", language="zh"), filled={},
+                          pending_slot="order_id", extract=extract)
+        assert asked == [{"order_id"}] and got.values == {"order_id": "55555"}
+
+    def test_a_referent_fills_a_slot_only_when_the_turn_names_no_value_of_its_type(self) -> None:
+        """"actually it's 67890" corrects to 67890, not to whatever "it" pointed at."""
+        layout = SlotLayout.of(build().spec.flows["check_status"])
+        named = Interpretation(text="actually it's 67890", language="en", mentions=[order("67890", 14)])
+        alone = Interpretation(text="how is it", language="en")
+        referent = [order("12345", 7)]
+        assert offer_slots(layout, named, filled={}, pending_slot=None, extract=never_extract,
+                           extra_mentions=referent).values == {"order_id": "67890"}
+        assert offer_slots(layout, alone, filled={}, pending_slot=None, extract=never_extract,
+                           extra_mentions=referent).values == {"order_id": "12345"}
+
+    @LANGS
+    def test_a_free_text_slot_is_offered_by_its_label(self, travel: Parts, lang: str) -> None:
+        """"备注：靠窗" / "note: window seat" fills the optional note without being asked."""
+        text = {"zh": "备注：靠窗", "en": "note: window seat"}[lang]
+        assert offer(travel, "book", text, lang).values == {"note": {"zh": "靠窗", "en": "window seat"}[lang]}
+
+    @LANGS
+    def test_the_asked_free_text_slot_takes_the_whole_answer(self, travel: Parts, lang: str) -> None:
+        """Asked for a name, the answer is the name."""
+        text = {"zh": "李雷", "en": "Joe Brown"}[lang]
+        assert offer(travel, "book", text, lang, pending="traveller").values == {"traveller": text}
+
+    @LANGS
+    def test_an_answer_that_fills_a_typed_slot_is_not_also_the_asked_free_text(self, travel: Parts,
+                                                                                lang: str) -> None:
+        """Asked for a name, "从北京到上海" is a route, not a name."""
+        got = offer(travel, "book", {"zh": "从北京到上海", "en": "from Beijing to Shanghai"}[lang], lang,
+                    pending="traveller")
+        assert "traveller" not in got.values
+
+    def test_a_free_text_value_the_llm_proposed_is_offered(self, travel: Parts) -> None:
+        """A value the LLM proposed (already validated) fills a free-text slot it was not asked for."""
+        interp = Interpretation(text="I'm travelling as Joe", language="en", slot_values={"traveller": "Joe Brown"})
+        got = offer_slots(SlotLayout.of(travel.spec.flows["book"]), interp, filled={}, pending_slot=None,
+                          extract=never_extract)
+        assert got.values == {"traveller": "Joe Brown"}
+
+    @LANGS
+    def test_an_answer_with_nothing_for_the_flow_is_an_empty_offer(self, support: Parts, lang: str) -> None:
+        """Nothing offered: the policy re-asks."""
+        assert offer(support, "report_issue", {"zh": "随便", "en": "whatever you like"}[lang], lang).empty
+
+
+def slot(**spec: Any) -> SlotSpec:
+    return SlotSpec.model_validate({"name": "value", **spec})
+
+
+def no_validator(action: str, value: Any) -> str | None:
+    raise AssertionError("no validator action was named")
+
+
+class TestValidateSlot:
+    @LANGS
+    def test_a_value_breaking_a_pattern_gets_the_rules_message(self, support: Parts, lang: str) -> None:
+        """The order number's rule speaks the turn's language."""
+        order_slot = support.spec.flows["report_issue"].slot("order_id")
+        assert order_slot is not None
+        message = {"zh": "订单号应为5到12位数字。", "en": "An order number has 5 to 12 digits."}[lang]
+        assert validate_slot(order_slot, "1234", lang, no_validator) == message
+        assert validate_slot(order_slot, "12345", lang, no_validator) is None
+
+    @pytest.mark.parametrize(("value", "valid"), [(1, True), ("9", True), (0, False), (10, False), ("two", False)])
+    def test_min_and_max_bound_a_number(self, value: Any, valid: bool) -> None:
+        """A value outside the range, or no number at all, fails."""
+        rule = slot(validate=[{"min": 1, "max": 9, "error": {"zh": "1到9。", "en": "1 to 9."}}])
+        assert (validate_slot(rule, value, "en", no_validator) is None) is valid
+
+    @pytest.mark.parametrize(("value", "valid"), [("李雷", True), ("Li", True), ("李", False), ("Lorem ipsum", False)])
+    def test_min_and_max_length_bound_the_text(self, value: str, valid: bool) -> None:
+        """Length counts characters, Chinese or Latin alike."""
+        rule = slot(validate=[{"min_length": 2, "max_length": 10}])
+        assert (validate_slot(rule, value, "zh", no_validator) is None) is valid
+
+    @pytest.mark.parametrize(("value", "valid"), [("A101", True), ("B202", True), ("C303", False)])
+    def test_one_of_lists_the_allowed_values(self, value: str, valid: bool) -> None:
+        """Only a listed value passes."""
+        rule = slot(validate=[{"one_of": ["A101", "B202"]}])
+        assert (validate_slot(rule, value, "en", no_validator) is None) is valid
+
+    @LANGS
+    def test_a_rule_without_a_message_says_the_value_is_invalid(self, lang: str) -> None:
+        """A failing rule with no error of its own gets the framework's phrase."""
+        rule = slot(validate=[{"pattern": r"^\d+$"}])
+        assert validate_slot(rule, "abc", lang, no_validator) == phrase("invalid_value", lang)
+
+    @LANGS
+    def test_a_validator_action_gives_its_own_message(self, lang: str) -> None:
+        """The action is called with its name and the value; its message is the refusal, None a pass."""
+        calls: list[tuple[str, Any]] = []
+
+        def validator(action: str, value: Any) -> str | None:
+            calls.append((action, value))
+            return None if value == "ok" else {"zh": "不行。", "en": "No good."}[lang]
+
+        rule = slot(validate=[{"action": "check_value"}])
+        assert validate_slot(rule, "bad", lang, validator) == {"zh": "不行。", "en": "No good."}[lang]
+        assert validate_slot(rule, "ok", lang, validator) is None
+        assert calls == [("check_value", "bad"), ("check_value", "ok")]
+
+    def test_the_first_failing_rule_speaks(self) -> None:
+        """Rules are checked in order; the first one that fails gives the message."""
+        rules = slot(validate=[{"min_length": 1, "error": "first"}, {"pattern": "^A", "error": "second"},
+                               {"max_length": 2, "error": "third"}])
+        assert validate_slot(rules, "BBBB", "en", no_validator) == "second"
+
+
+class TestMissingRequired:
+    def test_required_empty_slots_in_declaration_order(self, travel: Parts) -> None:
+        """The next question asks the first; optional slots are never missing."""
+        flow: FlowSpec = travel.spec.flows["book"]
+        assert [s.name for s in missing_required(flow, {"destination": "上海"})] == ["origin", "passengers",
+                                                                                   "traveller"]
+
+    def test_a_slot_holding_none_is_missing(self, travel: Parts) -> None:
+        """An emptied slot counts as empty."""
+        flow = travel.spec.flows["book"]
+        slots = {"origin": None, "destination": "上海", "passengers": 2, "traveller": "李雷"}
+        assert [s.name for s in missing_required(flow, slots)] == ["origin"]
+
+    def test_nothing_missing_when_every_required_slot_is_filled(self, travel: Parts) -> None:
+        """All required slots filled: the task can confirm or run."""
+        slots = {"origin": "北京", "destination": "上海", "passengers": 2, "traveller": "李雷"}
+        assert missing_required(travel.spec.flows["book"], slots) == []
