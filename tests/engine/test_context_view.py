@@ -11,7 +11,7 @@ from dialogkit.context.parts import CURRENT, ENTITY_MEMORY, FLOW, SUMMARY, SYSTE
 from dialogkit.context.window import build_context
 from dialogkit.engine import context_view
 from dialogkit.model.session import Session, Task
-from dialogkit.strings.redaction import MASK as REDACTED
+from dialogkit.strings.redaction import MASK
 
 ROOT = Path(__file__).resolve().parents[2]
 SUPPORT = ROOT / "flows" / "support_ticket.yaml"
@@ -76,9 +76,9 @@ class TestSensitive:
         bot.handle("s", CHAT[lang])
         contents = [m.content for m in bot.context("s")]
         assert not any(PHONE in c for c in contents)
-        assert any(REDACTED in c for c in contents)
+        assert any(MASK in c for c in contents)
         assert PHONE not in bot.export_context("s")
-        assert bot.stats("s")["slots"]["new_phone"] == REDACTED
+        assert bot.stats("s")["slots"]["new_phone"] == MASK
 
 
 class TestFolding:
@@ -171,7 +171,7 @@ class TestSecretsOfFinishedTasks:
         session = bot._load("s")
         assert session.task is None and session.secrets == [PHONE]
         contents = [m.content for m in bot.context("s")]
-        assert not any(PHONE in c for c in contents) and any(REDACTED in c for c in contents)
+        assert not any(PHONE in c for c in contents) and any(MASK in c for c in contents)
 
     def test_the_remembered_secrets_are_capped(self, tmp_path: Path) -> None:
         """The newest MAX_SECRETS values are kept: a new one pushes the oldest out."""

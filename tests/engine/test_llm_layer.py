@@ -16,6 +16,7 @@ from dialogkit import Bot
 from dialogkit.engine.llm_layer import LLMLayer
 from dialogkit.llm.client import LLMClient
 from dialogkit.spec.schema import LLMSpec
+from dialogkit.strings.redaction import MASK
 from dialogkit.testing.llm_server import Delay, Garbage, Reply, ScriptedLLMServer, Status
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -176,7 +177,7 @@ class TestSensitive:
         path = tmp_path / "account.yaml"
         path.write_text(SECRET_BOT, encoding="utf-8")
         start = {"commands": [{"command": "start_flow", "flow": "change_phone"},
-                              {"command": "set_slot", "slot": "new_phone", "value": "[redacted]"}]}
+                              {"command": "set_slot", "slot": "new_phone", "value": MASK}]}
         with ScriptedLLMServer(lambda body: start) as server, client_for(server) as client:
             bot = Bot.from_file(path, store="memory://", llm=client)
             for text in SECRET_TURNS[lang]:
