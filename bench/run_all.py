@@ -10,7 +10,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent))
 
-BENCHES = ["turn", "savings", "scaling", "counting"]
+BENCHES = ["turn", "savings", "scaling", "counting", "cold"]
 
 
 def main() -> int:
