@@ -7,7 +7,6 @@ Flow authors write the task-specific prompts; the phrases here are what every bo
 from __future__ import annotations
 
 import re
-import string
 from collections.abc import Mapping
 from typing import Any
 
@@ -41,20 +40,9 @@ PHRASES: dict[str, dict[str, str]] = {
     "confirm_default": {"zh": "确认执行{task}吗？", "en": "Shall I go ahead with {task}?"},
 }
 
-_FIELD = string.Formatter()
-
-
 def phrase(key: str, language: str, **values: Any) -> str:
     table = PHRASES[key]
     return table.get(language, table["en"]).format(**values)
-
-
-def placeholders(template: str) -> list[str]:
-    """The ``{name}`` fields of a template (format specs and conversions ignored)."""
-    try:
-        return [f for _, f, _, _ in _FIELD.parse(template) if f]
-    except ValueError:
-        return []
 
 
 def format_value(value: Any) -> str:
