@@ -257,13 +257,14 @@ class TestInspection:
         assert stats["saved_tokens"] == max(stats["full_tokens"] - stats["sent_tokens"], 0)
         assert stats["llm"]["calls"] == 0
 
-    def test_export_ends_with_the_tokens_saved(self) -> None:
+    @LANGS
+    def test_export_ends_with_the_tokens_saved(self, lang: str) -> None:
         """export_context() is what /export writes: the messages, then ``Token saved: N (P%)``."""
         bot = support()
-        bot.handle("s", REPORT["en"])
+        bot.handle("s", REPORT[lang])
         stats, text = bot.stats("s"), bot.export_context("s")
         assert text.splitlines()[-1] == f"Token saved: {stats['saved_tokens']} ({stats['saved_pct']:.1f}%)"
-        assert REPORT["en"] in text
+        assert REPORT[lang] in text
 
     @pytest.mark.parametrize("method", INSPECTIONS)
     def test_an_unknown_session_is_an_error_naming_it(self, method: str) -> None:
@@ -275,5 +276,5 @@ class TestInspection:
     def test_session_ids_are_strings(self) -> None:
         """An int id is the same session as its string form."""
         bot = support()
-        assert bot.handle(42, "hello").session_id == "42"
+        assert bot.handle(42, "hello").session_id == "42"             # type: ignore[arg-type]
         assert bot.session(42).id == bot.session("42").id == "42"   # type: ignore[arg-type]

@@ -183,15 +183,14 @@ class TestTurn:
         assert reply.text.startswith(TOO_LONG[lang].format(n=len(text), k=MAX_UNDERSTOOD_CHARS))
         assert saved is not None and saved.history[0].content == text[:MAX_STORED_CHARS] + "…[truncated]"
 
+    def test_the_policy_is_the_one_given(self, parts: Parts, clock: Clock) -> None:
+        """``Turns`` drives the parts handed to it and looks nothing up: a stand-in policy answers."""
 
-def test_turns_takes_the_policy_it_is_given(parts: Parts, clock: Clock) -> None:
-    """``Turns`` drives the parts handed to it and looks nothing up: a stand-in policy answers."""
+        class Echo(Policy):
+            def __init__(self) -> None:
+                """Nothing to wire: this policy only echoes."""
 
-    class Echo(Policy):
-        def __init__(self) -> None:
-            pass
+            def respond(self, ctx: TurnContext) -> None:
+                ctx.say.append(f"echo: {ctx.text}")
 
-        def respond(self, ctx: TurnContext) -> None:
-            ctx.say.append(f"echo: {ctx.text}")
-
-    assert turns_of(parts, clock, policy=Echo()).handle("s", "hello").text == "echo: hello"
+        assert turns_of(parts, clock, policy=Echo()).handle("s", "hello").text == "echo: hello"
