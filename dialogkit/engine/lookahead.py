@@ -42,7 +42,20 @@ class LookAhead:
             session, ctx.text, ctx.language, turn=ctx.turn, mentions=ctx.interp.mentions,
             expected_types=self._expected_types(ctx, flow), task_object_label=object_label,
         )
+        if resolution.ambiguity is not None and self._corrects_a_value(ctx, flow):
+            # Corrections win over references: nothing to ask, the value fits the slot of its type.
+            resolution = references.Resolution(text=resolution.text, resolved_text=resolution.resolved_text,
+                                                bindings=resolution.bindings, ambiguity=None)
         self.use(ctx, resolution)
+
+    @staticmethod
+    def _corrects_a_value(ctx: TurnContext, flow: CompiledFlow | None) -> bool:
+        """"no, make it 3" / "不，把它改成3": inside a task, a correction that brings a value of one
+        of the task's types. Its "it" is the value being changed, not an entity to look up."""
+        if flow is None or not ctx.interp.cues & {"correction", "no"}:
+            return False
+        types = {s.entity for s in flow.spec.slots if s.entity}
+        return any(m.type in types for m in ctx.interp.mentions)
 
     @staticmethod
     def _expected_types(ctx: TurnContext, flow: CompiledFlow | None) -> set[str]:

@@ -119,10 +119,11 @@ class Turns:
             log.info("session_expired", session_id=session_id)
             offset = session.history_offset + len(session.history)
             session = Session(id=session_id, user_id=user_id or session.user_id, language=session.language,
-                              history_offset=offset, full_tokens=session.full_tokens)
+                              history_offset=offset, full_tokens=session.full_tokens, created_at=now, updated_at=now)
         if session is None:
             initial = self.spec.bot.language if self.spec.bot.language != "auto" else "en"
-            session = Session(id=session_id, user_id=user_id or session_id, language=initial)
+            session = Session(id=session_id, user_id=user_id or session_id, language=initial, created_at=now,
+                              updated_at=now)
         elif user_id and session.user_id != user_id:
             session.user_id = user_id
         return session

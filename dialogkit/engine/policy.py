@@ -35,6 +35,9 @@ log = structlog.get_logger("dialogkit.policy")
 # and must be this sure when the same utterance also answers the pending question.
 DIGRESSION_MARGIN = 0.1
 DIGRESSION_OVER_ANSWER = 0.75
+# A bare answer is one value plus at most this many other letters or digits ("是", "就这个").
+BARE_REMAINDER = 3
+NUMERIC = frozenset({"number", "integer"})
 # Idempotency records kept per session: enough for any retry, without growing the session row forever.
 MAX_EXECUTED_RECORDS = 32
 
@@ -91,9 +94,10 @@ class Policy:
             return
         if "greeting" in ctx.interp.cues:
             ctx.say.append(R.phrase("greeting", ctx.language))
-        elif ctx.interp.mentions and "help" not in ctx.interp.cues:
-            # Facts offered with no request ("我有两个订单 12345 和 67890") are remembered, not refused.
-            items = R.enumerate_items([m.text for m in ctx.interp.mentions], ctx.language)
+        elif (declared := self._declared_mentions(ctx)) and "help" not in ctx.interp.cues:
+            # Facts offered with no request ("我有两个订单 12345 和 67890") are remembered, not refused;
+            # the acknowledgement names things of the bot's own types, never helper matches ("两").
+            items = R.enumerate_items(list(dict.fromkeys(m.text for m in declared)), ctx.language)
             ctx.say.append(R.phrase("noted", ctx.language, items=items))
         elif "help" not in ctx.interp.cues:
             ctx.say.append(R.phrase("not_understood", ctx.language))
@@ -111,6 +115,9 @@ class Policy:
             return
         if task.state == "TASK_INIT":
             self._fire(ctx, "collect")
+        if self._aside(ctx, offer):
+            return
+        self._keep_to_asked_slot(ctx, offer)
         if not self._apply_offer(ctx, offer):
             return
         if offer.empty and not self._missing(ctx):
@@ -134,9 +141,15 @@ class Policy:
         if self._digression(ctx, offer):
             return
         if offer.values or offer.conflicts:
+            if cues & {"no", "correction"} and not self._fits(ctx, offer):
+                # A rejection whose new value cannot be taken as it is (invalid, or two of them): the
+                # confirmed values no longer hold, so a later bare "yes" can never run the old ones.
+                self._fire(ctx, "deny")
             if not self._apply_offer(ctx, offer):
                 return
             self._advance(ctx)
+            return
+        if self._aside(ctx, offer):
             return
         if "yes" in cues and "no" not in cues:
             self._fire(ctx, "confirm")
@@ -340,7 +353,8 @@ class Policy:
     def _apply_offer(self, ctx: TurnContext, offer: SlotOffer) -> bool:
         """Fire ``provide_param`` with the offer's valid values; False when the turn is answered already."""
         errors = self._validated(ctx, offer)
-        if offer.values or (ctx.resolution is not None and ctx.resolution.bindings):
+        resolution = ctx.resolution
+        if offer.values or (resolution is not None and (resolution.bindings or resolution.ambiguity is not None)):
             ctx.updates = dict(offer.values)
             try:
                 self._fire(ctx, "provide_param")
@@ -359,6 +373,65 @@ class Policy:
         if ctx.updates:
             offer.values.update({k: v for k, v in ctx.updates.items() if k not in offer.values})
         return True
+
+    def _fits(self, ctx: TurnContext, offer: SlotOffer) -> bool:
+        """True when every offered value passes its slot's rules and none is in doubt."""
+        assert ctx.flow is not None
+        if offer.conflicts:
+            return False
+        for name, value in offer.values.items():
+            slot = ctx.flow.spec.slot(name)
+            if slot is not None and validate_slot(slot, value, ctx.language, self.actions.validate):
+                return False
+        return True
+
+    def _aside(self, ctx: TurnContext, offer: SlotOffer) -> bool:
+        """A request for help inside a task: answer it and ask the pending question again.
+
+        Help is not a failed answer, so it does not count towards the re-ask limit.
+        """
+        if "help" not in ctx.interp.cues or not offer.empty:
+            return False
+        ctx.say.append(self.texts.help(ctx.language))
+        self._reask(ctx)
+        return True
+
+    def _keep_to_asked_slot(self, ctx: TurnContext, offer: SlotOffer) -> None:
+        """A bare number ("12345" after "请提供订单号") is an answer to the asked slot: when it does
+        not fit that slot it never silently lands in a number slot of the task instead.
+
+        A plain number is the weakest evidence there is (ids, amounts and counts are all digits);
+        a value of any other kind ("耳机", "下午三点") or a correction cue says which slot is meant.
+        """
+        task, flow = ctx.task, ctx.flow
+        if task is None or flow is None or not task.pending_slot or "correction" in ctx.interp.cues:
+            return
+        asked = flow.spec.slot(task.pending_slot)
+        kinds = {m.type for m in ctx.interp.mentions}
+        if asked is None or asked.entity in NUMERIC or not kinds or not kinds <= NUMERIC or not self._is_bare(ctx):
+            return
+        for name in [n for n in offer.values if n != task.pending_slot]:
+            del offer.values[name]
+            offer.surfaces.pop(name, None)
+        for name in [n for n in offer.conflicts if n != task.pending_slot]:
+            del offer.conflicts[name]
+
+    @staticmethod
+    def _is_bare(ctx: TurnContext) -> bool:
+        """True when the utterance is one value and little else ("12345", "三件", "是 67890")."""
+        interp = ctx.interp
+        spans = {(m.start, m.end) for m in interp.mentions}
+        if len(spans) > 1 or (interp.top_intent is not None and interp.top_intent.score >= INTENT_THRESHOLD):
+            return False
+        text = interp.text
+        for start, end in spans:
+            text = text[:start] + " " * (end - start) + text[end:]
+        return sum(ch.isalnum() for ch in text) <= BARE_REMAINDER
+
+    def _declared_mentions(self, ctx: TurnContext) -> list[Any]:
+        """The turn's mentions of the bot's own entity types (not helper matches: numbers, dates)."""
+        declared = self.texts.spec.entities
+        return [m for m in ctx.interp.mentions if m.type in declared]
 
     def _rule_message(self, ctx: TurnContext) -> str | None:
         """An answer that is no value of the slot's type may still break one of its rules: say which.
@@ -461,7 +534,7 @@ class Policy:
         ctx.session.pending = None
         choice = clar.answer_clarification(pending, ctx.interp.text, ctx.interp.mentions)
         if choice is None:
-            return False
+            return self._keep_question(ctx, pending)
         if pending.kind == "slot_value":
             self._bind(ctx)
             if ctx.task is None or ctx.flow is None or ctx.flow.name != pending.flow:
@@ -475,15 +548,34 @@ class Policy:
         self.respond(ctx)
         return True
 
+    def _keep_question(self, ctx: TurnContext, pending: PendingClarification) -> bool:
+        """An unrelated turn (help, small talk) while a clarification is pending: answer it and ask
+        again, once. A new request, a cancel, a forget or a new value drops the question (False:
+        the turn is then handled as a new one)."""
+        cues = ctx.interp.cues
+        top = ctx.interp.top_intent
+        if (pending.kept >= 1 or cues & {"cancel", "forget", "yes", "no"} or self._declared_mentions(ctx)
+                or (top is not None and top.score >= INTENT_THRESHOLD)):
+            return False
+        if "help" in cues:
+            ctx.say.append(self.texts.help(ctx.language))
+        elif "greeting" in cues:
+            ctx.say.append(R.phrase("greeting", ctx.language))
+        else:
+            ctx.say.append(R.phrase("not_understood", ctx.language))
+        self._ask_clarification(ctx, pending.model_copy(update={"kept": pending.kept + 1}))
+        return True
+
     # ---- forgetting -------------------------------------------------------------------------
     def _forget_last_turn(self, ctx: TurnContext) -> None:
         removed = slot_writes.forget_turn(ctx, ctx.turn - 1)
         ctx.say.append(R.phrase("forgot" if removed else "nothing_to_forget", ctx.language))
         self._bind(ctx)
-        if ctx.task is not None and ctx.task.state == "CONFIRMATION" and self._missing(ctx):
-            # What was forgotten was needed: the confirmation no longer holds, so ask again.
-            self._fire(ctx, "deny")
-            ctx.task.pending_slot = None
+        if ctx.task is not None:
+            if ctx.task.state == "CONFIRMATION" and self._missing(ctx):
+                # What was forgotten was needed: the confirmation no longer holds, so ask again.
+                self._fire(ctx, "deny")
+            ctx.task.pending_slot = None      # the next question is the first required slot now empty
         self._reask(ctx)
 
     # ---- helpers -----------------------------------------------------------------------------

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import InitVar, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any
 
 
@@ -17,37 +17,47 @@ class ActionRun:
     error: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, init=False)
 class Reply:
+    """The bot's answer to one turn, with the state and values it left behind."""
+
     text: str
     state: str
     flow: str | None
     slots: dict[str, Any]
     session_id: str
     language: str
-    clarification: list[Any] | None = None      # candidate canonical values, in order of first mention
-    resolved: str | None = None                 # the utterance with references resolved
-    actions: list[ActionRun] = field(default_factory=list)
-    options: list[str] = field(default_factory=list)
-    trigger: str | None = None                  # the transition fired, if any
-    transitions: list[str] = field(default_factory=list)   # every trigger fired this turn, in order
-    memory_actions: list[str] = field(default_factory=list)  # memory actions run this turn
+    clarification: list[Any] | None      # candidate canonical values, in order of first mention
+    resolved: str | None                 # the utterance with references resolved
+    actions: list[ActionRun]
+    options: list[str]
+    trigger: str | None                  # the transition fired, if any
+    transitions: list[str]               # every trigger fired this turn, in order
+    memory_actions: list[str]            # memory actions run this turn
     # The ticket summary after the turn: a string, or a function that renders it on first read.
     # Most callers never look at it, and rendering it on every turn cost about 30 µs a turn.
-    summary: InitVar[str | Callable[[], str]] = ""
-    _summary: str | Callable[[], str] = field(init=False, default="", repr=False, compare=False)
+    _summary: str | Callable[[], str] = field(repr=False, compare=False)
 
-    def __post_init__(self, summary: str | Callable[[], str]) -> None:
-        object.__setattr__(self, "_summary", summary)
+    def __init__(self, text: str, state: str, flow: str | None, slots: dict[str, Any], session_id: str,
+                 language: str, clarification: list[Any] | None = None, resolved: str | None = None,
+                 actions: list[ActionRun] | None = None, options: list[str] | None = None,
+                 trigger: str | None = None, transitions: list[str] | None = None,
+                 memory_actions: list[str] | None = None, summary: str | Callable[[], str] = "") -> None:
+        values = {
+            "text": text, "state": state, "flow": flow, "slots": slots, "session_id": session_id,
+            "language": language, "clarification": clarification, "resolved": resolved,
+            "actions": actions if actions is not None else [], "options": options if options is not None else [],
+            "trigger": trigger, "transitions": transitions if transitions is not None else [],
+            "memory_actions": memory_actions if memory_actions is not None else [], "_summary": summary,
+        }
+        for name, value in values.items():
+            object.__setattr__(self, name, value)
 
-
-def _summary(self: Reply) -> str:
-    """The ticket summary after the turn (rendered once, on first read)."""
-    value = self._summary
-    if not isinstance(value, str):
-        value = value()
-        object.__setattr__(self, "_summary", value)
-    return value
-
-
-Reply.summary = property(_summary)  # type: ignore[assignment,method-assign]   # replaces the InitVar's default
+    @property
+    def summary(self) -> str:
+        """The ticket summary after the turn (rendered once, on first read)."""
+        value = self._summary
+        if not isinstance(value, str):
+            value = value()
+            object.__setattr__(self, "_summary", value)
+        return value

@@ -117,6 +117,7 @@ class PendingClarification(_Data):
     flow: str | None = None
     language: str = "en"
     turn: int = 0
+    kept: int = 0                    # unrelated turns it has survived (one is allowed)
 
 
 class PersistedValue(_Data):
