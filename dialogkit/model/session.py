@@ -161,7 +161,8 @@ class Session(_Data):
     usage: Usage = Field(default_factory=Usage)
     last_flow: str | None = None     # the flow of the last task that ran (for follow-ups)
     last_turn_added: dict[str, Any] = Field(default_factory=dict)      # what the last user turn added (for forgetting)
-    secrets: list[str] = Field(default_factory=list)   # sensitive values of finished tasks, redacted from later windows (capped)
+    # Sensitive values of finished tasks, redacted from later windows (capped).
+    secrets: list[str] = Field(default_factory=list)
 
     @property
     def task(self) -> Task | None:
