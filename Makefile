@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: chat test bench install clean
+.PHONY: chat test lint bench install clean
 
 $(BIN)/python:
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "make: $(PYTHON) not found; run 'make PYTHON=python3 ...'"; exit 1; }
@@ -21,7 +21,13 @@ chat: $(STAMP)
 	@$(BIN)/dialogkit chat flows/support_ticket.yaml $(ARGS)
 
 test: $(STAMP)
+	$(BIN)/ruff check dialogkit tests bench examples
+	$(BIN)/mypy
 	$(BIN)/python -m pytest $(ARGS)
+
+lint: $(STAMP)
+	$(BIN)/ruff check dialogkit tests bench examples
+	$(BIN)/mypy
 
 bench: $(STAMP)
 	$(BIN)/python bench/run_all.py

@@ -18,9 +18,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import median, report  # noqa: E402
+from common import median, report
 
-from dialogkit.context.tokens import TokenCounter  # noqa: E402
+from dialogkit.context.tokens import TokenCounter
 
 TARGET_RATIO = 0.8
 TEXTS = [

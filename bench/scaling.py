@@ -19,9 +19,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import median, progress, report  # noqa: E402
+from common import median, progress, report
 
-from dialogkit import Bot  # noqa: E402
+from dialogkit import Bot
 
 ROOT = Path(__file__).resolve().parent.parent
 TARGET_RATIO = 1.5

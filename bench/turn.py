@@ -22,10 +22,10 @@ from transitions import Machine
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from common import median, percentile, progress, report  # noqa: E402
+from common import median, percentile, progress, report
 
-from dialogkit import Bot  # noqa: E402
-from dialogkit.store.codec import encode_session  # noqa: E402
+from dialogkit import Bot
+from dialogkit.store.codec import encode_session
 
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPT = [

@@ -69,7 +69,7 @@ class RedisStore:
             self._client.set(self._key("schema"), str(STORE_SCHEMA), nx=True)
             found = self._client.get(self._key("schema"))
         if found != str(STORE_SCHEMA):
-            raise StoreError(f"session store {self.url} has schema version {found}; "
+            raise StoreError(f"session store {self.url} has schema version {_text(found)}; "
                              f"this dialogkit reads version {STORE_SCHEMA}")
 
     # ------------------------------------------------------------------ public API
@@ -97,12 +97,12 @@ class RedisStore:
         with self._errors():
             lo, hi = slice_bounds(self._client.llen(key), start, end)
             rows = self._client.lrange(key, lo, hi - 1) if hi > lo else []
-        return decode_messages(session_id, rows)
+        return decode_messages(session_id, [_text(row) for row in rows])
 
     def user_slots(self, user_id: str) -> dict[str, PersistedValue]:
         with self._errors():
             raw = self._client.hgetall(self._key("user", user_id))
-        return {name: decode_slot(user_id, name, data) for name, data in raw.items()}
+        return {_text(name): decode_slot(user_id, _text(name), _text(data)) for name, data in raw.items()}
 
     def delete_session(self, session_id: str) -> None:
         with self._errors():
@@ -115,7 +115,8 @@ class RedisStore:
         """Delete sessions idle since before ``older_than``; user slots and running turns survive."""
         purged = 0
         with self._errors():
-            for sid in self._client.zrangebyscore(self._key("updated"), "-inf", f"({older_than!r}"):
+            for member in self._client.zrangebyscore(self._key("updated"), "-inf", f"({older_than!r}"):
+                sid = _text(member)
                 if self._client.exists(self._key("lock", sid)):
                     continue
                 self.delete_session(sid)
@@ -147,7 +148,7 @@ class RedisStore:
         with self._errors():
             while not self._client.set(key, token, nx=True, px=lease_ms):
                 holder = self._client.get(key)
-                if holder is not None and self._holder_dead(holder):
+                if holder is not None and self._holder_dead(_text(holder)):
                     self._release(keys=[key], args=[holder])
                     continue
                 if time.monotonic() >= deadline:
@@ -187,7 +188,7 @@ class RedisStore:
         lock = self._key("lock", sid)
         with self._errors(), self._client.pipeline(transaction=True) as pipe:
             try:
-                pipe.watch(lock)
+                pipe.watch(lock)  # type: ignore[no-untyped-call]  # redis' hints leave Pipeline.watch untyped
                 # After WATCH a pipeline runs commands at once and returns their values, which the
                 # client's type hints (always the pipeline) do not model.
                 if cast(str | None, pipe.get(lock)) != token:
@@ -219,3 +220,8 @@ class RedisStore:
                 pipe.hdel(self._key("user", user_id), name)
             else:
                 pipe.hset(self._key("user", user_id), name, raw)
+
+
+def _text(value: object) -> str:
+    """A reply as text: the client decodes replies, but its type hints allow bytes as well."""
+    return value.decode("utf-8") if isinstance(value, bytes) else str(value)
