@@ -26,7 +26,7 @@ from dialogkit.errors import DialogkitError
 from dialogkit.logging import configure_logging
 from dialogkit.memory.summary import render_summary
 from dialogkit.model.reply import Reply
-from dialogkit.model.session import Entity, Message, Session
+from dialogkit.model.session import Entity, Message, Session, user_scope
 from dialogkit.spec.compiler import Callback, compile_bot
 from dialogkit.store import SessionStore, open_store
 from dialogkit.text.labels import Texts
@@ -116,7 +116,9 @@ class Bot:
         data = self.store.load(str(session_id), history_tail=None)
         if data is None:
             raise DialogkitError(f"no session {session_id!r} in {self.store.url}")
-        slots: dict[str, Any] = {name: p.value for name, p in self.store.user_slots(data.user_id).items()}
+        stored = self.store.user_slots(user_scope(self.spec.bot.name, data.user_id)) or \
+            self.store.user_slots(data.user_id)
+        slots: dict[str, Any] = {name: p.value for name, p in stored.items()}
         slots.update({name: p.value for name, p in data.session_slots.items()})
         if data.task is not None:
             slots.update(data.task.slots)

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 import structlog
 from transitions import EventData
 
+from dialogkit.engine import slot_writes
 from dialogkit.engine.turn import ClarificationNeeded
 from dialogkit.memory import clarification, forgetting, summary, tracker
 from dialogkit.model.session import PersistedValue, SlotChange
@@ -139,9 +140,9 @@ def persist_slots(ctx: TurnContext) -> None:
                                                                 value, now, flow.name, ctx.turn)
         else:
             if user_values is None:
-                user_values = ctx.txn.user_slots(ctx.session.user_id)
+                user_values = slot_writes.user_values(ctx)
             record = _superseding(user_values.get(slot.name), value, now, flow.name, ctx.turn)
-            ctx.txn.set_user_slot(ctx.session.user_id, slot.name, record)
+            ctx.txn.set_user_slot(ctx.user_key, slot.name, record)
             user_values[slot.name] = record
 
 

@@ -26,7 +26,7 @@ from dialogkit.logging import enabled_for
 from dialogkit.memory import summary as summaries
 from dialogkit.memory import tracker
 from dialogkit.model.reply import Reply
-from dialogkit.model.session import Message, Session, SummaryState
+from dialogkit.model.session import Message, Session, SummaryState, user_scope
 from dialogkit.spec.compiler import CompiledFlow
 from dialogkit.spec.schema import BotFile
 from dialogkit.store.protocol import SessionStore, StoreTxn
@@ -94,6 +94,7 @@ class Turns:
         session.language = interp.language        # detected once, by understanding
         return TurnContext(txn=txn, session=session, text=understood, interp=interp,
                            language=interp.language, turn=session.turn, now=self.clock(),
+                           user_key=user_scope(self.spec.bot.name, session.user_id),
                            trace=enabled_for(logging.DEBUG), log_turn=enabled_for(logging.INFO))
 
     def _decide(self, ctx: TurnContext) -> str:

@@ -171,7 +171,8 @@ class Policy:
         ctx.task, ctx.flow = task, self.flows[flow_name]
         offer = self._offer(ctx, free_text=False)
         errors = self._validated(ctx, offer)
-        prefilled = slot_writes.prefill(ctx, ctx.flow.spec, exclude=set(offer.values) | set(offer.conflicts))
+        prefilled = slot_writes.prefill(ctx, ctx.flow.spec, exclude=set(offer.values) | set(offer.conflicts),
+                                        validator=self.actions.validate)
         ctx.updates = {**prefilled, **offer.values}
         ctx.prefilled = list(prefilled)      # prefill already skipped the slots the utterance offers
         session.stack.append(task)

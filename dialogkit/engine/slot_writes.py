@@ -8,14 +8,18 @@ from __future__ import annotations
 
 from typing import Any
 
+import structlog
 from transitions import EventData
 
+from dialogkit.engine.slots import Validator, validate_slot
 from dialogkit.engine.turn import TurnContext
 from dialogkit.memory import forgetting
-from dialogkit.model.session import SlotChange, Task
+from dialogkit.model.session import PersistedValue, SlotChange, Task
 from dialogkit.spec.schema import FlowSpec
 
-__all__ = ["apply_updates", "forget_turn", "prefill"]
+__all__ = ["apply_updates", "forget_turn", "prefill", "user_values"]
+
+log = structlog.get_logger("dialogkit.slots")
 
 
 def apply_updates(event: EventData) -> None:
@@ -34,21 +38,35 @@ def apply_updates(event: EventData) -> None:
             task.prefilled.remove(name)
 
 
-def prefill(ctx: TurnContext, flow: FlowSpec, *, exclude: set[str]) -> dict[str, Any]:
-    """Values of persisted slots for a new task: the more recent of session and user scope."""
+def user_values(ctx: TurnContext) -> dict[str, PersistedValue]:
+    """The user's persisted values for this bot; values stored before they were kept per bot
+    (under the bare user id) are read when the bot has none of its own yet."""
+    values = ctx.txn.user_slots(ctx.user_key)
+    if not values and ctx.user_key != ctx.session.user_id:
+        values = ctx.txn.user_slots(ctx.session.user_id)
+    return values
+
+
+def prefill(ctx: TurnContext, flow: FlowSpec, *, exclude: set[str], validator: Validator) -> dict[str, Any]:
+    """Values of persisted slots for a new task: the more recent of session and user scope, and
+    only values that pass the slot's rules (a value the rules now refuse is dropped and logged)."""
     out: dict[str, Any] = {}
-    user_values = None
+    stored: dict[str, PersistedValue] | None = None
     for slot in flow.slots:
         if slot.persist == "none" or slot.name in exclude:
             continue
         best = ctx.session.session_slots.get(slot.name)
-        if user_values is None:
-            user_values = ctx.txn.user_slots(ctx.session.user_id)
-        user_value = user_values.get(slot.name)
+        if stored is None:
+            stored = user_values(ctx)
+        user_value = stored.get(slot.name)
         if user_value is not None and (best is None or user_value.at > best.at):
             best = user_value
-        if best is not None:
-            out[slot.name] = best.value
+        if best is None:
+            continue
+        if validate_slot(slot, best.value, ctx.language, validator) is not None:
+            log.info("persisted_value_dropped", session_id=ctx.session.id, slot=slot.name)
+            continue
+        out[slot.name] = best.value
     return out
 
 

@@ -43,6 +43,7 @@ class TurnContext:
     language: str
     turn: int
     now: float                                                      # the bot's clock, read once per turn
+    user_key: str = ""                                              # store key of the user's persisted values
     trace: bool = False                                             # log every transition (DEBUG)
     log_turn: bool = False                                          # log the turn event (INFO)
     resolution: Resolution | None = None

@@ -178,3 +178,12 @@ class Session(_Data):
 
     def entity(self, entity_id: str) -> Entity | None:
         return next((e for e in self.entities if e.id == entity_id), None)
+
+
+def user_scope(bot: str, user_id: str) -> str:
+    """The store key of one user's persisted values for one bot.
+
+    Persisted values belong to the bot: two bots sharing a store never see each other's values.
+    Values written before this scoping are stored under the bare user id (see ``engine.slot_writes``).
+    """
+    return f"{bot}/{user_id}"

@@ -21,7 +21,7 @@ from dialogkit.engine.policy import Policy
 from dialogkit.engine.slot_writes import apply_updates
 from dialogkit.engine.turn import TurnContext
 from dialogkit.memory import tracker
-from dialogkit.model.session import Message, Session, Task
+from dialogkit.model.session import Message, Session, Task, user_scope
 from dialogkit.spec.compiler import Callback, CompiledFlow, compile_bot
 from dialogkit.spec.schema import BotFile
 from dialogkit.store import MemoryStore
@@ -66,7 +66,8 @@ class Parts:
         session.history.append(Message(role="user", content=text, turn=session.turn, language=interp.language))
         with self.store.transaction(session.id) as txn:
             yield TurnContext(txn=txn, session=session, text=text, interp=interp, language=interp.language,
-                              turn=session.turn, now=T0 + session.turn if now is None else now)
+                              turn=session.turn, now=T0 + session.turn if now is None else now,
+                              user_key=user_scope(self.spec.bot.name, session.user_id))
 
     def respond(self, session: Session, text: str) -> TurnContext:
         """One turn through the policy alone: what it decided is left on the returned context."""

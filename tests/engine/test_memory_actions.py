@@ -17,7 +17,7 @@ import pytest
 
 from dialogkit.engine.memory_actions import MemoryActions
 from dialogkit.engine.turn import ClarificationNeeded, TurnContext
-from dialogkit.model.session import Message, PersistedValue, Session, SlotChange, Task
+from dialogkit.model.session import Message, PersistedValue, Session, SlotChange, Task, user_scope
 from dialogkit.spec.schema import BUILTIN_MEMORY_ACTIONS
 from tests.engine._parts import T0, Parts, build, new_session
 
@@ -131,7 +131,7 @@ class TestPersistSlots:
         task = parts.task(session, "report_issue", "EXECUTION", FULL)
         with transition(parts, session, task, "complete") as ctx:
             parts.memory.run("persist_slots", ctx)
-        stored = parts.store.user_slots("u")
+        stored = parts.store.user_slots(user_scope(parts.spec.bot.name, "u"))
         assert list(stored) == ["order_id"]                 # product and issue_type are persist: none
         assert (stored["order_id"].value, stored["order_id"].flow, stored["order_id"].at) == ("12345", "report_issue",
                                                                                               ctx.now)
@@ -144,17 +144,18 @@ class TestPersistSlots:
         with transition(parts, session, task, "complete") as ctx:
             parts.memory.run("persist_slots", ctx)
         assert session.session_slots["order_id"].value == "12345"
-        assert parts.store.user_slots("u") == {}
+        assert parts.store.user_slots(user_scope(parts.spec.bot.name, "u")) == {}
 
     def test_a_new_user_value_keeps_the_old_one_as_history(self, parts: Parts) -> None:
         """A superseded user-scoped value is kept, with when it was set and when it was replaced."""
         with parts.store.transaction("earlier") as txn:
-            txn.set_user_slot("u", "order_id", PersistedValue(value="12345", at=T0, flow="report_issue"))
+            txn.set_user_slot(user_scope(parts.spec.bot.name, "u"), "order_id",
+                              PersistedValue(value="12345", at=T0, flow="report_issue"))
         session = new_session(user_id="u")
         task = parts.task(session, "report_issue", "EXECUTION", {**FULL, "order_id": "67890"})
         with transition(parts, session, task, "complete") as ctx:
             parts.memory.run("persist_slots", ctx)
-        stored = parts.store.user_slots("u")["order_id"]
+        stored = parts.store.user_slots(user_scope(parts.spec.bot.name, "u"))["order_id"]
         assert stored.value == "67890"
         assert stored.history == [SlotChange(value="12345", turn=ctx.turn, at=T0, superseded_at=ctx.now)]
 

@@ -12,7 +12,7 @@ from dialogkit.engine.slot_writes import apply_updates, forget_turn, prefill
 from dialogkit.engine.turn import TurnContext
 from dialogkit.memory import tracker
 from dialogkit.model.interpretation import Mention
-from dialogkit.model.session import PersistedValue, SlotChange, Task
+from dialogkit.model.session import PersistedValue, SlotChange, Task, user_scope
 from tests.engine._parts import T0, Parts, build, new_session
 
 LANGS = pytest.mark.parametrize("lang", ["zh", "en"])
@@ -43,7 +43,8 @@ def write(parts: Parts, task: Task, updates: dict[str, Any], *, prefilled: list[
 def remember_for_user(parts: Parts, user_id: str, name: str, value: Any, at: float) -> None:
     """Store a user-scoped value before the turn, as an earlier session's persist_slots would have."""
     with parts.store.transaction("earlier") as txn:
-        txn.set_user_slot(user_id, name, PersistedValue(value=value, at=at, flow="report_issue"))
+        txn.set_user_slot(user_scope(parts.spec.bot.name, user_id), name,
+                          PersistedValue(value=value, at=at, flow="report_issue"))
 
 
 class TestApplyUpdates:
@@ -91,34 +92,59 @@ class TestPrefill:
         session = new_session(user_id="u")
         session.session_slots["order_id"] = PersistedValue(value="12345", at=session_at)
         with parts.turn(session, "my phone arrived broken") as ctx:
-            values = prefill(ctx, parts.spec.flows["report_issue"], exclude=set())
+            values = prefill(ctx, parts.spec.flows["report_issue"], exclude=set(), validator=parts.loaded.actions.validate)
         assert values == {"order_id": expected}
 
     def test_a_user_value_alone_is_used(self, parts: Parts) -> None:
         """A value from an earlier session of the same user fills the slot."""
         remember_for_user(parts, "u", "order_id", "67890", T0)
         with parts.turn(new_session(user_id="u"), "my phone arrived broken") as ctx:
-            assert prefill(ctx, parts.spec.flows["report_issue"], exclude=set()) == {"order_id": "67890"}
+            assert prefill(ctx, parts.spec.flows["report_issue"], exclude=set(), validator=parts.loaded.actions.validate) == {"order_id": "67890"}
 
     def test_another_users_value_is_not_used(self, parts: Parts) -> None:
         """User-scoped values belong to their user."""
         remember_for_user(parts, "someone-else", "order_id", "67890", T0)
         with parts.turn(new_session(user_id="u"), "my phone arrived broken") as ctx:
-            assert prefill(ctx, parts.spec.flows["report_issue"], exclude=set()) == {}
+            assert prefill(ctx, parts.spec.flows["report_issue"], exclude=set(), validator=parts.loaded.actions.validate) == {}
 
     def test_excluded_slots_are_skipped(self, parts: Parts) -> None:
         """A slot the utterance itself fills is not prefilled."""
         session = new_session()
         session.session_slots["order_id"] = PersistedValue(value="12345", at=T0)
         with parts.turn(session, "order 67890 arrived broken") as ctx:
-            assert prefill(ctx, parts.spec.flows["report_issue"], exclude={"order_id"}) == {}
+            assert prefill(ctx, parts.spec.flows["report_issue"], exclude={"order_id"}, validator=parts.loaded.actions.validate) == {}
 
     def test_slots_that_do_not_persist_are_not_prefilled(self, parts: Parts) -> None:
         """A remembered value of a ``persist: none`` slot (product) is never used."""
         session = new_session()
         session.session_slots["product"] = PersistedValue(value="phone", at=T0)
         with parts.turn(session, "my order never arrived") as ctx:
-            assert prefill(ctx, parts.spec.flows["report_issue"], exclude=set()) == {}
+            assert prefill(ctx, parts.spec.flows["report_issue"], exclude=set(), validator=parts.loaded.actions.validate) == {}
+
+
+class TestPersistedValuesBelongToTheBot:
+    def test_another_bots_value_is_not_used(self, parts: Parts) -> None:
+        """Two bots on one store: the other bot's order id never prefills this bot's task."""
+        with parts.store.transaction("earlier") as txn:
+            txn.set_user_slot(user_scope("another_bot", "u"), "order_id",
+                              PersistedValue(value="67890", at=T0, flow="report_issue"))
+        with parts.turn(new_session(user_id="u"), "my phone arrived broken") as ctx:
+            assert prefill(ctx, parts.spec.flows["report_issue"], exclude=set(), validator=parts.loaded.actions.validate) == {}
+
+    def test_a_value_stored_before_values_were_kept_per_bot_is_still_read(self, parts: Parts) -> None:
+        """A store written by an older dialogkit (values under the bare user id) keeps working."""
+        with parts.store.transaction("earlier") as txn:
+            txn.set_user_slot("u", "order_id", PersistedValue(value="67890", at=T0, flow="report_issue"))
+        with parts.turn(new_session(user_id="u"), "my phone arrived broken") as ctx:
+            values = prefill(ctx, parts.spec.flows["report_issue"], exclude=set(), validator=parts.loaded.actions.validate)
+        assert values == {"order_id": "67890"}
+
+    @pytest.mark.parametrize("value", ["1234", "ABC-99"])
+    def test_a_value_the_slots_rules_refuse_is_not_prefilled(self, parts: Parts, value: str) -> None:
+        """A persisted value prefills only when it passes the slot's validation rules."""
+        remember_for_user(parts, "u", "order_id", value, T0)
+        with parts.turn(new_session(user_id="u"), "my phone arrived broken") as ctx:
+            assert prefill(ctx, parts.spec.flows["report_issue"], exclude=set(), validator=parts.loaded.actions.validate) == {}
 
 
 class TestForgetTurn:
