@@ -23,7 +23,7 @@ from dialogkit.memory import clarification as clar
 from dialogkit.model.reply import ActionRun
 from dialogkit.model.session import Candidate, PendingClarification, Task
 from dialogkit.spec.compiler import CompiledFlow
-from dialogkit.spec.schema import BotSettings
+from dialogkit.spec.schema import BotSettings, SlotSpec
 from dialogkit.text import phrases as R
 from dialogkit.text.labels import Texts
 from dialogkit.understanding.intents import INTENT_THRESHOLD
@@ -38,6 +38,8 @@ DIGRESSION_OVER_ANSWER = 0.75
 # A bare answer is one value plus at most this many other letters or digits ("是", "就这个").
 BARE_REMAINDER = 3
 NUMERIC = frozenset({"number", "integer"})
+# A slot of a closed set of values offers them as quick replies when there are at most this many.
+MAX_OPTIONS = 8
 # Idempotency records kept per session: enough for any retry, without growing the session row forever.
 MAX_EXECUTED_RECORDS = 32
 
@@ -459,7 +461,7 @@ class Policy:
         missing = self._missing(ctx)
         if missing:
             task.pending_slot = missing[0].name
-            ctx.say.append(self.texts.ask(flow.spec, missing[0], ctx.language, task.slots))
+            self._ask(ctx, flow, missing[0])
             return
         task.pending_slot = None
         if flow.spec.confirm is not None:
@@ -470,6 +472,14 @@ class Policy:
             return
         self._fire(ctx, "execute")
         self._execute(ctx)
+
+    def _ask(self, ctx: TurnContext, flow: CompiledFlow, slot: SlotSpec) -> None:
+        """Ask for ``slot``; a slot of a closed set of values offers them as quick replies."""
+        assert ctx.task is not None
+        ctx.say.append(self.texts.ask(flow.spec, slot, ctx.language, ctx.task.slots))
+        entity = self.texts.spec.entities.get(slot.entity) if slot.entity else None
+        if entity is not None and entity.values and len(entity.values) <= MAX_OPTIONS:
+            ctx.options = [self.texts.value_label(slot, value, ctx.language) for value in entity.values]
 
     def _failure(self, ctx: TurnContext, message: str | None, slot: str | None = None) -> None:
         """A failed answer: re-ask, at most ``max_reprompts`` times, then give up."""
@@ -502,7 +512,7 @@ class Policy:
             slot = missing[0] if missing else None
         if slot is not None:
             task.pending_slot = slot.name
-            ctx.say.append(self.texts.ask(flow.spec, slot, ctx.language, task.slots))
+            self._ask(ctx, flow, slot)
         else:
             ctx.say.append(R.phrase("ask_what_to_change", ctx.language))
 
