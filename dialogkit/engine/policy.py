@@ -475,8 +475,9 @@ class Policy:
 
     def _ask(self, ctx: TurnContext, flow: CompiledFlow, slot: SlotSpec) -> None:
         """Ask for ``slot``; a slot of a closed set of values offers them as quick replies."""
-        assert ctx.task is not None
-        ctx.say.append(self.texts.ask(flow.spec, slot, ctx.language, ctx.task.slots))
+        task = ctx.session.task
+        assert task is not None
+        ctx.say.append(self.texts.ask(flow.spec, slot, ctx.language, task.slots))
         entity = self.texts.spec.entities.get(slot.entity) if slot.entity else None
         if entity is not None and entity.values and len(entity.values) <= MAX_OPTIONS:
             ctx.options = [self.texts.value_label(slot, value, ctx.language) for value in entity.values]
