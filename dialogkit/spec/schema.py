@@ -133,6 +133,14 @@ class EntityTypeSpec(_Model):
                     "person; 它/it/this/that never bind a person and prefer a thing.",
         examples=["thing"],
     )
+    any: str | None = Field(
+        default=None,
+        description="The canonical value that \"随便 / 都可以 / 无所谓 / any / anything / I don't care / doesn't "
+                    "matter\" means when said in answer to a slot question of this type, or with the type's noun "
+                    "(\"any doctor\", \"哪个医生都行\"). It must be one of `values`. Without it such an answer "
+                    "is no value of this type.",
+        examples=["any_doctor"],
+    )
     description: str | None = Field(
         default=None, description="A note for people reading the bot file; the bot does not use it.",
         examples=["订单号 / order number"],

@@ -71,6 +71,7 @@ class BotChecks:
     def run(self) -> list[Problem]:
         self.problems = []
         self._check_entity_patterns()
+        self._check_entity_any()
         self._check_handoff()
         intents: dict[str, str] = {}
         for name, flow in self.spec.flows.items():
@@ -103,6 +104,18 @@ class BotChecks:
             if entity.pattern is not None:
                 self._check_regex(entity.pattern, ("entities", name, "pattern"),
                                   f"the pattern of entity type '{name}'")
+
+    def _check_entity_any(self) -> None:
+        """``any:`` names the value an "any" answer fills in, so it must be one of the type's values."""
+        for name, entity in self.spec.entities.items():
+            if entity.any is None or entity.any in (entity.values or {}):
+                continue
+            canon = list(entity.values or {})
+            guess = did_you_mean(entity.any, canon)
+            hint = (f"did you mean '{guess}'?" if guess else "values: " + ", ".join(canon)) if canon else (
+                "add the value under values:, with the aliases that mean it")
+            self._add(("entities", name, "any"),
+                      f"any names '{entity.any}', which is not a value of entity type '{name}'", hint)
 
     def _check_handoff(self) -> None:
         handoff = self.spec.bot.handoff
