@@ -1,8 +1,14 @@
 """The texts of one bot: labels of flows, slots and values, and the questions built from them.
 
 ``Texts`` is what the engine and the memory actions render with; they receive it instead of
-reaching for the bot. Flow descriptions are cached per language: the help text, the summary and
-the context window ask for them on every turn.
+reaching for the bot. Flow descriptions and value labels are cached per language: the help text,
+the summary and the context window ask for them on every turn.
+
+A value is shown in the turn's language from end to end (docs/behaviours.md, item 21): its label
+in that language; else its first alias written in that language (Han characters for zh, Latin
+letters for en; the canonical value counts as the first alias unless it is an identifier such as
+``bank_transfer``); else its label in the other language; else the canonical value. A reply to a
+Chinese turn never says "John Smith" when the bot file gives 约翰.
 """
 
 from __future__ import annotations
@@ -10,10 +16,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from dialogkit.spec.schema import BotFile, FlowSpec, Prompt, SlotSpec, prompt_text
+from dialogkit.spec.schema import BotFile, EntityTypeSpec, FlowSpec, LocalizedText, Prompt, SlotSpec, prompt_text
+from dialogkit.strings.cjk import has_cjk
 from dialogkit.text.phrases import format_value, phrase, prompt
 
-__all__ = ["Texts", "flow_description", "slot_name_label"]
+__all__ = ["Texts", "declared_value_label", "flow_description", "slot_name_label", "written_in"]
 
 YES_NO = {"zh": ["确认", "取消"], "en": ["yes", "no"]}
 """Quick replies offered at a confirmation."""
@@ -26,6 +33,40 @@ def flow_description(flow: FlowSpec, name: str, language: str) -> str:
         zh, _, en = text.partition(" / ")
         return zh.strip() if language == "zh" else en.strip()
     return text
+
+
+def written_in(text: str, language: str) -> bool:
+    """Whether a word reads as ``language``: Han characters for zh, Latin letters and no Han for en."""
+    if language == "zh":
+        return has_cjk(text)
+    return not has_cjk(text) and any(ch.isalpha() for ch in text)
+
+
+def _own_label(label: Prompt | None, language: str) -> str | None:
+    """The label written for ``language`` itself (a plain string serves both), not a fallback."""
+    if isinstance(label, LocalizedText):
+        return label.zh if language == "zh" else label.en
+    return label
+
+
+def declared_value_label(entity: EntityTypeSpec, value: str, language: str) -> str | None:
+    """How a value the entity type declares is shown in ``language``; None when it declares no such value.
+
+    The canonical value is a name only when it reads like one: ``bank_transfer`` is an
+    identifier, so its aliases ("bank transfer") speak for it first.
+    """
+    entry = (entity.values or {}).get(value)
+    if entry is None:
+        return None
+    aliases, label = (entry, None) if isinstance(entry, list) else (entry.aliases, entry.label)
+    own = _own_label(label, language)
+    if own:
+        return own
+    names = [str(a) for a in aliases] if "_" in value else [value, *(str(a) for a in aliases)]
+    spoken = next((name for name in names if written_in(name, language)), None)
+    if spoken is not None:
+        return spoken
+    return prompt_text(label, language) or value
 
 
 def slot_name_label(slot: SlotSpec, language: str) -> str:
@@ -41,6 +82,7 @@ class Texts:
     def __init__(self, spec: BotFile) -> None:
         self.spec = spec
         self._descriptions: dict[tuple[str, str], str] = {}
+        self._value_labels: dict[tuple[str, str, str], str | None] = {}
 
     def describe_flow(self, name: str, language: str) -> str:
         key = (name, language)
@@ -60,11 +102,34 @@ class Texts:
         return slot_name_label(slot, language) if slot is not None else ""
 
     def value_label(self, slot: SlotSpec | None, value: Any, language: str) -> str:
-        """A slot value for display: the canonical value's label in ``language`` when it has one."""
-        entity = slot.entity if slot is not None else None
-        if entity and entity in self.spec.entities and isinstance(value, str):
-            return self.spec.entities[entity].label(value, language)
-        return format_value(value)
+        """A slot value for display in ``language`` (the rule in the module docstring)."""
+        return self.entity_value_label(slot.entity if slot is not None else None, value, language)
+
+    def entity_value_label(self, entity_type: str | None, value: Any, language: str) -> str:
+        """A value of an entity type for display in ``language``; a value the type does not
+        declare (an order number, a number) shows as written."""
+        label = self.declared_label(entity_type, value, language)
+        return format_value(value) if label is None else label
+
+    def declared_label(self, entity_type: str | None, value: Any, language: str) -> str | None:
+        """The display label of a value the bot file declares for ``entity_type``, else None.
+
+        Memory uses it to tell a value the bot can name from one only the user's words name.
+        """
+        if not entity_type or not isinstance(value, str):
+            return None
+        key = (entity_type, value, language)
+        if key not in self._value_labels:
+            entity = self.spec.entities.get(entity_type)
+            self._value_labels[key] = declared_value_label(entity, value, language) if entity else None
+        return self._value_labels[key]
+
+    def labelled_value(self, slot: SlotSpec | None, value: Any, language: str) -> str:
+        """A value for a model to read: "原路退回 (original)", the label and the canonical value that
+        slots and actions hold; just the value when the two are the same."""
+        label = self.value_label(slot, value, language)
+        canonical = format_value(value)
+        return label if label == canonical else f"{label} ({canonical})"
 
     def template_values(self, flow: FlowSpec, slots: Mapping[str, Any], language: str) -> dict[str, str]:
         """The filled slots of ``flow`` as their display labels, for a template."""

@@ -7,13 +7,73 @@ from pathlib import Path
 import pytest
 
 from dialogkit.actions.loading import load_bot_file
-from dialogkit.text.labels import Texts
+from dialogkit.spec.schema import EntityTypeSpec
+from dialogkit.text.labels import Texts, declared_value_label, written_in
 
 ROOT = Path(__file__).resolve().parents[2]
 TEXTS = Texts(load_bot_file(ROOT / "flows" / "support_ticket.yaml").spec)
 REPORT = TEXTS.spec.flows["report_issue"]
+TRANSFER = Texts(load_bot_file(ROOT / "tests" / "conversations" / "bots" / "transfer.yaml",
+                                actions={"send_money": {}, "call_back": {}}).spec)
+SEND = TRANSFER.spec.flows["transfer"]
+REFUND = EntityTypeSpec.model_validate({"values": {
+    "original": {"aliases": ["原路退回", "original payment"], "label": {"zh": "原路退回"}},
+    "bank_transfer": ["银行转账", "转到银行卡", "bank transfer", "wire"],
+    "张经理": ["张总", "Manager Zhang"],
+    "store_credit": ["store credit"],
+    "gift": {"aliases": ["gift card"], "label": "礼品卡 / gift card"},
+}})
 
 
+class TestTheLanguageOfAValue:
+    """A value shows in the turn's language: its label there, else its first alias written in
+    that language, else its label in the other language, else the canonical value."""
+
+    @pytest.mark.parametrize("language, shown", [("zh", "约翰"), ("en", "John Smith")])
+    def test_a_value_without_labels_shows_its_first_alias_in_the_language(self, language: str, shown: str) -> None:
+        assert TRANSFER.value_label(SEND.slot("payee"), "John Smith", language) == shown
+
+    @pytest.mark.parametrize("language, shown", [("zh", "将向约翰转账 100 美元，确认吗？"),
+                                                 ("en", "I'll send 100 dollars to John Smith. Shall I go ahead?")])
+    def test_the_confirmation_speaks_one_language(self, language: str, shown: str) -> None:
+        slots = {"payee": "John Smith", "amount": 100, "currency": "USD"}
+        assert TRANSFER.confirm("transfer", slots, language) == shown
+
+    @pytest.mark.parametrize("language, shown", [("zh", "银行转账"), ("en", "bank transfer")])
+    def test_an_identifier_canonical_value_gives_way_to_its_aliases(self, language: str, shown: str) -> None:
+        assert declared_value_label(REFUND, "bank_transfer", language) == shown
+
+    @pytest.mark.parametrize("language, shown", [("zh", "张经理"), ("en", "Manager Zhang")])
+    def test_a_canonical_value_that_reads_as_a_name_is_the_first_alias(self, language: str, shown: str) -> None:
+        assert declared_value_label(REFUND, "张经理", language) == shown
+
+    @pytest.mark.parametrize("language, shown", [("zh", "原路退回"), ("en", "original")])
+    def test_a_label_in_one_language_leaves_the_other_to_the_aliases(self, language: str, shown: str) -> None:
+        assert declared_value_label(REFUND, "original", language) == shown
+
+    def test_no_word_in_the_language_falls_back_to_the_canonical_value(self) -> None:
+        assert declared_value_label(REFUND, "store_credit", "zh") == "store_credit"
+
+    @pytest.mark.parametrize("language", ["zh", "en"])
+    def test_a_plain_string_label_serves_both_languages(self, language: str) -> None:
+        assert declared_value_label(REFUND, "gift", language) == "礼品卡 / gift card"
+
+    @pytest.mark.parametrize("language", ["zh", "en"])
+    def test_an_undeclared_value_is_no_label(self, language: str) -> None:
+        assert declared_value_label(REFUND, "cash", language) is None
+        assert TRANSFER.declared_label("payee", "Joe Bloggs", language) is None
+        assert TRANSFER.declared_label("nonexistent", "x", language) is None
+        assert TRANSFER.entity_value_label("payee", "Joe Bloggs", language) == "Joe Bloggs"
+
+    @pytest.mark.parametrize("language, shown", [("zh", "笔记本电脑 (laptop)"), ("en", "laptop")])
+    def test_a_model_reads_the_label_with_the_canonical_value(self, language: str, shown: str) -> None:
+        assert TEXTS.labelled_value(REPORT.slot("product"), "laptop", language) == shown
+        assert TEXTS.labelled_value(REPORT.slot("order_id"), "12345", language) == "12345"
+
+    @pytest.mark.parametrize(("text", "zh", "en"), [("约翰", True, False), ("John", False, True),
+                                                    ("iPhone手机", True, False), ("12345", False, False)])
+    def test_which_language_a_word_is_written_in(self, text: str, zh: bool, en: bool) -> None:
+        assert (written_in(text, "zh"), written_in(text, "en")) == (zh, en)
 
 
 class TestValues:
