@@ -27,7 +27,7 @@ PHRASES: dict[str, dict[str, str]] = {
     "not_understood": {"zh": "抱歉，我没有理解。", "en": "Sorry, I didn't get that."},
     "noted": {"zh": "好的，已记下{items}。", "en": "OK, noted: {items}."},
     "give_up": {"zh": "抱歉，{error}我先取消{task}，您可以随时重新开始。",
-                "en": "Sorry, {error} I've cancelled {task}; you can start again any time."},
+                "en": "Sorry: {error} I've cancelled {task}; you can start again any time."},
     "give_up_default": {"zh": "多次未能获取所需信息。", "en": "I couldn't get the information I need."},
     "prefilled": {"zh": "（沿用之前的{slots}）", "en": "(using your earlier {slots})"},
     "forgot": {"zh": "好的，已忘记刚才说的内容。", "en": "OK, I've forgotten what you just said."},
@@ -40,8 +40,30 @@ PHRASES: dict[str, dict[str, str]] = {
     "confirm_default": {"zh": "确认执行{task}吗？", "en": "Shall I go ahead with {task}?"},
 }
 
+SENTENCE_VALUES: dict[str, tuple[str, ...]] = {"give_up": ("error",)}
+"""Values a phrase says as sentences of their own: a rule's message keeps its capital and gets
+its full stop, whatever the bot file wrote ("Sorry: An order number has 5 to 12 digits. I've …")."""
+
+_SENTENCE_END = ("。", "！", "？", ".", "!", "?", "…")
+
+
+def as_sentence(text: str, language: str) -> str:
+    """``text`` as a whole sentence of ``language``: a capital first (en) and a closing stop."""
+    text = text.strip()
+    if not text:
+        return ""
+    if language != "zh" and text[0].islower():
+        text = text[0].upper() + text[1:]
+    if not text.endswith(_SENTENCE_END):
+        text += "。" if language == "zh" else "."
+    return text
+
+
 def phrase(key: str, language: str, **values: Any) -> str:
     table = PHRASES[key]
+    for name in SENTENCE_VALUES.get(key, ()):
+        if name in values:
+            values[name] = as_sentence(str(values[name]), language)
     return table.get(language, table["en"]).format(**values)
 
 

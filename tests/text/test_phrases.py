@@ -27,3 +27,29 @@ class TestTemplates:
     def test_chinese_pieces_join_without_spaces_after_full_stops(self) -> None:
         assert R.join(["好的，已取消。", "回到刚才的任务：", "请提供订单号。"], "zh") == "好的，已取消。回到刚才的任务：请提供订单号。"
         assert R.join(["OK.", "Back to it:", "Which order?"], "en") == "OK. Back to it: Which order?"
+
+
+class TestGivingUp:
+    """The rule's message is said as a sentence of its own inside the apology, in either language."""
+
+    @pytest.mark.parametrize(("error", "expected"), [
+        ("An order number has 5 to 12 digits.",
+         'Sorry: An order number has 5 to 12 digits. I\'ve cancelled "report a problem"; you can start again any time.'),
+        ("you can return at most 3 items",
+         'Sorry: You can return at most 3 items. I\'ve cancelled "report a problem"; you can start again any time.'),
+    ])
+    def test_en_the_rule_message_keeps_its_capital_and_its_stop(self, error: str, expected: str) -> None:
+        assert R.phrase("give_up", "en", error=error, task='"report a problem"') == expected
+
+    @pytest.mark.parametrize(("error", "expected"), [
+        ("订单号应为5到12位数字。", "抱歉，订单号应为5到12位数字。我先取消“报告问题”，您可以随时重新开始。"),
+        ("最多退3件", "抱歉，最多退3件。我先取消“报告问题”，您可以随时重新开始。"),
+    ])
+    def test_zh_the_rule_message_is_a_sentence_of_its_own(self, error: str, expected: str) -> None:
+        assert R.phrase("give_up", "zh", error=error, task="“报告问题”") == expected
+
+    @pytest.mark.parametrize(("text", "language", "sentence"), [
+        ("", "en", ""), ("ok!", "en", "Ok!"), ("好的", "zh", "好的。"), ("真的吗？", "zh", "真的吗？"),
+    ])
+    def test_as_sentence(self, text: str, language: str, sentence: str) -> None:
+        assert R.as_sentence(text, language) == sentence
