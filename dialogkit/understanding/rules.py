@@ -17,7 +17,7 @@ from dialogkit.spec.schema import BotFile
 from dialogkit.understanding.builtins import ALWAYS_TRACKED, BUILTIN_FINDERS
 from dialogkit.understanding.cues import detect_cues
 from dialogkit.understanding.entities import EntityExtractor
-from dialogkit.understanding.intents import IntentScorer
+from dialogkit.understanding.intents import IntentScorer, example_reader
 from dialogkit.understanding.language import detect_language, fold
 
 
@@ -28,12 +28,15 @@ class RuleUnderstanding:
         self.spec = spec
         self.now: Callable[[], datetime] = now or datetime.now
         self.entities = EntityExtractor(spec)
-        self.intents = IntentScorer(spec, self.entities)
         used = {s.entity for flow in spec.flows.values() for s in flow.slots if s.entity}
         # Built-ins only when a slot needs them or entity memory wants them: numbers are
         # everywhere in text and would flood memory if every "2" became an entity.
         builtins = [t for t in BUILTIN_FINDERS if t in used or t in ALWAYS_TRACKED]
         self.tracked_types: tuple[str, ...] = (*self.entities.custom, *builtins)
+        # Trigger examples are read like utterances, so that their mentions and the user's are
+        # compared by type, not by wording (the clock only places dates, which are masked anyway).
+        read = example_reader(self.entities, self.tracked_types, self.now)
+        self.intents = IntentScorer(spec, self.entities, read)
 
     def interpret(self, text: str, current_language: str) -> Interpretation:
         """The whole reading of one user turn."""

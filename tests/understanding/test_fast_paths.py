@@ -115,12 +115,12 @@ def test_keyword_hits_match_the_plain_alternation() -> None:
 
 
 def test_best_similarity_is_the_max_over_every_example() -> None:
-    """Skipping examples that share no feature changes no score, not even in the last bit."""
+    """Skipping examples that share no word changes no score, not even in the last bit."""
     for rules in bots():
-        for flow in rules.intents._flows:
-            for text in corpus():
-                utterance = intents.features(text)
-                plain = max((intents.similarity(utterance, e) for e, _ in flow.examples), default=0.0)
+        for text in corpus():
+            utterance = intents.features(text, rules.interpret(text, "en").mentions)
+            for flow in rules.intents._flows:
+                plain = max((intents.similarity(utterance, e.features) for e in flow.examples), default=0.0)
                 assert intents._best_similarity(flow, utterance) == plain, (flow.name, text)
 
 
