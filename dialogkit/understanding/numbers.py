@@ -4,10 +4,17 @@
 "十二", "零点五", "one hundred fifty" all become numbers. Values are ``int`` when integral and
 ``float`` otherwise, computed with ``Decimal`` so "0.1k" is exactly 100.
 
+Every Chinese numeral counts before a measure word, the measure word being part of the span:
+"两件", "十件", "退十个", "十二个", "二十件", "廿五天", "一百块", "住两晚", "三小时"; Arabic digits
+too ("3件"). Bare, as a whole answer, "十" and "两" are numbers as well.
+
 Numerals are also ordinary words, so a few guards keep noise out: "第一" and "第二个" are
 ordinals (references), not numbers; a single Chinese numeral character counts only before a
 measure word, a currency, punctuation or the end ("三个" and "给我五" yes, "三星" and "一样" no);
-"十"/"千万" without a digit and a lone English "one" ("that one") count only as the whole text.
+a numeral without a digit ("十", "十万") counts only when it starts with 十 and a measure word
+follows ("十件" yes, "十分满意" — very satisfied — no) or as the whole text; one that starts
+with a bigger unit ("万一", "千万别忘了") only as the whole text; a lone English "one" ("that
+one") only as the whole text.
 """
 
 from __future__ import annotations
@@ -91,13 +98,21 @@ CN_DIGITS: dict[str, int] = {
 }
 CN_SMALL_UNITS: dict[str, int] = {"十": 10, "拾": 10, "百": 100, "佰": 100, "千": 1000, "仟": 1000}
 CN_BIG_UNITS: dict[str, int] = {"万": 10_000, "亿": 100_000_000}
+CN_TENS: dict[str, str] = {"廿": "二十", "卅": "三十", "卌": "四十"}   # 廿五 is 二十五
 MAX_DIGIT_STRING = 30
-CN_NUMERAL_CHARS = "".join([*CN_DIGITS, *CN_SMALL_UNITS, *CN_BIG_UNITS])
+CN_NUMERAL_CHARS = "".join([*CN_DIGITS, *CN_SMALL_UNITS, *CN_BIG_UNITS, *CN_TENS])
+_TENS_TABLE = str.maketrans(CN_TENS)
 
-# Measure words and currencies after which a lone numeral character is a number.
+# Measure words (and money units) after which a numeral is a quantity: longer ones first, so
+# that "十分钟" is ten minutes while "十分" alone is the adverb "very".
 CN_COUNTERS = frozenset(
     "个件台部只本次元块张位天月年周号岁份条双套箱瓶分角斤米笔单毛遍回人名家间层楼倍"
+    "晚夜趟场顿杯碗盒包袋颗粒根支辆架艘栋座页章节项批轮届期秒克升站票种组"
 )
+CN_MEASURE_WORDS = ("小时", "钟头", "分钟", "公斤", "公里", "星期", "礼拜", "个月")
+_MEASURE = re.compile("|".join([*CN_MEASURE_WORDS, f"[{''.join(sorted(CN_COUNTERS))}]"]))
+_MEASURE_AFTER_DIGITS = re.compile(rf"\s?(?:{_MEASURE.pattern})")
+_DIGITLESS_LEAD = frozenset("十拾")   # "十件" is ten items; "万一", "千万别" are words
 
 _CURRENCY_PREFIX = frozenset("$¥€£")
 _ARABIC = re.compile(r"(?<![\d.A-Za-z_])(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?!\d)")
@@ -168,6 +183,7 @@ def parse_cn_integer(text: str) -> int | None:
     """
     if not text or any(ch not in CN_NUMERAL_CHARS for ch in text):
         return None
+    text = text.translate(_TENS_TABLE)
     if not any(ch in CN_SMALL_UNITS or ch in CN_BIG_UNITS for ch in text):
         if len(text) > MAX_DIGIT_STRING:
             return None  # a wall of 一一一… is not a number anyone typed
@@ -249,7 +265,7 @@ def _arabic_numbers(text: str) -> list[Found]:
             key = next(g for g in multiplier.groups() if g).lower()
             value *= _MULTIPLIERS[key]
             end = multiplier.end()
-        unit = _UNIT.match(text, end)
+        unit = _UNIT.match(text, end) or _MEASURE_AFTER_DIGITS.match(text, end)
         if unit:
             end = unit.end()
         found.append(Found(start, end, as_number(value)))
@@ -263,24 +279,30 @@ def _cn_numbers(text: str, whole_text: str) -> list[Found]:
         literal = match.group()
         if start > 0 and text[start - 1] == "第":
             continue  # an ordinal: 第一个 / 第二 are references, not quantities
-        has_digit = any(ch in CN_DIGITS for ch in literal)
-        if not has_digit and literal != whole_text:
-            continue  # "千万别忘了", "十分" are words, not numbers
-        if len(literal) == 1 and literal != whole_text:
-            following = text[end : end + 1]
-            if (
-                following
-                and following not in CN_COUNTERS
-                and _CN_UNIT.match(text, end) is None
-                and is_cjk_char(following)
-            ):
-                continue  # "三星", "一样", "一直": the character is part of a word
+        after = _CN_UNIT.match(text, end) or _MEASURE.match(text, end)
+        if literal != whole_text and not _numeral_is_number(literal, text, end, after):
+            continue
         value = parse_cn_number(literal)
         if value is None:
             continue
-        unit = _CN_UNIT.match(text, end)
-        found.append(Found(start, unit.end() if unit else end, as_number(value)))
+        found.append(Found(start, after.end() if after else end, as_number(value)))
     return found
+
+
+def _numeral_is_number(literal: str, text: str, end: int, after: re.Match[str] | None) -> bool:
+    """Whether a Chinese numeral inside a longer text is a number, not part of a word.
+
+    ``after`` is the money unit or measure word that follows it, if any.
+    """
+    if not any(ch in CN_DIGITS or ch in CN_TENS for ch in literal):
+        # "十件" is ten items, "十分满意" very satisfied; "千万别忘了" and "万一" are words.
+        return literal[0] in _DIGITLESS_LEAD and after is not None and after.group() != "分"
+    if (literal[0] in CN_SMALL_UNITS and literal[0] not in _DIGITLESS_LEAD) or literal[0] in CN_BIG_UNITS:
+        return False  # "万一", "千万": a numeral starts with a digit or with 十
+    if len(literal) == 1 and after is None:
+        following = text[end : end + 1]
+        return not (following and is_cjk_char(following))  # "三星", "一样", "一直" are words
+    return True
 
 
 def _en_numbers(text: str, whole_text: str) -> list[Found]:

@@ -134,3 +134,43 @@ class TestIntegers:
         """The integer type takes integral values only, in both languages."""
         assert [f.value for f in find_integers("3.5 and 4")] == [4]
         assert [f.value for f in find_integers("零点五和十二")] == [12]
+
+
+class TestMeasureWords:
+    """Every Chinese numeral before a measure word is a quantity, the measure word in its span."""
+
+    @pytest.mark.parametrize(
+        ("text", "expected", "span"),
+        [
+            ("十件", 10, "十件"),
+            ("退十个", 10, "十个"),
+            ("十二个", 12, "十二个"),
+            ("二十件", 20, "二十件"),
+            ("一百块", 100, "一百块"),
+            ("两件", 2, "两件"),
+            ("三台", 3, "三台"),
+            ("廿件", 20, "廿件"),
+            ("廿五天", 25, "廿五天"),
+            ("卅个", 30, "卅个"),
+            ("住两晚", 2, "两晚"),
+            ("三小时", 3, "三小时"),
+            ("十分钟", 10, "十分钟"),
+            ("十万个", 100_000, "十万个"),
+            ("我要退3件", 3, "3件"),
+            ("一共 12 个", 12, "12 个"),
+        ],
+    )
+    def test_numeral_and_measure_word(self, text: str, expected: int, span: str) -> None:
+        (found,) = find_numbers(text)
+        assert found.value == expected
+        assert text[found.start : found.end] == span
+
+    @pytest.mark.parametrize("text", ["十", "两", "廿", "十个", "两件"])
+    def test_bare_answers(self, text: str) -> None:
+        """The whole answer to "退几件？" may be the numeral alone, 十 and 两 included."""
+        assert len(find_integers(text)) == 1
+
+    @pytest.mark.parametrize("text", ["十分满意", "万一下雨呢", "千万别忘了", "十几个", "一样的", "三星手机"])
+    def test_words_made_of_numerals_stay_words(self, text: str) -> None:
+        """十分 (very), 万一 (in case), 千万 (by all means); "十几个" is no exact number."""
+        assert values(text) == []
