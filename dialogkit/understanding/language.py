@@ -39,16 +39,33 @@ def fold(text: str) -> str:
     return text[:MAX_UNDERSTOOD_CHARS].translate(_FOLD)
 
 
+# Text typed "in no language" tells nothing about the language: an e-mail address (its local
+# part and its domain each ASCII or each not: "zhang.wei@example.com", "张伟@例子.中国") or a URL
+# hides its Han characters and its Latin words alike; a token holding a digit ("CA981", "A10023",
+# "3pm") is no Latin word.
+_EMAIL = r"(?:[A-Za-z0-9._%+-]+|[^\W\d_A-Za-z]+)@(?:[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+|[^\W_]+(?:\.[^\W_]+)+)"
+_URL = r"(?:https?://|www\.)[^\s，。！？、]+"
+_ADDRESS = re.compile(f"{_URL}|{_EMAIL}", re.IGNORECASE)
+_LETTER = "A-Za-z\u00c0-\u024f"
+_WORD = re.compile(rf"(?<![0-9{_LETTER}])[{_LETTER}]+(?:['\u2019][A-Za-z]+)?(?![0-9{_LETTER}])")
+"""A Latin-script word that is no part of a code: "order" yes, the "CA" of "CA981" no."""
+
+
 def detect_language(text: str, current: str) -> str:
     """The language of one user turn (the bot file's ``language: auto``, docs/bot-file.md).
 
     Any Han character makes the turn zh; three or more Latin-script words and no Han make it en;
     anything else ("200", "ok", "yes", an emoji) is too short to tell and keeps ``current``.
+    E-mail addresses, URLs and tokens holding a digit count for neither language: "我的邮箱是
+    zhang.wei@example.com" is zh, "my email is 张伟@例子.中国" en, and "CA981 MU5101 ABC123"
+    keeps the session's language.
     """
     sample = text[:MAX_UNDERSTOOD_CHARS]
+    if "@" in sample or "://" in sample or "www." in sample or "WWW." in sample:   # first looks, in C
+        sample = _ADDRESS.sub(" ", sample)
     if has_cjk(sample):
         return "zh"
-    for count, _ in enumerate(LATIN_WORD.finditer(sample), start=1):
+    for count, _ in enumerate(_WORD.finditer(sample), start=1):
         if count >= MIN_LATIN_WORDS:
             return "en"  # stop early: a 1 MB message of words needs only three
     return current

@@ -33,6 +33,30 @@ class TestDetectLanguage:
         """Turns such as "200", "ok", "yes" or emoji keep the session's language."""
         assert detect_language(text, current) == current
 
+    @pytest.mark.parametrize(
+        ("text", "current", "expected"),
+        [
+            ("我的邮箱是 zhang.wei@example.com", "en", "zh"),
+            ("我的邮箱是zhang.wei@example.com", "en", "zh"),
+            ("my email is 张伟@例子.中国", "zh", "en"),
+            ("张伟@例子.中国", "en", "en"),
+            ("zhang.wei@example.com", "zh", "zh"),
+            ("Zhang.Wei.Backup@Example.COM", "zh", "zh"),
+            ("https://example.com/orders/track-my-parcel", "zh", "zh"),
+            ("网址是 https://example.com/track-my-order", "en", "zh"),
+            ("see https://例子.中国/订单 for details", "zh", "en"),
+            ("CA981 MU5101 ABC123", "zh", "zh"),
+            ("E10234 LV20001", "zh", "zh"),
+            ("my id E10234", "zh", "zh"),
+            ("booking ABC123 please", "zh", "zh"),
+            ("订单CA981", "en", "zh"),
+        ],
+    )
+    def test_addresses_ids_and_codes_belong_to_no_language(self, text: str, current: str, expected: str) -> None:
+        """An e-mail, a URL or a token holding a digit neither switches the session's language nor
+        counts as a Latin word or a Chinese character; the words around it decide."""
+        assert detect_language(text, current) == expected
+
     def test_japanese_kana_alone_is_not_chinese(self) -> None:
         """Only Han characters switch to zh."""
         assert detect_language("ありがとう", "en") == "en"
