@@ -20,7 +20,7 @@ from dialogkit.spec.schema import BotFile, EntityTypeSpec, FlowSpec, LocalizedTe
 from dialogkit.strings.cjk import has_cjk
 from dialogkit.text.phrases import format_value, phrase, prompt
 
-__all__ = ["Texts", "declared_value_label", "flow_description", "slot_name_label", "written_in"]
+__all__ = ["Texts", "declared_value_label", "flow_description", "label_noun", "slot_name_label", "written_in"]
 
 YES_NO = {"zh": ["确认", "取消"], "en": ["yes", "no"]}
 """Quick replies offered at a confirmation."""
@@ -69,6 +69,34 @@ def declared_value_label(entity: EntityTypeSpec, value: str, language: str) -> s
     return prompt_text(label, language) or value
 
 
+_ZH_NOUN_SUFFIXES = ("编号", "号码", "编码", "代码", "号")
+_EN_NOUN_SUFFIXES = frozenset({"id", "no", "num", "number", "code", "ref", "reference", "key", "name", "type", "kind"})
+
+
+def label_noun(label: str, language: str) -> str | None:
+    """The noun a slot label names its thing by: "保单号" -> 保单, "policy number" -> policy.
+
+    A bot's own words for its entity types, so "这个保单" / "that policy" read as descriptions of
+    a policy in bots whose types no built-in word list knows.
+    """
+    text = label.strip()
+    if language == "zh":
+        if not has_cjk(text):
+            return None
+        for suffix in _ZH_NOUN_SUFFIXES:
+            if text.endswith(suffix) and len(text) > len(suffix) + 1:
+                text = text[: -len(suffix)]
+                break
+        return text if len(text) >= 2 else None
+    words = text.lower().split()
+    if has_cjk(text) or not words:
+        return None
+    while len(words) > 1 and words[-1] in _EN_NOUN_SUFFIXES:
+        words.pop()
+    noun = " ".join(words)
+    return noun if len(noun) >= 3 and noun.replace(" ", "").isalpha() else None
+
+
 def slot_name_label(slot: SlotSpec, language: str) -> str:
     """A slot's own label ("订单号" / "order number"), else its name with spaces."""
     if slot.label is not None:
@@ -83,6 +111,7 @@ class Texts:
         self.spec = spec
         self._descriptions: dict[tuple[str, str], str] = {}
         self._value_labels: dict[tuple[str, str, str], str | None] = {}
+        self._nouns: dict[str, dict[str, tuple[str, ...]]] | None = None
 
     def describe_flow(self, name: str, language: str) -> str:
         key = (name, language)
@@ -123,6 +152,24 @@ class Texts:
             entity = self.spec.entities.get(entity_type)
             self._value_labels[key] = declared_value_label(entity, value, language) if entity else None
         return self._value_labels[key]
+
+    def type_nouns(self, entity_type: str, language: str) -> tuple[str, ...]:
+        """Nouns the bot's own slot labels give a declared entity type, in ``language``."""
+        if self._nouns is None:
+            self._nouns = self._label_nouns()
+        return self._nouns[language].get(entity_type, ())
+
+    def _label_nouns(self) -> dict[str, dict[str, tuple[str, ...]]]:
+        found: dict[str, dict[str, list[str]]] = {"zh": {}, "en": {}}
+        for flow in self.spec.flows.values():
+            for slot in flow.slots:
+                if slot.entity not in self.spec.entities or slot.label is None:
+                    continue
+                for language, nouns in found.items():
+                    noun = label_noun(prompt_text(slot.label, language), language)
+                    if noun and noun not in nouns.setdefault(slot.entity, []):
+                        nouns[slot.entity].append(noun)
+        return {language: {t: tuple(n) for t, n in nouns.items()} for language, nouns in found.items()}
 
     def labelled_value(self, slot: SlotSpec | None, value: Any, language: str) -> str:
         """A value for a model to read: "原路退回 (original)", the label and the canonical value that

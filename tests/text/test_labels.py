@@ -8,7 +8,7 @@ import pytest
 
 from dialogkit.actions.loading import load_bot_file
 from dialogkit.spec.schema import EntityTypeSpec
-from dialogkit.text.labels import Texts, declared_value_label, written_in
+from dialogkit.text.labels import Texts, declared_value_label, label_noun, written_in
 
 ROOT = Path(__file__).resolve().parents[2]
 TEXTS = Texts(load_bot_file(ROOT / "flows" / "support_ticket.yaml").spec)
@@ -93,6 +93,23 @@ class TestValues:
     def test_template_values_hold_only_filled_slots(self, language: str) -> None:
         values = TEXTS.template_values(REPORT, {"order_id": "12345", "product": "laptop", "note": None}, language)
         assert values == {"order_id": "12345", "product": "笔记本电脑" if language == "zh" else "laptop"}
+
+
+class TestTypeNouns:
+    """A bot's slot labels name its entity types, for bots whose types no word list knows."""
+
+    @pytest.mark.parametrize(("label", "language", "noun"), [
+        ("保单号", "zh", "保单"), ("理赔编号", "zh", "理赔"), ("请假单号", "zh", "请假单"), ("号", "zh", None),
+        ("policy number", "en", "policy"), ("patient ID", "en", "patient"), ("booking reference", "en", "booking"),
+        ("no", "en", None), ("保单号", "en", None), ("policy number", "zh", None),
+    ])
+    def test_the_noun_of_a_label(self, label: str, language: str, noun: str | None) -> None:
+        assert label_noun(label, language) == noun
+
+    @pytest.mark.parametrize(("language", "nouns"), [("zh", ("订单",)), ("en", ("order",))])
+    def test_declared_types_take_their_slots_nouns(self, language: str, nouns: tuple[str, ...]) -> None:
+        assert TEXTS.type_nouns("order_id", language) == nouns
+        assert TEXTS.type_nouns("number", language) == ()
 
 
 class TestFlows:
