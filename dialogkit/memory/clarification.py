@@ -1,7 +1,10 @@
 """Asking which one was meant, and understanding the answer.
 
 A clarification lists the candidates in order of first mention, so an ordinal in the answer
-("第二个", "the latter") indexes the same list the user saw. The answer may name a candidate by
+("第二个", "the latter") indexes the same list the user saw. The question and its quick replies
+name each candidate in the turn's language, even when it is asked again in the other one: a
+value the bot file declares by its label (see ``Texts.declared_label``), anything else as the
+user or the value wrote it. ``Candidate.value`` stays canonical. The answer may name a candidate by
 value, label or an extracted mention; an answer naming none of them is not an answer
 (``None``): the caller drops the question and treats the text as a new turn.
 """
@@ -13,12 +16,15 @@ from collections.abc import Callable, Sequence
 
 from dialogkit.memory import lexicon as lx
 from dialogkit.memory.references import Ambiguity
-from dialogkit.memory.tracker import is_identifier, short_label, value_key
+from dialogkit.memory.tracker import display_label, is_identifier, type_nouns_of, value_key
 from dialogkit.model.interpretation import Mention
 from dialogkit.model.session import Candidate, Entity, PendingClarification
 from dialogkit.strings.cjk import HAN_RANGES, has_cjk
+from dialogkit.text.labels import Texts
+from dialogkit.text.phrases import format_value
 
-__all__ = ["answer_clarification", "candidates_of", "clarification_question", "make_pending"]
+__all__ = ["answer_clarification", "candidate_label", "candidates_of", "clarification_question", "make_pending",
+           "option_labels"]
 
 _ZH_ORDINAL = re.compile(r"第\s*([一二两三四五六七八九十\d]+)")
 _EN_ORDINAL = re.compile(r"\b(first|1st|second|2nd|third|3rd|fourth|4th|fifth|5th|last|former|latter)\b",
@@ -28,44 +34,56 @@ _CJK_LATIN_GAP = re.compile(f"(?<=[{HAN_RANGES}])(?=[A-Za-z0-9])|(?<=[A-Za-z0-9]
 
 
 def candidates_of(ambiguity: Ambiguity | Sequence[Candidate], language: str,
-                  labels: Callable[[Entity], str] | None = None) -> list[Candidate]:
+                  labels: Callable[[Entity], str] | None = None, texts: Texts | None = None) -> list[Candidate]:
     """The question's options as plain data, in order of first mention."""
     if isinstance(ambiguity, Ambiguity):
         return [Candidate(value=e.value, type=e.type, entity_id=e.id or None,
-                          label=labels(e) if labels else short_label(e, language))
+                          label=labels(e) if labels else display_label(e, language, texts))
                 for e in ambiguity.candidates]
     return list(ambiguity)
 
 
-def _option_labels(options: Sequence[Candidate], language: str) -> list[str]:
+def candidate_label(candidate: Candidate, language: str, texts: Texts | None = None) -> str:
+    """How the question names one candidate in ``language``: the bot's label for a value it
+    declares, else the label stored when the question was made, else the value."""
+    declared = texts.declared_label(candidate.type, candidate.value, language) if texts is not None else None
+    return declared or candidate.label or format_value(candidate.value)
+
+
+def option_labels(candidates: Sequence[Candidate], language: str, texts: Texts | None = None) -> list[str]:
+    """The quick replies of a clarification (``reply.options``) in ``language``, in the question's order."""
+    return [candidate_label(c, language, texts) for c in candidates]
+
+
+def _question_labels(options: Sequence[Candidate], language: str, texts: Texts | None) -> list[str]:
     """Bare labels, with the shared type noun put once before the first ("订单 12345 还是 67890")."""
-    texts = [c.label or str(c.value) for c in options]
+    names = option_labels(options, language, texts)
     same_type = len({c.type for c in options}) == 1
-    if same_type and all(is_identifier(c.value) and t == str(c.value) for c, t in zip(options, texts, strict=True)):
-        nouns = lx.type_nouns(options[0].type, language)
+    if same_type and all(is_identifier(c.value) and t == str(c.value) for c, t in zip(options, names, strict=True)):
+        nouns = type_nouns_of(options[0].type, language, texts)
         if nouns:
-            texts[0] = f"{nouns[0]} {texts[0]}"
-    return texts
+            names[0] = f"{nouns[0]} {names[0]}"
+    return names
 
 
 def clarification_question(ambiguity: Ambiguity | Sequence[Candidate], language: str,
-                           labels: Callable[[Entity], str] | None = None) -> str:
+                           labels: Callable[[Entity], str] | None = None, texts: Texts | None = None) -> str:
     """"您指的是订单 12345 还是 67890？" / "Do you mean Joe Brown or John Smith?"."""
-    texts = _option_labels(candidates_of(ambiguity, language, labels), language)
+    names = _question_labels(candidates_of(ambiguity, language, labels, texts), language, texts)
     if language == "zh":
-        body = texts[0] if len(texts) == 1 else "、".join(texts[:-1]) + "还是" + texts[-1]
+        body = names[0] if len(names) == 1 else "、".join(names[:-1]) + "还是" + names[-1]
         return _CJK_LATIN_GAP.sub(" ", f"您指的是{body}？")
-    body = texts[0] if len(texts) == 1 else ", ".join(texts[:-1]) + " or " + texts[-1]
+    body = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " or " + names[-1]
     return f"Do you mean {body}?"
 
 
 def make_pending(ambiguity: Ambiguity | Sequence[Candidate], *, original_text: str, language: str, turn: int,
                  kind: str = "reference", slot: str | None = None, flow: str | None = None,
-                 labels: Callable[[Entity], str] | None = None) -> PendingClarification:
+                 labels: Callable[[Entity], str] | None = None, texts: Texts | None = None) -> PendingClarification:
     """The question as session data, so the answer can be understood in the next turn."""
     expression = ambiguity.reference.expression if isinstance(ambiguity, Ambiguity) else ""
     return PendingClarification(kind="slot_value" if kind == "slot_value" else "reference",
-                                candidates=candidates_of(ambiguity, language, labels),
+                                candidates=candidates_of(ambiguity, language, labels, texts),
                                 original_text=original_text, expression=expression, slot=slot, flow=flow,
                                 language=language, turn=turn)
 

@@ -15,7 +15,8 @@ from typing import Any
 from dialogkit.memory.lexicon import type_nouns
 from dialogkit.model.interpretation import Mention
 from dialogkit.model.session import Entity, Session
-from dialogkit.strings.cjk import has_cjk
+from dialogkit.text.labels import Texts, written_in
+from dialogkit.text.phrases import format_value
 
 #: Turns after which an unmentioned entity's salience halves.
 HALF_LIFE_TURNS = 3.0
@@ -129,19 +130,50 @@ def is_identifier(value: Any) -> bool:
     return isinstance(value, str) and bool(_IDENTIFIER.match(value.strip()))
 
 
-def short_label(entity: Entity, language: str) -> str:
-    """How the user would name it: a surface form in the language, else the canonical value."""
+def _users_words(entity: Entity, language: str) -> str | None:
+    """The first surface form the user gave the entity that reads as ``language``."""
+    return next((a for a in entity.aliases if written_in(a, language)), None)
+
+
+def display_label(entity: Entity, language: str, texts: Texts | None = None) -> str:
+    """How a reply names the entity: the bot file's label for a value it declares (in the turn's
+    language, see ``Texts.declared_label``), else the user's own words in that language, else
+    the value as written. Without ``texts`` only the user's words and the value are known."""
+    if texts is not None:
+        declared = texts.declared_label(entity.type, entity.value, language)
+        if declared is not None:
+            return declared
     if is_identifier(entity.value):
         return str(entity.value)
-    wanted = [a for a in entity.aliases if has_cjk(a) == (language == "zh")]
-    return wanted[0] if wanted else str(entity.value)
+    return _users_words(entity, language) or format_value(entity.value)
 
 
-def entity_label(entity: Entity, language: str) -> str:
-    """A readable, self-contained name: "订单12345" / "order 12345" for identifiers, else the short label."""
-    label = short_label(entity, language)
+def short_label(entity: Entity, language: str, texts: Texts | None = None) -> str:
+    """How the user would name it: their own words in the language ("电脑", "iPhone"), else how a
+    reply names it (:func:`display_label`). Identifiers are their value."""
     if is_identifier(entity.value):
-        nouns = type_nouns(entity.type, language)
+        return str(entity.value)
+    return _users_words(entity, language) or display_label(entity, language, texts)
+
+
+def type_nouns_of(type_name: str, language: str, texts: Texts | None = None) -> list[str]:
+    """Nouns naming an entity type, the preferred first: the built-in word list's, then the
+    bot's own (from its slot labels: "保单号" -> 保单), so a type no word list knows has a noun."""
+    nouns = type_nouns(type_name, language)
+    if texts is not None:
+        nouns += [n for n in texts.type_nouns(type_name, language) if n not in nouns]
+    return nouns
+
+
+def entity_label(entity: Entity, language: str, texts: Texts | None = None) -> str:
+    """A self-contained name: "订单12345" / "order 12345" for identifiers, else the short label.
+
+    For text that has to say what the thing is (the object an ellipsis leaves out); a reference
+    the user wrote is replaced by the short label alone, without a type word they did not say.
+    """
+    label = short_label(entity, language, texts)
+    if is_identifier(entity.value):
+        nouns = type_nouns_of(entity.type, language, texts)
         if nouns:
             return f"{nouns[0]}{label}" if language == "zh" else f"{nouns[0]} {label}"
     return label

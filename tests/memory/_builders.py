@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
+import functools
+from pathlib import Path
 from typing import Any
 
 from dialogkit.memory.tracker import track_mentions
 from dialogkit.model.interpretation import Mention
 from dialogkit.model.session import Entity, Session
+from dialogkit.spec.loader import check_bot_file
+from dialogkit.text.labels import Texts
+
+ROOT = Path(__file__).resolve().parents[2]
 
 KINDS = {"order_id": "thing", "product": "thing", "person": "person", "city": "place", "meeting": "thing",
          "issue_type": "other", "time": "time", "number": "other"}
@@ -36,3 +42,11 @@ def say(session: Session, turn: int, *mentions: Mention, source: str = "user") -
 
 def new_session(name: str = "s1") -> Session:
     return Session(id=name, user_id=f"user-{name}")
+
+
+@functools.cache
+def bot_texts(relative: str) -> Texts:
+    """The labels of a bot file in this repository ("flows/support_ticket.yaml"), read once."""
+    spec = check_bot_file(ROOT / relative).spec
+    assert spec is not None, relative
+    return Texts(spec)

@@ -4,10 +4,19 @@ from __future__ import annotations
 
 import pytest
 
-from dialogkit.memory.clarification import answer_clarification, clarification_question, make_pending
+from dialogkit.memory.clarification import (
+    answer_clarification,
+    clarification_question,
+    make_pending,
+    option_labels,
+)
 from dialogkit.memory.references import Ambiguity, resolve
+from dialogkit.model.interpretation import Mention
 from dialogkit.model.session import Candidate, PendingClarification
-from tests.memory._builders import mention, new_session, say
+from tests.memory._builders import bot_texts, mention, new_session, say
+
+SUPPORT = "flows/support_ticket.yaml"
+MEETING = "flows/meeting.yaml"
 
 
 def ambiguity_of(*values: str, type_name: str = "order_id", text: str = "它还没到", language: str = "zh") -> Ambiguity:
@@ -51,6 +60,71 @@ class TestQuestion:
         amb = ambiguity_of("12345", "67890", text="it", language="en")
         text = clarification_question(amb, "en", labels=lambda e: f"#{e.value}")
         assert text == "Do you mean #12345 or #67890?"
+
+
+class TestOneLanguage:
+    """The question and its quick replies name the candidates in the turn's language: the bot's
+    label for a declared value, an alias in that language for a value without labels."""
+
+    @staticmethod
+    def products(said: tuple[str, str], text: str, language: str) -> Ambiguity:
+        s = new_session()
+        say(s, 1, mention("product", "phone", said[0]), mention("product", "laptop", said[1]))
+        resolution = resolve(s, text, language, turn=2, mentions=[])
+        assert resolution.ambiguity is not None
+        return resolution.ambiguity
+
+    def test_zh_question_after_english_mentions(self) -> None:
+        """"I bought a phone and a laptop" then "它坏了": never "您指的是 phone 还是 laptop？"."""
+        amb = self.products(("phone", "laptop"), "它坏了", "zh")
+        texts = bot_texts(SUPPORT)
+        assert clarification_question(amb, "zh", texts=texts) == "您指的是手机还是笔记本电脑？"
+        pending = make_pending(amb, original_text="它坏了", language="zh", turn=2, texts=texts)
+        assert [c.value for c in pending.candidates] == ["phone", "laptop"]
+        assert option_labels(pending.candidates, "zh", texts) == ["手机", "笔记本电脑"]
+
+    def test_en_question_after_chinese_mentions(self) -> None:
+        amb = self.products(("手机", "电脑"), "it broke", "en")
+        assert clarification_question(amb, "en", texts=bot_texts(SUPPORT)) == "Do you mean phone or laptop?"
+
+    @pytest.mark.parametrize(("asked", "again", "question", "options"), [
+        ("zh", "en", "Do you mean phone or laptop?", ["phone", "laptop"]),
+        ("en", "zh", "您指的是手机还是笔记本电脑？", ["手机", "笔记本电脑"]),
+    ])
+    def test_asked_again_in_the_other_language(self, asked: str, again: str, question: str,
+                                               options: list[str]) -> None:
+        amb = self.products(("手机", "laptop"), "它坏了" if asked == "zh" else "it broke", asked)
+        texts = bot_texts(SUPPORT)
+        pending = make_pending(amb, original_text="", language=asked, turn=2, texts=texts)
+        assert clarification_question(pending.candidates, again, texts=texts) == question
+        assert option_labels(pending.candidates, again, texts) == options
+
+    @pytest.mark.parametrize(("language", "text", "question"), [
+        ("zh", "问他项目进度", "您指的是约翰还是玛丽？"), ("en", "ask him", "Do you mean John Smith or Mary Jones?"),
+    ])
+    def test_values_with_aliases_only(self, language: str, text: str, question: str) -> None:
+        s = new_session()
+        say(s, 1, mention("person", "John Smith", "John"), mention("person", "Mary Jones", "Mary"))
+        amb = resolve(s, text, language, turn=2, mentions=[]).ambiguity
+        assert amb is not None
+        assert clarification_question(amb, language, texts=bot_texts(MEETING)) == question
+
+    @pytest.mark.parametrize("language", ["zh", "en"])
+    def test_slot_value_candidates_are_relabelled_too(self, language: str) -> None:
+        """A slot-value question made with labels in one language reads in the turn's language."""
+        options = [Candidate(value="John Smith", type="person", label="John Smith"),
+                   Candidate(value="Mary Jones", type="person", label="Mary Jones")]
+        names = {"zh": ["约翰", "玛丽"], "en": ["John Smith", "Mary Jones"]}[language]
+        assert option_labels(options, language, bot_texts(MEETING)) == names
+        assert option_labels(options, language) == ["John Smith", "Mary Jones"]
+
+    def test_an_answer_may_name_the_label_it_was_shown(self) -> None:
+        amb = self.products(("phone", "laptop"), "它坏了", "zh")
+        pending = make_pending(amb, original_text="它坏了", language="zh", turn=2, texts=bot_texts(SUPPORT))
+        choice = answer_clarification(pending, "笔记本电脑", [])
+        assert choice is not None and choice.value == "laptop"
+        by_mention = answer_clarification(pending, "电脑", [Mention("product", "laptop", "电脑", 0, 2, "thing")])
+        assert by_mention is not None and by_mention.value == "laptop"
 
 
 class TestPending:

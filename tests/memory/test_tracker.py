@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
+import pytest
+
 from dialogkit.memory.tracker import (
+    display_label,
     entity_label,
     find_entity,
     recall,
     render_entities,
     salience,
     set_attributes,
+    short_label,
     track_mentions,
 )
-from tests.memory._builders import in_order, mention, new_session, say
+from tests.memory._builders import bot_texts, in_order, mention, new_session, say
 
 
 class TestTrackMentions:
@@ -131,6 +135,40 @@ class TestRendering:
         assert (entity_label(order, "zh"), entity_label(order, "en")) == ("订单12345", "order 12345")
         assert (entity_label(phone, "zh"), entity_label(phone, "en")) == ("手机", "phone")
         assert entity_label(person, "zh") == "张经理"
+
+
+class TestLabelsInTheTurnsLanguage:
+    """A reply names an entity in the turn's language whichever language it was mentioned in."""
+
+    @pytest.mark.parametrize(("said", "language", "shown"), [
+        ("laptop", "zh", "笔记本电脑"), ("电脑", "en", "laptop"), ("电脑", "zh", "笔记本电脑"),
+    ])
+    def test_a_declared_value_shows_the_bots_label(self, said: str, language: str, shown: str) -> None:
+        s = new_session()
+        (laptop,) = say(s, 1, mention("product", "laptop", said))
+        assert display_label(laptop, language, bot_texts("flows/support_ticket.yaml")) == shown
+
+    @pytest.mark.parametrize(("language", "shown"), [("zh", "约翰"), ("en", "John Smith")])
+    def test_an_alias_only_value_shows_its_alias_in_the_language(self, language: str, shown: str) -> None:
+        s = new_session()
+        (john,) = say(s, 1, mention("person", "John Smith", "John"))
+        assert display_label(john, language, bot_texts("flows/meeting.yaml")) == shown
+
+    @pytest.mark.parametrize("language", ["zh", "en"])
+    def test_the_users_own_words_come_first_when_they_are_in_the_language(self, language: str) -> None:
+        s = new_session()
+        (laptop,) = say(s, 1, mention("product", "laptop", "电脑" if language == "zh" else "notebook"))
+        texts = bot_texts("flows/support_ticket.yaml")
+        assert short_label(laptop, language, texts) == ("电脑" if language == "zh" else "notebook")
+        assert short_label(laptop, "en" if language == "zh" else "zh", texts) == (
+            "laptop" if language == "zh" else "笔记本电脑")
+
+    @pytest.mark.parametrize("language", ["zh", "en"])
+    def test_without_the_bots_labels_the_value_stands(self, language: str) -> None:
+        s = new_session()
+        (laptop, order) = say(s, 1, mention("product", "laptop", "laptop"), mention("order_id", "12345"))
+        assert display_label(order, language, bot_texts("flows/support_ticket.yaml")) == "12345"
+        assert display_label(laptop, "zh") == "laptop"
 
 
 class TestBoundedRecord:
