@@ -120,6 +120,12 @@ EN_ASSENT_AFTER = frozenset({"right", "fine", "ok", "okay", "great", "good", "al
                              "true", "it", "perfect", "wrong", "enough", "not", "what", "why",
                              "how", "because", "when", "where", "who"})
 
+#: Quantities before "of them/these/those" that make a count ("2 of them", "both of them").
+EN_COUNT_WORDS: tuple[str, ...] = (
+    "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "a couple", "a few",
+    "both", "all", "each", "either", "neither", "none", "some", "any", "most", "many", "few", "several", "half",
+)
+
 #: Words whose following type noun forms a definite description.
 EN_DEFINITE_DETERMINERS = ("the same", "that same", "this same", "the said", "said", "the above",
                            "that", "this", "those", "these", "the")

@@ -15,15 +15,20 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Collection, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from dialogkit.memory import lexicon as lx
-from dialogkit.memory.tracker import entity_label, find_entity, value_key
+from dialogkit.memory.tracker import entity_label, find_entity, is_identifier, short_label, type_nouns_of, value_key
 from dialogkit.model.interpretation import Mention
 from dialogkit.model.session import Entity, Session
 from dialogkit.strings.cjk import has_cjk
+from dialogkit.text.labels import Texts
 
-__all__ = ["Ambiguity", "Binding", "Reference", "Resolution", "find_references", "resolve", "task_phrase"]
+__all__ = ["Ambiguity", "Binding", "Reference", "Resolution", "bind_choice", "find_references", "referent_text",
+           "resolve", "task_phrase"]
+
+Edit = tuple[int, int, str, str]
+"""(start, end, replacement read by understanding, replacement shown) in the original utterance."""
 
 
 @dataclass(slots=True)
@@ -66,10 +71,27 @@ class Ambiguity:
 
 @dataclass(slots=True)
 class Resolution:
+    """The utterance, the text with its references written out, and what they bound.
+
+    The references are written out twice. ``resolved_text`` is self-contained, for
+    understanding to read again: an identifier comes with its type noun ("它现在怎么样？" ->
+    "订单12345现在怎么样？"), which is what tells a status question from a bare number.
+    ``shown_text`` is for the user to see (``reply.resolved``): the referent as the user's language
+    writes it, with no type word or capital the user did not write ("12345现在怎么样？");
+    it defaults to ``resolved_text``. ``edits`` are the rewrites made, kept so that binding the
+    ambiguous reference later (:func:`bind_choice`) writes it exactly like the others.
+    """
+
     text: str
     resolved_text: str
     bindings: list[Binding]
     ambiguity: Ambiguity | None = None
+    edits: list[Edit] = field(default_factory=list)
+    shown_text: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.shown_text:
+            self.shown_text = self.resolved_text
 
 
 _ZH_NUM = "一二两三四五六七八九十"
@@ -356,18 +378,18 @@ def task_phrase(label: str, language: str) -> str:
     return f"the {label}"
 
 
-def _noun_types(session: Session, extra: Sequence[Entity]) -> dict[str, frozenset[str]]:
+def _noun_types(session: Session, extra: Sequence[Entity], texts: Texts | None) -> dict[str, frozenset[str]]:
     """Type nouns of every type the session knows, in both languages, mapped to their types."""
-    return _nouns_of_types(frozenset(e.type for e in [*session.entities, *extra]))
+    return _nouns_of_types(frozenset(e.type for e in [*session.entities, *extra]), texts)
 
 
 @functools.lru_cache(maxsize=256)
-def _nouns_of_types(types: frozenset[str]) -> dict[str, frozenset[str]]:
-    # Cached per set of types (a bot has few): the answer is read-only and the same every turn.
+def _nouns_of_types(types: frozenset[str], texts: Texts | None) -> dict[str, frozenset[str]]:
+    # Cached per set of types and bot (a bot has few): the answer is read-only and the same every turn.
     found: dict[str, set[str]] = {}
     for type_name in types:
         for lang in ("zh", "en"):
-            for noun in lx.type_nouns(type_name, lang):
+            for noun in type_nouns_of(type_name, lang, texts):
                 found.setdefault(noun.lower(), set()).add(type_name)
     return {noun: frozenset(names) for noun, names in found.items()}
 
@@ -377,7 +399,7 @@ class _Resolver:
 
     def __init__(self, session: Session, turn: int, mentions: Sequence[Mention],
                  expected_types: Collection[str], expected_kinds: Collection[str],
-                 task_object: Entity | None) -> None:
+                 task_object: Entity | None, texts: Texts | None) -> None:
         self.session = session
         self.mentions = sorted(mentions, key=lambda m: m.start)
         self.expected_types = set(expected_types)
@@ -391,7 +413,7 @@ class _Resolver:
         if task_object is not None and task_object not in pool and not self.is_current(task_object):
             pool.append(task_object)
         self.pool = pool
-        self.noun_types = _noun_types(session, [task_object] if task_object else [])
+        self.noun_types = _noun_types(session, [task_object] if task_object else [], texts)
 
     def is_current(self, entity: Entity) -> bool:
         """Named in the utterance being resolved."""
@@ -478,10 +500,12 @@ class _Resolver:
         """They/他们: the utterance's own list, else the last list, else the best group."""
         own: list[Entity] = []
         for m in self.mentions:
-            if m.end > ref.start or (ref.kinds is not None and m.kind not in ref.kinds):
+            if m.end > ref.start:
                 continue
             entity = find_entity(self.session, m.type, m.value) or Entity(
                 id="", type=m.type, kind=m.kind, value=m.value, aliases=[m.text])
+            if not self._fits(ref, entity):     # "2" in "a monitor, 2 of them" is no member
+                continue
             if all(value_key(e.value) != value_key(entity.value) or e.type != entity.type for e in own):
                 own.append(entity)
         if len(own) >= 2:
@@ -498,10 +522,13 @@ class _Resolver:
         return sorted((e for e in top if e.last_turn == latest), key=lambda e: e.last_position)
 
 
-def _capitalised(text: str, start: int, label: str, language: str) -> str:
-    if language == "en" and label and (not text[:start].strip() or text[:start].rstrip()[-1] in ".!?"):
-        return label[0].upper() + label[1:]
-    return label
+def _same_case(expression: str, written: str) -> str:
+    """``written`` starts with a capital only where the user's words did ("It broke" -> "Keyboard
+    broke", "it broke" -> "keyboard broke"); the label is otherwise left as the bot file or the
+    user wrote it."""
+    if expression[:1].isupper() and written[:1].islower():
+        return written[0].upper() + written[1:]
+    return written
 
 
 def _join(labels: list[str], language: str) -> str:
@@ -518,6 +545,10 @@ _ZH_HINT = re.compile("[" + re.escape("".join(sorted({
 _EN_COPULA = re.compile(r"\s*(?:'s|’s|\s+is|\s+was)\b", re.IGNORECASE)
 _ZH_COPULA = re.compile(r"\s*(?:应该是|其实是|是|为)")
 _EN_NOUN_COMPOUND = re.compile(r"\s+(?:number|no\.?|id|code|#)(?:\W|$)", re.IGNORECASE)
+_EN_COUNT_WORDS = "|".join(word.replace(" ", r"\s+") for word in lx.EN_COUNT_WORDS)
+_EN_COUNT_OF = re.compile(rf"\b(?:\d+|{_EN_COUNT_WORDS})\s+of\s+$", re.IGNORECASE)
+_ZH_COUNT = re.compile(rf"[{_ZH_NUM}\d]+\s*[{lx.ZH_CLASSIFIERS}]")
+_COUNT_TYPES = frozenset({"number", "integer"})
 
 
 def _explicitly_named(ref: Reference, mentions: Sequence[Mention], text: str) -> bool:
@@ -533,6 +564,10 @@ def _explicitly_named(ref: Reference, mentions: Sequence[Mention], text: str) ->
             return True
         gap = len(after) - len(after.lstrip(" #:："))
         return any(m.start == ref.end + gap for m in mentions)
+    if ref.category == "demonstrative" and _names_its_noun(ref, mentions, after):
+        return True
+    if ref.plural and _counts_own_mention(ref, mentions, text):
+        return True
     if ref.category in ("pronoun", "demonstrative") and not ref.plural:
         copula = _EN_COPULA.match(after) or _ZH_COPULA.match(after)
         if copula and any(m.start >= ref.end + copula.end() for m in mentions):
@@ -540,26 +575,50 @@ def _explicitly_named(ref: Reference, mentions: Sequence[Mention], text: str) ->
     return False
 
 
+def _names_its_noun(ref: Reference, mentions: Sequence[Mention], after: str) -> bool:
+    """"这个显示器", "那台 monitor": the demonstrative determines the noun right after it, which
+    names its own thing; it points at nothing else (least of all an entity of another type)."""
+    gap = len(after) - len(after.lstrip())
+    return any(m.start == ref.end + gap for m in mentions)
+
+
+def _counts_own_mention(ref: Reference, mentions: Sequence[Mention], text: str) -> bool:
+    """A plural that counts what the utterance itself names, not earlier things: "a monitor, 2 of
+    them", "both of them" after the utterance's own noun; "显示器要两个，它们都要黑色的" and "I need 2
+    monitors, send them" (one thing named with a count before the pronoun)."""
+    before = text[:ref.start]
+    own = {(m.type, value_key(m.value)) for m in mentions
+           if m.end <= ref.start and m.type not in lx.NON_REFERENTIAL_TYPES}
+    if not own:
+        return False
+    if _EN_COUNT_OF.search(before):
+        return True
+    counted = _ZH_COUNT.search(before) or any(m.type in _COUNT_TYPES and m.end <= ref.start for m in mentions)
+    return len(own) == 1 and bool(counted)
+
+
 def resolve(session: Session, text: str, language: str, *, turn: int, mentions: Sequence[Mention],
             expected_types: Collection[str] = (), expected_kinds: Collection[str] = (),
-            task_object: Entity | None = None, task_object_label: str | None = None) -> Resolution:
+            task_object: Entity | None = None, task_object_label: str | None = None,
+            texts: Texts | None = None) -> Resolution:
     """Bind the utterance's references to the session's entities and write the resolved text.
 
     ``turn`` is the current turn: only entities mentioned in earlier turns are candidates.
     ``task_object``/``task_object_label`` name what the active task is about ("会议"): an
     utterance with no object ("改到下午三点") is completed with it. The first ambiguous
     reference is returned in ``ambiguity`` and left unreplaced; the others are still bound.
+    ``texts`` (the bot's labels) names a referent the user never named in the turn's language.
     """
     if language == "zh" and not _ZH_HINT.search(text):
         return Resolution(text=text, resolved_text=text, bindings=[], ambiguity=None)
-    refs = _open_references(session, text, language, mentions, task_object)
+    refs = _open_references(session, text, language, mentions, task_object, texts)
     if not refs:   # most turns: nothing refers back, so the candidate pool is never built
         return Resolution(text=text, resolved_text=text, bindings=[], ambiguity=None)
-    resolver = _Resolver(session, turn, mentions, expected_types, expected_kinds, task_object)
-    task = _TaskObject(task_object, _object_phrase(task_object, task_object_label, language))
+    resolver = _Resolver(session, turn, mentions, expected_types, expected_kinds, task_object, texts)
+    task = _TaskObject(task_object, _object_phrase(task_object, task_object_label, language, texts))
     bindings: list[Binding] = []
     ambiguity: Ambiguity | None = None
-    edits: list[tuple[int, int, str]] = []
+    edits: list[Edit] = []
     for ref in refs:
         outcome = _bind(resolver, ref, task)
         if isinstance(outcome, Ambiguity):
@@ -568,14 +627,29 @@ def resolve(session: Session, text: str, language: str, *, turn: int, mentions: 
         bound, label = outcome
         if bound or label:
             bindings.extend(Binding(ref, e) for e in bound)
-            edits.append((ref.start, ref.end, _replacement(text, ref, bound, label, language)))
-    return Resolution(text=text, resolved_text=_rewrite(text, edits), bindings=bindings, ambiguity=ambiguity)
+            edits.append(_edit(ref, bound, label, language, texts))
+    return _resolution(text, bindings, ambiguity, edits)
+
+
+def _resolution(text: str, bindings: list[Binding], ambiguity: Ambiguity | None, edits: list[Edit]) -> Resolution:
+    return Resolution(text=text, resolved_text=_rewrite(text, edits, shown=False), bindings=bindings,
+                      ambiguity=ambiguity, edits=edits, shown_text=_rewrite(text, edits, shown=True))
+
+
+def bind_choice(resolution: Resolution, entity: Entity, language: str, texts: Texts | None = None) -> Resolution:
+    """The resolution once a clarification answered which entity the ambiguous reference meant:
+    bound, and written into the text like every other referent."""
+    if resolution.ambiguity is None:
+        return resolution
+    ref = resolution.ambiguity.reference
+    edits = [*resolution.edits, _edit(ref, [entity], None, language, texts)]
+    return _resolution(resolution.text, [*resolution.bindings, Binding(ref, entity)], None, edits)
 
 
 def _open_references(session: Session, text: str, language: str, mentions: Sequence[Mention],
-                     task_object: Entity | None) -> list[Reference]:
+                     task_object: Entity | None, texts: Texts | None) -> list[Reference]:
     """The references left to bind: none inside a mention, none whose object the text names."""
-    noun_types = _noun_types(session, [task_object] if task_object else [])
+    noun_types = _noun_types(session, [task_object] if task_object else [], texts)
     return [r for r in find_references(text, language, nouns=noun_types.keys())
             if not any(m.start < r.end and r.start < m.end for m in mentions)
             and not _explicitly_named(r, mentions, text)]
@@ -593,11 +667,12 @@ class _TaskObject:
         return [self.entity] if self.entity is not None else []
 
 
-def _object_phrase(task_object: Entity | None, task_object_label: str | None, language: str) -> str | None:
+def _object_phrase(task_object: Entity | None, task_object_label: str | None, language: str,
+                   texts: Texts | None) -> str | None:
     # The caller's label is a common noun ("会议" -> "the meeting"); an entity's label is a name.
     if task_object_label:
         return task_phrase(task_object_label, language)
-    return entity_label(task_object, language) if task_object is not None else None
+    return entity_label(task_object, language, texts) if task_object is not None else None
 
 
 def _bind(resolver: _Resolver, ref: Reference, task: _TaskObject) -> tuple[list[Entity], str | None] | Ambiguity:
@@ -617,20 +692,42 @@ def _bind(resolver: _Resolver, ref: Reference, task: _TaskObject) -> tuple[list[
     return bound, None
 
 
-def _replacement(text: str, ref: Reference, bound: list[Entity], label: str | None, language: str) -> str:
-    """The words written in place of ``ref``: the task's phrase, or the bound entities' labels."""
-    written = label if label else _join([entity_label(e, language) for e in bound], language)
+def referent_text(ref: Reference, entity: Entity, language: str, texts: Texts | None = None, *,
+                  shown: bool = True) -> str:
+    """How the resolved text names what ``ref`` points at: the user's own words for it, or its
+    label, in the turn's language. Shown to the user, a type noun is written only where the user
+    wrote one ("那个订单" -> "订单12345", "the same order" -> "order 12345", "它" -> "12345"); for
+    understanding (``shown=False``) an identifier always carries its type noun ("订单12345")."""
+    noun = ref.noun if ref.noun and ref.noun.lower() not in lx.KIND_NOUNS else None
+    if not is_identifier(entity.value) or (noun is None and shown):
+        return short_label(entity, language, texts)
+    if noun is None:
+        return entity_label(entity, language, texts)
+    label = short_label(entity, language, texts)
+    return f"{noun}{label}" if has_cjk(noun) else f"{noun} {label}"
+
+
+def _edit(ref: Reference, bound: list[Entity], label: str | None, language: str, texts: Texts | None) -> Edit:
+    """The words written in place of ``ref``, for understanding and for the user."""
+    return (ref.start, ref.end, _replacement(ref, bound, label, language, texts, shown=False),
+            _replacement(ref, bound, label, language, texts, shown=True))
+
+
+def _replacement(ref: Reference, bound: list[Entity], label: str | None, language: str,
+                 texts: Texts | None, *, shown: bool) -> str:
+    """The task's phrase, or the bound entities' names."""
+    written = label or _join([referent_text(ref, e, language, texts, shown=shown) for e in bound], language)
     if ref.possessive:
         written += "'s"
     if ref.category == "ellipsis":
         return _ellipsis_text(ref, written, language)
-    return _capitalised(text, ref.start, written, language)
+    return _same_case(ref.expression, written)
 
 
-def _rewrite(text: str, edits: list[tuple[int, int, str]]) -> str:
-    """Apply non-overlapping (start, end, replacement) edits, last first so offsets hold."""
-    for start, end, replacement in sorted(edits, reverse=True):
-        text = text[:start] + replacement + text[end:]
+def _rewrite(text: str, edits: list[Edit], *, shown: bool) -> str:
+    """Apply non-overlapping edits, last first so offsets hold."""
+    for start, end, read, seen in sorted(edits, reverse=True):
+        text = text[:start] + (seen if shown else read) + text[end:]
     return text
 
 

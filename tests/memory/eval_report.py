@@ -2,7 +2,7 @@
 
 Each case lists prior turns' mentions, the utterance, and either the values its references
 must bind to (``bind``, optionally the ``resolved`` text) or the candidates a clarification
-must offer (``clarify``). Run ``python tests/memory/eval_report.py`` to print the table; the
+must offer (``clarify``); ``shown`` checks the text the user sees. Run ``python tests/memory/eval_report.py`` to print the table; the
 pytest test in ``test_eval_references.py`` asserts the pass rate.
 """
 
@@ -63,7 +63,7 @@ def run_case(case: dict[str, Any]) -> Outcome:
     if result.ambiguity is not None:
         got = "clarify " + str([str(e.value) for e in result.ambiguity.candidates])
     else:
-        got = f"bind {bound} -> {result.resolved_text!r}"
+        got = f"bind {bound} -> {result.resolved_text!r} (shown {result.shown_text!r})"
     if "clarify" in expect:
         ok = result.ambiguity is not None and [str(e.value) for e in result.ambiguity.candidates] == \
             [str(v) for v in expect["clarify"]]
@@ -71,6 +71,8 @@ def run_case(case: dict[str, Any]) -> Outcome:
         ok = result.ambiguity is None and bound == [str(v) for v in expect.get("bind", [])]
         if "resolved" in expect:
             ok = ok and result.resolved_text == expect["resolved"]
+        if "shown" in expect:
+            ok = ok and result.shown_text == expect["shown"]
     return Outcome(case, ok, got)
 
 

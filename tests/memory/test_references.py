@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import pytest
 
-from dialogkit.memory.references import Resolution, find_references, resolve
+from dialogkit.memory.references import Resolution, bind_choice, find_references, resolve
 from dialogkit.memory.tracker import set_attributes
+from dialogkit.model.interpretation import Mention
 from dialogkit.model.session import Entity, Session
-from tests.memory._builders import mention, new_session, say
+from tests.memory._builders import bot_texts, mention, new_session, say
 
 
 def bound(resolution: Resolution) -> list[str]:
@@ -30,24 +31,37 @@ def orders_in_two_turns() -> Session:
 
 class TestPronouns:
     def test_zh_it_binds_the_order_and_reads_resolved(self) -> None:
-        """"查看订单 12345 的状态" then "它现在怎么样？" binds 它 to order 12345."""
+        """"查看订单 12345 的状态" then "它现在怎么样？" binds 它 to order 12345; understanding reads the
+        type noun, the user sees only what 它 stood for."""
         s = new_session()
         say(s, 1, mention("order_id", "12345"))
         r = resolve(s, "它现在怎么样？", "zh", turn=2, mentions=[])
         assert bound(r) == ["12345"] and r.ambiguity is None
-        assert r.resolved_text == "订单12345现在怎么样？"
+        assert (r.resolved_text, r.shown_text) == ("订单12345现在怎么样？", "12345现在怎么样？")
 
     def test_en_it_binds_the_order(self) -> None:
         s = new_session()
         say(s, 1, mention("order_id", "12345"))
         r = resolve(s, "Has it shipped yet?", "en", turn=2, mentions=[])
         assert bound(r) == ["12345"]
-        assert r.resolved_text == "Has order 12345 shipped yet?"
+        assert (r.resolved_text, r.shown_text) == ("Has order 12345 shipped yet?", "Has 12345 shipped yet?")
 
-    def test_en_sentence_initial_label_is_capitalised(self) -> None:
+    @pytest.mark.parametrize(("text", "resolved", "shown"), [
+        ("it never arrived", "order 12345 never arrived", "12345 never arrived"),
+        ("It never arrived", "Order 12345 never arrived", "12345 never arrived"),
+    ])
+    def test_en_a_capital_is_written_only_where_the_user_wrote_one(self, text: str, resolved: str,
+                                                                    shown: str) -> None:
         s = new_session()
         say(s, 1, mention("order_id", "12345"))
-        assert resolve(s, "it never arrived", "en", turn=2, mentions=[]).resolved_text == "Order 12345 never arrived"
+        r = resolve(s, text, "en", turn=2, mentions=[])
+        assert (r.resolved_text, r.shown_text) == (resolved, shown)
+
+    @pytest.mark.parametrize(("text", "shown"), [("it's broken", "keyboard's broken"), ("It's broken", "Keyboard's broken")])
+    def test_en_a_common_noun_keeps_the_users_case(self, text: str, shown: str) -> None:
+        s = new_session()
+        say(s, 1, mention("product", "keyboard", "keyboard"))
+        assert resolve(s, text, "en", turn=2, mentions=[]).shown_text == shown
 
     def test_zh_he_binds_a_person_never_a_thing(self) -> None:
         s = new_session()
@@ -140,6 +154,150 @@ class TestDemonstratives:
             assert find_references(text, "zh") == [], text
 
 
+class TestNamesItsOwnNoun:
+    """"这个显示器" is a description naming its own noun: never an entity of another type."""
+
+    @pytest.mark.parametrize(("text", "noun"), [("这个显示器也坏了", "显示器"), ("那台显示器也坏了", "显示器"),
+                                                ("那个 monitor 也坏了", "monitor")])
+    def test_zh_a_demonstrative_before_a_mention_is_not_a_reference(self, text: str, noun: str) -> None:
+        s = new_session()
+        say(s, 1, mention("order_id", "1234567"))
+        own = [mention("product", "monitor", noun, start=text.index(noun))]
+        r = resolve(s, text, "zh", turn=2, mentions=own)
+        assert (bound(r), r.resolved_text, r.shown_text) == ([], text, text)
+
+    @pytest.mark.parametrize(("text", "noun"), [("this monitor is broken too", "monitor"),
+                                                ("that one monitor is broken", "monitor")])
+    def test_en_a_demonstrative_before_a_mention_is_not_a_reference(self, text: str, noun: str) -> None:
+        s = new_session()
+        say(s, 1, mention("order_id", "1234567"))
+        own = [mention("product", "monitor", noun, start=text.index(noun))]
+        r = resolve(s, text, "en", turn=2, mentions=own)
+        assert (bound(r), r.resolved_text) == ([], text)
+
+
+class TestCounts:
+    """Count expressions are never rewritten into garbage ("monitor, 2 of monitor and 2")."""
+
+    @pytest.mark.parametrize("text", ["I want a monitor, 2 of them", "a monitor, both of them please",
+                                      "monitors, all of them"])
+    def test_en_a_count_of_the_utterances_own_noun_is_no_reference(self, text: str) -> None:
+        s = new_session()
+        say(s, 1, mention("product", "phone"), mention("product", "laptop"))
+        noun = "monitor"
+        own = [mention("product", "monitor", noun, start=text.index(noun))]
+        numbers = [Mention("number", 2, "2", text.index("2"), text.index("2") + 1, "other")] if "2" in text else []
+        r = resolve(s, text, "en", turn=2, mentions=[*own, *numbers])
+        assert (bound(r), r.resolved_text) == ([], text)
+
+    @pytest.mark.parametrize(("text", "language", "noun", "number"), [
+        ("显示器要两个，它们都要黑色的", "zh", "显示器", None),
+        ("I need 2 monitors, send them tomorrow", "en", "monitor", "2"),
+    ])
+    def test_a_plural_after_one_counted_thing_is_that_thing(self, text: str, language: str, noun: str,
+                                                            number: str | None) -> None:
+        s = new_session()
+        say(s, 1, mention("product", "phone"), mention("product", "laptop"))
+        own = [mention("product", "monitor", noun, start=text.index(noun))]
+        if number:
+            own.append(Mention("number", 2, number, text.index(number), text.index(number) + 1, "other"))
+        r = resolve(s, text, language, turn=2, mentions=own)
+        assert (bound(r), r.resolved_text) == ([], text)
+
+    def test_zh_two_things_of_its_own_with_a_count_are_still_its_list(self) -> None:
+        text = "订单12345和67890两个，它们都没到"
+        own = [mention("order_id", "12345", start=2), mention("order_id", "67890", start=8)]
+        assert bound(resolve(new_session(), text, "zh", turn=1, mentions=own)) == ["12345", "67890"]
+
+    def test_en_a_number_is_no_member_of_the_utterances_own_list(self) -> None:
+        """"Joe Brown and 2 more, tell them": the plural is never "Joe Brown and 2"."""
+        text = "Joe Brown and 2 more, tell them"
+        own = [mention("person", "Joe Brown", start=0), Mention("number", 2, "2", 14, 15, "other")]
+        r = resolve(new_session(), text, "en", turn=1, mentions=own)
+        assert (bound(r), r.resolved_text) == ([], text)
+
+    def test_en_both_of_them_binds_the_earlier_pair(self) -> None:
+        r = resolve(two_orders(), "check both of them", "en", turn=2, mentions=[])
+        assert bound(r) == ["12345", "67890"] and r.shown_text == "check both of 12345 and 67890"
+
+    @pytest.mark.parametrize(("text", "shown"), [("两个都没到", "两个都没到"), ("它们两个都没到", "12345和67890两个都没到"),
+                                                 ("这两个都没到", "这两个都没到")])
+    def test_zh_counts(self, text: str, shown: str) -> None:
+        assert resolve(two_orders(), text, "zh", turn=2, mentions=[]).shown_text == shown
+
+
+class TestTheBotsOwnNouns:
+    """Slot labels give a bot's types their nouns: "这个保单" is a description of a policy."""
+
+    @pytest.mark.parametrize(("text", "language", "shown"), [
+        ("这个保单还有效吗", "zh", "保单P87654321还有效吗"),
+        ("is that policy still valid", "en", "is policy P87654321 still valid"),
+    ])
+    def test_a_description_with_the_bots_noun(self, text: str, language: str, shown: str) -> None:
+        s = new_session()
+        say(s, 1, mention("policy_no", "P87654321", kind="thing"))
+        say(s, 2, mention("claim_id", "CL200468", kind="thing"))
+        r = resolve(s, text, language, turn=3, mentions=[], texts=bot_texts("examples/insurance/insurance.yaml"))
+        assert bound(r) == ["P87654321"] and r.shown_text == shown
+
+    @pytest.mark.parametrize(("text", "language", "resolved"), [("它到哪一步了", "zh", "理赔CL200468到哪一步了"),
+                                                                ("where is it now", "en", "where is claim CL200468 now")])
+    def test_understanding_reads_the_bots_noun(self, text: str, language: str, resolved: str) -> None:
+        s = new_session()
+        say(s, 1, mention("claim_id", "CL200468", kind="thing"))
+        r = resolve(s, text, language, turn=2, mentions=[], texts=bot_texts("examples/insurance/insurance.yaml"))
+        assert r.resolved_text == resolved
+
+
+class TestWrittenInTheTurnsLanguage:
+    """The resolved text names a referent as the turn's language writes it."""
+
+    @pytest.mark.parametrize(("said", "text", "language", "shown"), [
+        ("laptop", "它坏了", "zh", "笔记本电脑坏了"), ("电脑", "它坏了", "zh", "电脑坏了"),
+        ("电脑", "it broke", "en", "laptop broke"), ("notebook", "It broke", "en", "Notebook broke"),
+    ])
+    def test_the_users_words_else_the_bots_label(self, said: str, text: str, language: str, shown: str) -> None:
+        s = new_session()
+        say(s, 1, mention("product", "laptop", said))
+        r = resolve(s, text, language, turn=2, mentions=[], texts=bot_texts("flows/support_ticket.yaml"))
+        assert r.shown_text == shown and r.resolved_text == shown
+
+    @pytest.mark.parametrize(("text", "language", "resolved", "shown"), [
+        ("那个订单还没到", "zh", "订单12345还没到", "订单12345还没到"),
+        ("那个单子还没到", "zh", "单子12345还没到", "单子12345还没到"),
+        ("check that order", "en", "check order 12345", "check order 12345"),
+        ("它还没到", "zh", "订单12345还没到", "12345还没到"),
+        ("check it", "en", "check order 12345", "check 12345"),
+        ("第一个还没到", "zh", "订单12345还没到", "12345还没到"),
+    ])
+    def test_a_type_word_is_shown_only_where_the_user_wrote_one(self, text: str, language: str, resolved: str,
+                                                                shown: str) -> None:
+        s = new_session()
+        say(s, 1, mention("order_id", "12345"))
+        r = resolve(s, text, language, turn=2, mentions=[])
+        assert (r.resolved_text, r.shown_text) == (resolved, shown)
+
+
+class TestBindChoice:
+    @pytest.mark.parametrize(("text", "language", "resolved", "shown"), [
+        ("让他查一下它", "zh", "让张经理查一下订单67890", "让张经理查一下67890"),
+        ("tell him it broke", "en", "tell Joe Brown order 67890 broke", "tell Joe Brown 67890 broke"),
+    ])
+    def test_the_answer_is_written_like_every_other_referent(self, text: str, language: str, resolved: str,
+                                                             shown: str) -> None:
+        s = two_orders()
+        say(s, 2, mention("person", "张经理" if language == "zh" else "Joe Brown"))
+        r = resolve(s, text, language, turn=3, mentions=[])
+        assert r.ambiguity is not None
+        chosen = bind_choice(r, r.ambiguity.candidates[1], language)
+        assert chosen.ambiguity is None and bound(chosen)[-1] == "67890"
+        assert (chosen.resolved_text, chosen.shown_text) == (resolved, shown)
+
+    def test_a_resolution_without_ambiguity_is_unchanged(self) -> None:
+        r = resolve(orders_in_two_turns(), "它还没到", "zh", turn=3, mentions=[])
+        assert bind_choice(r, Entity(id="x", type="order_id", value="1"), "zh") is r
+
+
 class TestOrdinals:
     @pytest.mark.parametrize(("text", "language", "expected"), [
         ("第一个", "zh", "12345"), ("第二个还没到", "zh", "67890"), ("前者", "zh", "12345"),
@@ -161,8 +319,8 @@ class TestOrdinals:
 class TestDefiniteDescriptions:
     @pytest.mark.parametrize(("text", "language", "resolved"), [
         ("同一个订单又坏了", "zh", "订单67890又坏了"), ("该订单还没到", "zh", "订单67890还没到"),
-        ("the same order broke again", "en", "Order 67890 broke again"),
-        ("the order hasn't arrived", "en", "Order 67890 hasn't arrived"),
+        ("the same order broke again", "en", "order 67890 broke again"),
+        ("The order hasn't arrived", "en", "Order 67890 hasn't arrived"),
     ])
     def test_type_noun_restricts_to_the_type(self, text: str, language: str, resolved: str) -> None:
         """The product of the latest turn is not a candidate for "the same order"."""
