@@ -16,6 +16,19 @@ class Mention:
     start: int
     end: int
     kind: str = "other"  # person | thing | place | time | other
+    builtin: bool = False  # a built-in helper type (number, date, ...), not one the bot file declares
+
+
+@dataclass(frozen=True, slots=True)
+class RejectedValue:
+    """A value written in the form of a type but impossible: "2025-13-45", "2月30日", "25:00",
+    "13:75". It fills nothing; it is reported so that the user hears why, instead of nothing."""
+
+    type: str            # the type whose form it has: "date" or "time"
+    text: str            # the surface text as written
+    start: int
+    end: int
+    reason: str          # which part is impossible: "month", "day", "hour" or "minute"
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,7 +42,11 @@ class Interpretation:
     """One user turn as understood.
 
     ``cues`` are the conversational signals the policy needs besides intent and entities:
-    ``yes``, ``no``, ``cancel``, ``correction``, ``help``, ``forget``.
+    ``yes``, ``no``, ``cancel``, ``correction``, ``help``, ``forget``, ``greeting``, ``any`` ("随便",
+    "I don't care": the asked slot takes its type's ``any`` value) and ``alternatives`` ("还有别的
+    吗", "any other options?": the user wants other choices, the task's values stay).
+    ``rejected`` lists values written in the form of a date or time but impossible ("2月30日",
+    "25:00"): they are in no mention, and the user should be told.
     """
 
     text: str
@@ -39,6 +56,7 @@ class Interpretation:
     cues: set[str] = field(default_factory=set)
     source: str = "rules"                      # "rules" or "llm"
     slot_values: dict[str, Any] = field(default_factory=dict)   # LLM-proposed, already validated
+    rejected: list[RejectedValue] = field(default_factory=list)
 
     @property
     def top_intent(self) -> IntentScore | None:
@@ -46,3 +64,9 @@ class Interpretation:
 
     def of_type(self, type_name: str) -> list[Mention]:
         return [m for m in self.mentions if m.type == type_name]
+
+    @property
+    def declared_mentions(self) -> list[Mention]:
+        """Mentions of the bot file's own entity types: what an acknowledgement may name ("两个订单"
+        holds the number 两, a helper match, and the orders, which are declared)."""
+        return [m for m in self.mentions if not m.builtin]

@@ -18,7 +18,7 @@ from collections.abc import Callable
 from datetime import datetime
 
 from dialogkit.understanding.cues import leading_answer
-from dialogkit.understanding.datetimes import find_dates, find_times
+from dialogkit.understanding.datetimes import find_dates, find_times, read_dates, read_times
 from dialogkit.understanding.numbers import Found, find_integers, find_numbers
 
 Clock = Callable[[], datetime]
@@ -93,6 +93,13 @@ BUILTIN_FINDERS: dict[str, Finder] = {
     "yes_no": find_yes_no,
 }
 """Finders in tie-break order: at equal length an email beats a phone beats a date ... ."""
+
+READERS: dict[str, Finder] = {
+    "date": lambda text, now: read_dates(text, now),
+    "time": lambda text, _now: read_times(text),
+}
+"""Finders that also return what has their type's form but is impossible ("2月30日", "25:00"),
+with a ``datetimes.Impossible`` value."""
 
 ALWAYS_TRACKED: frozenset[str] = frozenset({"date", "time", "phone", "email"})
 """Built-ins that ``interpret`` reports even when no slot uses them (entity memory wants them)."""

@@ -10,8 +10,17 @@ both languages:
 - A month and day without a year ("12月3日", "Dec 3", "12/3") take the year that puts the date
   closest to today, ties going to the future: in late November "3月5日" is next March.
 - "12/3" is month/day, as Chinese and US writing agree.
-- A bare hour is literal: "三点" and "at 3" are 03:00. The afternoon needs saying: "下午三点",
-  "3pm", "3 in the afternoon" are 15:00. "晚上12点" and "midnight" are 00:00, "中午"/"noon" 12:00.
+- An hour from 1 to 6 said without a part of the day means the afternoon, as it does in an
+  office: "三点", "两点半", "下周三三点", "at 3", "half past two", "3 o'clock", "3:30" are 15:00,
+  14:30, 15:00, 15:00, 14:30, 15:00, 15:30. A marker keeps the morning: "凌晨三点", "上午三点",
+  "早上6点", "3am", "3 in the morning". Other bare hours are literal ("七点" is 07:00, "十点" 10:00),
+  and so is a 24-hour clock with a leading zero ("03:30"). "晚上12点" and "midnight" are 00:00,
+  "中午"/"noon" 12:00.
+- A date or time in the right form but impossible ("2025-13-45", "2月30日", "Feb 30", "25:00",
+  "13:75", "3点75分") is no value, but it is not silently dropped either: ``read_dates`` and
+  ``read_times`` return it with an ``Impossible`` value naming the part that cannot be ("month",
+  "day", "hour", "minute"), so that the user can be told. ``find_dates`` and ``find_times`` return
+  the possible ones only.
 """
 
 from __future__ import annotations
@@ -19,6 +28,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable
 from datetime import date, datetime, timedelta
+from typing import NamedTuple
 
 from dialogkit.strings.cjk import is_cjk_char
 from dialogkit.understanding.numbers import CN_DIGITS, EN_UNITS, Found, longest_first, parse_cn_integer
@@ -29,7 +39,7 @@ _CN_OR_DIGITS = rf"(?:\d{{1,2}}|{_CN_NUM})"
 
 # ---------------------------------------------------------------- dates
 
-_ISO = re.compile(r"(?<!\d)(\d{4})\s?[-/.年]\s?(\d{1,2})\s?[-/.月]\s?(\d{1,2})\s?[日号]?(?!\d)")
+_ISO = re.compile(r"(?<!\d)(\d{4})\s?[-/.年]\s?(\d{1,2})\s?[-/.月]\s?(\d{1,2})(?:\s?[日号])?(?!\d)")
 _CN_MONTH_DAY = re.compile(rf"(?<!\d)({_CN_OR_DIGITS})\s?月\s?({_CN_OR_DIGITS})\s?[日号]")
 _SLASH = re.compile(r"(?<![\d/.])(\d{1,2})/(\d{1,2})(?:/(\d{4}|\d{2}))?(?![\d/])")
 _CN_RELATIVE_DAYS = {
@@ -134,22 +144,30 @@ def _small_int(text: str) -> int | None:
     return parse_cn_integer(text)
 
 
-def _safe_date(year: int, month: int, day: int) -> date | None:
+class Impossible(NamedTuple):
+    """The value of a date or time written in the right form but impossible: which part is."""
+
+    reason: str  # "month", "day", "hour" or "minute"
+
+
+def _safe_date(year: int, month: int, day: int) -> date | Impossible:
+    if not 1 <= month <= 12:
+        return Impossible("month")
     try:
         return date(year, month, day)
     except ValueError:
-        return None
+        return Impossible("day")
 
 
-def _closest_year(today: date, month: int, day: int) -> date | None:
+def _closest_year(today: date, month: int, day: int) -> date | Impossible:
     """The month/day nearest to today among last, this and next year (ties: the future)."""
     options = [
         d
         for y in (today.year, today.year + 1, today.year - 1)
-        if (d := _safe_date(y, month, day)) is not None
+        if isinstance(d := _safe_date(y, month, day), date)
     ]
     if not options:
-        return None
+        return _safe_date(today.year, month, day)
     return min(options, key=lambda d: (abs((d - today).days), d < today))
 
 
@@ -235,6 +253,11 @@ _DATE_HINT = _FirstLook([*_CN_RELATIVE_DAYS, "月", "天", "周", "星期", "礼
 
 def find_dates(text: str, now: Callable[[], datetime]) -> list[Found]:
     """Every date in ``text`` as an ISO string, resolved against ``now()``."""
+    return possible(read_dates(text, now))
+
+
+def read_dates(text: str, now: Callable[[], datetime]) -> list[Found]:
+    """``find_dates`` with the impossible dates too, their value an ``Impossible``."""
     if _DATE_HINT.search(text) is None:
         return []
     today = now().date()
@@ -245,10 +268,19 @@ def find_dates(text: str, now: Callable[[], datetime]) -> list[Found]:
     return longest_first(found)
 
 
-def _add(found: list[Found], match: re.Match[str], value: date | str | None) -> None:
-    """Keep a match whose value could be worked out (an ISO date, an "HH:MM" time)."""
-    if value is not None:
-        found.append(Found(match.start(), match.end(), value if isinstance(value, str) else value.isoformat()))
+def _add(found: list[Found], match: re.Match[str], value: date | str | Impossible | None) -> None:
+    """Keep a match whose value could be worked out (an ISO date, an "HH:MM" time) or is
+    ``Impossible``; None (no reading at all) keeps nothing."""
+    if value is None:
+        return
+    if isinstance(value, date):
+        value = value.isoformat()
+    found.append(Found(match.start(), match.end(), value))
+
+
+def possible(found: list[Found]) -> list[Found]:
+    """The found values that are dates or times, without the impossible ones."""
+    return [f for f in found if not isinstance(f.value, Impossible)]
 
 
 def _written_dates(text: str, today: date) -> list[Found]:
@@ -258,9 +290,11 @@ def _written_dates(text: str, today: date) -> list[Found]:
         _add(found, m, _safe_date(int(m[1]), int(m[2]), int(m[3])))
     for m in _CN_MONTH_DAY.finditer(text):
         month, day = _small_int(m[1]), _small_int(m[2])
-        _add(found, m, _closest_year(today, month, day) if month and day else None)
+        _add(found, m, _closest_year(today, month, day) if month is not None and day is not None else None)
     for m in _SLASH.finditer(text):
         month, day = int(m[1]), int(m[2])
+        if month > 12 or not 1 <= day <= 31:
+            continue  # "30/2", "5/35": a ratio or a score, no date meant
         if m[3]:
             year = int(m[3]) if len(m[3]) == 4 else 2000 + int(m[3])
             _add(found, m, _safe_date(year, month, day))
@@ -307,7 +341,7 @@ def _en_month_dates(text: str, today: date) -> list[Found]:
     return found
 
 
-def _month_day(today: date, month_name: str, day: int, year: str | None) -> date | None:
+def _month_day(today: date, month_name: str, day: int, year: str | None) -> date | Impossible:
     month = _MONTHS[month_name[:3].lower()]
     return _safe_date(int(year), month, day) if year else _closest_year(today, month, day)
 
@@ -332,13 +366,13 @@ _PM_PERIODS = frozenset(
 )
 _AM_PERIODS = frozenset({"凌晨", "早上", "早晨", "清晨", "上午", "早", "am", "morning"})
 _CN_PERIOD = "凌晨|早上|早晨|清晨|上午|中午|午后|下午|傍晚|晚上|今晚|明晚|夜里|半夜"
-_CN_TIME = re.compile(
-    rf"({_CN_PERIOD})?\s?({_CN_OR_DIGITS})\s?[点點时時]"
+_CN_TIME = re.compile(   # the hour never starts inside a weekday: "下周三三点" is Wednesday, 15:00
+    rf"({_CN_PERIOD})?\s?(?<![周期拜])({_CN_OR_DIGITS})\s?[点點时時]"
     rf"(?:(半)|([一三])刻|({_CN_OR_DIGITS})\s?分|(\d{{2}}|{_CN_NUM_CHAR}{{2,3}}))?"
 )
 _CN_NOON = re.compile(r"正午|中午(?!\s?(?:\d|[零〇一二两三四五六七八九十]))|午夜")
 _CLOCK = re.compile(
-    rf"({_CN_PERIOD})?\s?(?<![\d:])([01]?\d|2[0-3])\s?[:：]\s?([0-5]\d)(?![\d:])"
+    rf"({_CN_PERIOD})?\s?(?<![\d:])(\d{{1,2}})\s?[:：]\s?(\d\d)(?![\d:])"
     r"(?:\s*([ap])\.?m\.?(?![A-Za-z]))?",
     re.I,
 )
@@ -346,9 +380,9 @@ _CLOCK = re.compile(
 _EN_HOUR_WORDS = {word: value for word, value in EN_UNITS.items() if 1 <= value <= 12}
 _EN_HOUR = r"(\d{1,2}|" + "|".join(_EN_HOUR_WORDS) + ")"
 _EN_PART = r"(?:\s+(?:in\s+the\s+|this\s+|at\s+)?(morning|afternoon|evening|night)|\s+(tonight))?"
-_EN_AMPM = re.compile(rf"\b{_EN_HOUR}(?::([0-5]\d))?\s*([ap])\.?m\b\.?", re.I)
+_EN_AMPM = re.compile(rf"\b{_EN_HOUR}(?::(\d\d))?\s*([ap])\.?m\b\.?", re.I)
 _EN_AT = re.compile(
-    rf"\bat\s+{_EN_HOUR}(?::([0-5]\d))?(\s*o'?clock)?(?:\s*([ap])\.?m\b\.?)?{_EN_PART}\b", re.I
+    rf"\bat\s+{_EN_HOUR}(?::(\d\d))?(\s*o'?clock)?(?:\s*([ap])\.?m\b\.?)?{_EN_PART}\b", re.I
 )
 _EN_OCLOCK = re.compile(rf"\b{_EN_HOUR}\s*o'?clock{_EN_PART}\b", re.I)
 _EN_PAST = re.compile(rf"\b(half|quarter)\s+(past|to)\s+{_EN_HOUR}{_EN_PART}\b", re.I)
@@ -358,10 +392,15 @@ _EN_NOON = re.compile(r"\b(noon|midday|midnight)\b", re.I)
 _MIDNIGHT_PERIODS = _AM_PERIODS | {"半夜", "晚上", "今晚", "明晚", "night", "tonight"}
 
 
-def _clock(hour: int, minute: int, period: str | None) -> str | None:
-    """Apply a day period to a 12-hour reading; None for an impossible time."""
+def _clock(hour: int, minute: int, period: str | None, *, literal: bool = False) -> str | Impossible:
+    """Apply a day period to a 12-hour reading (the module docstring says how), or say which
+    part is impossible. ``literal``: a 24-hour clock ("03:30"), which no period changes."""
     period = (period or "").lower()
-    if period in _PM_PERIODS and hour < 12:
+    if not 0 <= minute <= 59:
+        return Impossible("minute")
+    if not period and not literal and 1 <= hour <= 6:
+        hour += 12  # "三点", "at 3", "half past two": office hours, the afternoon
+    elif period in _PM_PERIODS and hour < 12:
         hour += 12
     elif hour == 12 and period in _MIDNIGHT_PERIODS:
         hour = 0  # "晚上12点", "12 at night", "上午12点"... are midnight
@@ -369,9 +408,15 @@ def _clock(hour: int, minute: int, period: str | None) -> str | None:
         hour = hour + 12 if 6 <= hour < 12 else hour % 12
     elif period == "中午" and hour < 6:
         hour += 12
-    if not (0 <= hour <= 23 and 0 <= minute <= 59):
-        return None
+    if not 0 <= hour <= 23:
+        return Impossible("hour")
     return f"{hour:02d}:{minute:02d}"
+
+
+def _unless_bare(value: str | Impossible, bare: bool) -> str | Impossible | None:
+    """An impossible hour said bare ("25点", "at 25") may be points or a count: no time at all.
+    One with minutes, a period, am/pm or o'clock is unmistakably a time, and is reported."""
+    return None if bare and isinstance(value, Impossible) else value
 
 
 _BARE_HOUR_NEXT = frozenset("钟整到至前后左右见的开再去来以之吧了啊呀呢吗和或，。,.!?！？ ")
@@ -403,12 +448,18 @@ _TIME_HINT = _FirstLook([*_CN_PERIOD.split("|"), "点", "點", "时", "時", "�
 
 def find_times(text: str) -> list[Found]:
     """Every time of day in ``text`` as "HH:MM" (24-hour)."""
+    return possible(read_times(text))
+
+
+def read_times(text: str) -> list[Found]:
+    """``find_times`` with the impossible times too, their value an ``Impossible``."""
     if _TIME_HINT.search(text) is None:
         return []
     found = _cn_times(text)
     for m in _CLOCK.finditer(text):
         period = m[4] and f"{m[4].lower()}m"
-        _add(found, m, _clock(int(m[2]), int(m[3]), period or m[1]))
+        literal = len(m[2]) == 2 and m[2].startswith("0")   # "03:30" is a 24-hour clock
+        _add(found, m, _clock(int(m[2]), int(m[3]), period or m[1], literal=literal))
     found += _en_times(text)
     return longest_first(found)
 
@@ -427,9 +478,10 @@ def _cn_times(text: str) -> list[Found]:
             minute = _small_int(m[5] or m[6])
         if hour is None or minute is None:
             continue
-        if not (m[1] or m[3] or m[4] or m[5] or m[6]) and not _bare_hour_is_time(text, m):
+        bare = not (m[1] or m[3] or m[4] or m[5] or m[6])
+        if bare and not _bare_hour_is_time(text, m):
             continue
-        _add(found, m, _clock(hour, minute, m[1]))
+        _add(found, m, _unless_bare(_clock(hour, minute, m[1]), bare))
     for m in _CN_NOON.finditer(text):
         _add(found, m, "00:00" if m.group() == "午夜" else "12:00")
     return found
@@ -445,7 +497,8 @@ def _en_times(text: str) -> list[Found]:
         if not hour_text.isdigit() and not (oclock or ampm or part or tonight):
             continue  # "at one point" is not a time; "at one o'clock" is
         period = f"{ampm.lower()}m" if ampm else (part or tonight)
-        _add(found, m, _clock(_en_hour(hour_text), int(minutes or 0), period))
+        value = _clock(_en_hour(hour_text), int(minutes or 0), period)
+        _add(found, m, _unless_bare(value, not (minutes or oclock or period)))
     for m in _EN_OCLOCK.finditer(text):
         _add(found, m, _clock(_en_hour(m[1]), 0, m[2] or m[3]))
     for m in _EN_PAST.finditer(text):

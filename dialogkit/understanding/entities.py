@@ -21,10 +21,11 @@ import re
 from collections.abc import Collection, Iterable
 from dataclasses import replace
 
-from dialogkit.model.interpretation import Mention
+from dialogkit.model.interpretation import Mention, RejectedValue
 from dialogkit.spec.schema import BotFile, EntityTypeSpec
 from dialogkit.strings.cjk import has_cjk
-from dialogkit.understanding.builtins import BUILTIN_FINDERS, Clock
+from dialogkit.understanding.builtins import BUILTIN_FINDERS, READERS, Clock
+from dialogkit.understanding.datetimes import Impossible
 from dialogkit.understanding.numbers import (
     Found,
     find_numbers,
@@ -144,11 +145,14 @@ class EntityExtractor:
     def known(self, type_name: str) -> bool:
         return type_name in self.custom or type_name in BUILTIN_FINDERS
 
-    def find(self, original: str, folded: str, types: Collection[str], now: Clock) -> list[Mention]:
+    def find(self, original: str, folded: str, types: Collection[str], now: Clock,
+             rejected: list[RejectedValue] | None = None) -> list[Mention]:
         """Every mention of ``types`` in the text, in text order; overlaps across types kept.
 
         ``folded`` is the matching text (``language.fold``), ``original`` what the user wrote:
-        spans are identical in both, mentions carry the original surface.
+        spans are identical in both, mentions carry the original surface. A built-in type's
+        mention is marked ``builtin``. Given a ``rejected`` list, dates and times in the right
+        form but impossible ("2月30日", "25:00") are added to it.
         """
         mentions: list[Mention] = []
         numbers: list[Found] | None = None  # number and integer read the same numerals: once
@@ -159,6 +163,8 @@ class EntityExtractor:
                 if numbers is None:
                     numbers = find_numbers(folded)
                 found = numbers if type_name == "number" else integers_of(numbers)
+            elif rejected is not None and type_name in READERS:
+                found = _possible(READERS[type_name](folded, now), type_name, original, rejected)
             elif type_name in BUILTIN_FINDERS:
                 found = BUILTIN_FINDERS[type_name](folded, now)
             else:
@@ -166,8 +172,9 @@ class EntityExtractor:
             if not found:      # the common case for most types: nothing to rank or wrap
                 continue
             kind = self._spec.entity_kind(type_name)
+            builtin = type_name not in self.custom
             mentions += [
-                Mention(type_name, f.value, original[f.start : f.end], f.start, f.end, kind)
+                Mention(type_name, f.value, original[f.start : f.end], f.start, f.end, kind, builtin)
                 for f in (found if len(found) == 1 else longest_first(found))
             ]
         return sorted(mentions, key=lambda m: (m.start, self._order[m.type]))
@@ -186,6 +193,19 @@ class EntityExtractor:
 
 
 _NUMERIC = frozenset({"number", "integer"})
+
+
+def _possible(found: list[Found], type_name: str, original: str, rejected: list[RejectedValue]) -> list[Found]:
+    """The possible values of ``found``; the impossible ones go to ``rejected``."""
+    if not found:
+        return found
+    kept: list[Found] = []
+    for f in found:
+        if isinstance(f.value, Impossible):
+            rejected.append(RejectedValue(type_name, original[f.start : f.end], f.start, f.end, f.value.reason))
+        else:
+            kept.append(f)
+    return kept
 
 
 def _trim_units(mentions: list[Mention], custom: Collection[str]) -> list[Mention]:

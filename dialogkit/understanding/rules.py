@@ -12,7 +12,7 @@ from collections.abc import Callable, Collection
 from datetime import datetime
 from typing import Any
 
-from dialogkit.model.interpretation import Interpretation, Mention
+from dialogkit.model.interpretation import Interpretation, Mention, RejectedValue
 from dialogkit.spec.schema import BotFile
 from dialogkit.understanding.builtins import ALWAYS_TRACKED, BUILTIN_FINDERS
 from dialogkit.understanding.cues import detect_cues
@@ -41,8 +41,9 @@ class RuleUnderstanding:
     def interpret(self, text: str, current_language: str) -> Interpretation:
         """The whole reading of one user turn."""
         folded = fold(text)
+        rejected: list[RejectedValue] = []
         mentions = self.entities.resolve_overlaps(
-            self.entities.find(text, folded, self.tracked_types, self.now)
+            self.entities.find(text, folded, self.tracked_types, self.now, rejected)
         )
         return Interpretation(
             text=text,
@@ -51,6 +52,7 @@ class RuleUnderstanding:
             intents=self.intents.score(folded, mentions),
             cues=detect_cues(folded),
             source="rules",
+            rejected=_unclaimed(rejected, mentions) if rejected else rejected,
         )
 
     def extract(self, text: str, types: Collection[str] | None = None) -> list[Mention]:
@@ -66,3 +68,8 @@ class RuleUnderstanding:
         """The value of ``type_name`` first found in ``text``, or None."""
         found = self.extract(text, [type_name])
         return found[0].value if found else None
+
+
+def _unclaimed(rejected: list[RejectedValue], mentions: list[Mention]) -> list[RejectedValue]:
+    """Impossible dates and times that no mention covers: a declared type may read "25:00"."""
+    return [r for r in rejected if not any(m.start < r.end and r.start < m.end for m in mentions)]

@@ -7,7 +7,8 @@ import re
 import pytest
 
 from dialogkit.understanding import datetimes
-from dialogkit.understanding.datetimes import find_dates, find_times
+from dialogkit.understanding.datetimes import Impossible, find_dates, find_times, read_dates, read_times
+from dialogkit.understanding.rules import RuleUnderstanding
 from tests.understanding.conftest import fixed_now
 
 
@@ -77,8 +78,8 @@ class TestEnglishDates:
         """The same meanings as the Chinese forms: "next friday" is 下周五."""
         assert dates(f"let's meet {text} please") == [expected]
 
-    def test_impossible_dates_are_ignored(self) -> None:
-        """Impossible dates such as "2月30日" / "Feb 30" are ignored."""
+    def test_impossible_dates_are_no_dates(self) -> None:
+        """Impossible dates such as "2月30日" / "Feb 30" are no value of the date type."""
         assert dates("2月30日") == []
         assert dates("Feb 30") == []
 
@@ -93,18 +94,25 @@ class TestChineseTimes:
             ("晚上8点", "20:00"),
             ("15:30", "15:30"),
             ("15：30", "15:30"),
-            ("三点", "03:00"),
+            ("三点", "15:00"),
+            ("两点半", "14:30"),
+            ("七点", "07:00"),
+            ("上午三点", "03:00"),
+            ("早上6点", "06:00"),
             ("下午三点四十五分", "15:45"),
             ("早上7点05", "07:05"),
             ("中午12点", "12:00"),
             ("中午", "12:00"),
             ("晚上12点", "00:00"),
             ("凌晨两点", "02:00"),
-            ("三点三刻", "03:45"),
+            ("三点三刻", "15:45"),
+            ("3:30", "15:30"),
+            ("03:30", "03:30"),
         ],
     )
     def test_times(self, text: str, expected: str) -> None:
-        """Day periods, 半/一刻, minutes in digits or numerals; a bare hour is literal."""
+        """Day periods, 半/一刻, minutes in digits or numerals; a bare hour from 1 to 6 is the
+        afternoon, a marker keeps the morning, other bare hours and "03:30" are literal."""
         assert times(f"改到{text}吧") == [expected]
 
     @pytest.mark.parametrize("text", ["快一点", "有一点问题", "三点建议"])
@@ -123,22 +131,89 @@ class TestEnglishTimes:
             ("15:30", "15:30"),
             ("noon", "12:00"),
             ("midnight", "00:00"),
-            ("at 3", "03:00"),
+            ("at 3", "15:00"),
+            ("at 3 in the morning", "03:00"),
             ("at 3 in the afternoon", "15:00"),
             ("8 o'clock in the evening", "20:00"),
-            ("half past 3", "03:30"),
-            ("quarter to four", "03:45"),
+            ("half past 3", "15:30"),
+            ("half past two", "14:30"),
+            ("quarter to four", "15:45"),
+            ("3am", "03:00"),
+            ("at 7", "07:00"),
+            ("3:30", "15:30"),
             ("12am", "00:00"),
             ("at three pm", "15:00"),
         ],
     )
     def test_times(self, text: str, expected: str) -> None:
-        """A bare "at 3" is literal 03:00; the afternoon needs pm or "in the afternoon"."""
+        """A bare hour from 1 to 6 is the afternoon, as in Chinese: "at 3" is 15:00 like 三点;
+        "am" or "in the morning" keeps the morning."""
         assert times(f"move it to {text} ok") == [expected]
 
     def test_at_one_point_is_not_a_time(self) -> None:
         """An hour word needs o'clock, am/pm or a day period to be a time."""
         assert times("at one point it broke") == []
+
+
+class TestAfternoonHours:
+    @pytest.mark.parametrize(
+        ("text", "date", "time"),
+        [
+            ("明天两点半", "2026-12-01", "14:30"),
+            ("tomorrow at half past two", "2026-12-01", "14:30"),
+            ("下周三三点", "2026-12-09", "15:00"),
+            ("next wednesday at 3", "2026-12-09", "15:00"),
+            ("星期五6点", "2026-12-04", "18:00"),
+            ("friday at 6 o'clock", "2026-12-04", "18:00"),
+        ],
+    )
+    def test_a_day_and_a_bare_hour(self, text: str, date: str, time: str) -> None:
+        """The weekday's numeral is not the hour's: "下周三三点" is Wednesday at 15:00."""
+        assert (dates(text), times(text)) == ([date], [time])
+
+
+class TestImpossibleValues:
+    @pytest.mark.parametrize(
+        ("text", "reason"),
+        [
+            ("2025-13-45", "month"), ("13月5日", "month"), ("2月30日", "day"), ("2026-02-29", "day"),
+            ("Feb 30", "day"), ("December 45", "day"), ("2/30", "day"),
+        ],
+    )
+    def test_dates_say_which_part_is_impossible(self, text: str, reason: str) -> None:
+        (found,) = read_dates(f"改到 {text} 吧", fixed_now)
+        assert found.value == Impossible(reason)
+
+    @pytest.mark.parametrize(
+        ("text", "reason"),
+        [("25:00", "hour"), ("13:75", "minute"), ("3点75分", "minute"), ("晚上25点", "hour"), ("at 3:75", "minute"),
+         ("25 o'clock", "hour")],
+    )
+    def test_times_say_which_part_is_impossible(self, text: str, reason: str) -> None:
+        (found,) = read_times(f"改到 {text} 吧")
+        assert found.value == Impossible(reason)
+
+    @pytest.mark.parametrize("text", ["30/2", "5/35", "积分25点", "还差25点", "at 25 degrees", "16:9"])
+    def test_ratios_scores_and_counts_are_not_reported(self, text: str) -> None:
+        """Only what is unmistakably a date or time is reported impossible."""
+        assert read_dates(text, fixed_now) == [] and read_times(text) == []
+
+    @pytest.mark.parametrize(
+        ("text", "rejected"),
+        [
+            ("改到2月30日下午三点", [("date", "2月30日", "day")]),
+            ("move it to Feb 30 at 25:00", [("date", "Feb 30", "day"), ("time", "at 25:00", "hour")]),
+            ("约 2025-13-45 的号", [("date", "2025-13-45", "month")]),
+            ("13:75 works for me", [("time", "13:75", "minute")]),
+        ],
+    )
+    def test_interpret_reports_them(self, rules: RuleUnderstanding, text: str,
+                                    rejected: list[tuple[str, str, str]]) -> None:
+        """The interpretation lists them, so the user hears why nothing was filled."""
+        found = rules.interpret(text, "zh")
+        assert [(r.type, r.text, r.reason) for r in found.rejected] == rejected
+        assert all(text[r.start : r.end] == r.text for r in found.rejected)
+        assert not [m for m in found.mentions if m.type == "date" and m.text in {r.text for r in found.rejected}]
 
 
 class TestCheapFirstLook:

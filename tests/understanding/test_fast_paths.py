@@ -223,13 +223,13 @@ def test_the_phone_first_look_loses_nothing(monkeypatch: pytest.MonkeyPatch) -> 
 
 
 def test_the_date_and_time_first_looks_lose_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The split, prefix-tree first looks skip no text that holds a date or a time."""
+    """The split, prefix-tree first looks skip no text that holds a date or a time, possible or not."""
     now = lambda: datetime(2026, 11, 30, 10, 0)  # noqa: E731
     texts = corpus()
-    gated = [(datetimes.find_dates(fold(t), now), datetimes.find_times(fold(t))) for t in texts]
+    gated = [(datetimes.read_dates(fold(t), now), datetimes.read_times(fold(t))) for t in texts]
     monkeypatch.setattr(datetimes, "_DATE_HINT", re.compile(""))
     monkeypatch.setattr(datetimes, "_TIME_HINT", re.compile(""))
-    assert [(datetimes.find_dates(fold(t), now), datetimes.find_times(fold(t))) for t in texts] == gated
+    assert [(datetimes.read_dates(fold(t), now), datetimes.read_times(fold(t))) for t in texts] == gated
     assert sum(1 for d, t in gated if d or t) > 20
 
 
