@@ -1,4 +1,4 @@
-"""Conversational cues: yes, no, cancel, correction, help, forget, greeting.
+"""Conversational cues: yes, no, cancel, correction, help, forget, greeting, any, alternatives.
 
 Cues are what the policy needs besides intents and entities. They are kept *precise*: a cue
 fires for an utterance that is that act, not for one that merely contains the word.
@@ -18,6 +18,9 @@ fires for an utterance that is that act, not for one that merely contains the wo
   said" (a ``forget``) are not cancels. A cancel suppresses yes/no ("不用了" is a cancel).
 - ``help``, ``forget``, ``greeting``: phrases; bare "help"/"帮助" only in a short utterance,
   greetings only at the start.
+- ``any`` ("随便", "哪个医生都行", "I don't care", "any doctor") and ``alternatives`` ("还有别的吗",
+  "any other options?"): answers about choosing, read by ``choices``. An ``any`` answer is no
+  yes or no ("no preference").
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ import re
 from typing import NamedTuple
 
 from dialogkit.strings.cjk import count_cjk, has_cjk, is_cjk_char
+from dialogkit.understanding.choices import asks_alternatives, is_any
 from dialogkit.understanding.language import LATIN_WORD
 
 CUE_WINDOW = 300  # cues are about how an utterance starts or what it is as a whole
@@ -389,4 +393,9 @@ def detect_cues(text: str) -> set[str]:
         cues.add("help")
     if _GREETING.search(lowered):
         cues.add("greeting")
+    if is_any(lowered):
+        cues.add("any")
+        cues -= {"yes", "no"}   # "no preference", "不限" leave the choice open: no answer to a yes/no
+    if asks_alternatives(lowered):
+        cues.add("alternatives")
     return cues

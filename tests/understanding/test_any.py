@@ -6,6 +6,10 @@ answer to a slot question of that type; the load checks it is one of the type's 
 
 from __future__ import annotations
 
+import pytest
+
+from dialogkit.understanding.cues import detect_cues
+from dialogkit.understanding.language import fold
 from tests.spec.helpers import load, only, problems
 
 DOCTORS = """\
@@ -48,3 +52,56 @@ class TestTheAnyKey:
             """))
         assert "'whatever'" in problem.message
         assert "values:" in problem.hint
+
+
+class TestTheAnyCue:
+    @pytest.mark.parametrize(
+        "text",
+        ["随便", "都可以", "都行", "无所谓", "哪个都行", "哪个医生都行", "哪位医生都可以", "什么时间都行", "几点都行",
+         "任何医生", "随便哪个医生", "医生随便", "舱位不限", "你定吧", "随便吧", "嗯，都可以啊"],
+    )
+    def test_chinese(self, text: str) -> None:
+        assert "any" in detect_cues(fold(text).lower())
+
+    @pytest.mark.parametrize(
+        "text",
+        ["any", "Any.", "any doctor", "any available doctor", "anything", "anyone", "whichever", "either one",
+         "I don't care", "i dont care which doctor", "I really don't mind", "doesn't matter", "It doesn't matter",
+         "no preference", "up to you", "any is fine", "any will do", "whatever works", "you choose"],
+    )
+    def test_english(self, text: str) -> None:
+        assert "any" in detect_cues(fold(text).lower())
+
+    @pytest.mark.parametrize(
+        "text",
+        ["anyway", "many", "company", "anyway, book it", "how many are left", "my company is Acme",
+         "do you have any appointments?", "any other options?", "anything else?", "any news?", "it does matter",
+         "任何问题都可以问吗？", "随便问一下，王医生几点上班？", "可以", "我要挂心内科", "I care a lot", "是的"],
+    )
+    def test_ordinary_words_and_questions_are_no_any(self, text: str) -> None:
+        """The word inside a request or a question is no answer: "anyway", "many", "company"."""
+        assert "any" not in detect_cues(fold(text).lower())
+
+    @pytest.mark.parametrize("text", ["no preference", "不限", "doesn't matter"])
+    def test_an_any_answer_is_no_yes_or_no(self, text: str) -> None:
+        assert detect_cues(fold(text).lower()) == {"any"}
+
+
+class TestTheAlternativesCue:
+    @pytest.mark.parametrize(
+        "text",
+        ["还有别的吗", "有没有别的", "还有其他的吗", "其他的呢", "换一个", "能换一个吗？", "有没有其他选项", "还有没有别的医生",
+         "anything else?", "any other options?", "what else do you have", "show me more", "are there others?",
+         "other options?", "any other times?", "Something else, please"],
+    )
+    def test_asking_for_other_choices(self, text: str) -> None:
+        assert "alternatives" in detect_cues(fold(text).lower())
+
+    @pytest.mark.parametrize(
+        "text",
+        ["没有别的了", "不用换一个", "我想换一个键盘", "帮我换一下时间", "nothing else", "no, nothing else, thanks",
+         "I don't need anything else", "what else can you do", "随便", "any", "anyway"],
+    )
+    def test_ending_a_list_or_asking_for_help_is_not(self, text: str) -> None:
+        """"我想换一个键盘" is an exchange, "what else can you do" a request for help."""
+        assert "alternatives" not in detect_cues(fold(text).lower())

@@ -6,7 +6,7 @@ import pytest
 
 from dialogkit.strings.limits import MAX_UNDERSTOOD_CHARS
 from dialogkit.understanding.rules import RuleUnderstanding
-from tests.understanding.conftest import NOW
+from tests.understanding.conftest import NOW, bot_from_yaml, fixed_now
 
 
 class TestInterpret:
@@ -140,3 +140,36 @@ class TestPathologicalInput:
         """Documented limit: understanding reads the first MAX_UNDERSTOOD_CHARS characters."""
         assert rules.parse_value("order_id", " " * MAX_UNDERSTOOD_CHARS + "12345") is None
         assert rules.parse_value("order_id", " " * (MAX_UNDERSTOOD_CHARS - 6) + "12345") == "12345"
+
+
+class TestDeclaredAndBuiltinMentions:
+    """Acknowledgements name only things of the bot's own types (docs/behaviours.md item 18)."""
+
+    @pytest.mark.parametrize(
+        ("text", "declared", "builtin"),
+        [
+            ("我有两个订单 12345 和 67890", ["12345", "67890"], []),
+            ("I have two orders, 12345 and 67890, since yesterday", ["12345", "67890"], ["yesterday"]),
+            ("我昨天买的手机", ["手机"], ["昨天"]),
+        ],
+    )
+    def test_builtin_matches_are_marked(self, rules: RuleUnderstanding, text: str, declared: list[str],
+                                        builtin: list[str]) -> None:
+        found = rules.interpret(text, "en")
+        assert [m.text for m in found.declared_mentions] == declared
+        assert [m.text for m in found.mentions if m.builtin] == builtin
+
+    def test_number_words_stay_available_to_slots(self) -> None:
+        """"两个订单" holds the number 2 for an integer slot; it is a helper match, not a thing."""
+        spec = bot_from_yaml("""
+            entities:
+              order_id: {pattern: '\\d{5}'}
+            flows:
+              f:
+                trigger: {keywords: [订单, order]}
+                slots: [{name: n, entity: integer}, {name: order_id, entity: order_id}]
+            """)
+        found = RuleUnderstanding(spec, now=fixed_now).interpret("我有两个订单 12345", "zh")
+        assert [(m.type, m.value, m.builtin) for m in found.mentions] == [
+            ("integer", 2, True), ("order_id", "12345", False)]
+        assert [m.text for m in found.declared_mentions] == ["12345"]
