@@ -96,7 +96,7 @@ class Policy:
             return
         if "greeting" in ctx.interp.cues:
             ctx.say.append(R.phrase("greeting", ctx.language))
-        elif (declared := self._declared_mentions(ctx)) and "help" not in ctx.interp.cues:
+        elif (declared := ctx.interp.declared_mentions) and "help" not in ctx.interp.cues:
             # Facts offered with no request ("我有两个订单 12345 和 67890") are remembered, not refused;
             # the acknowledgement names things of the bot's own types, never helper matches ("两").
             items = R.enumerate_items(list(dict.fromkeys(m.text for m in declared)), ctx.language)
@@ -120,7 +120,10 @@ class Policy:
         if self._aside(ctx, offer):
             return
         self._keep_to_asked_slot(ctx, offer)
+        self._any_answer(ctx, offer)
         if not self._apply_offer(ctx, offer):
+            return
+        if offer.empty and self._impossible_value(ctx):
             return
         if offer.empty and not self._missing(ctx):
             if "yes" in ctx.interp.cues and ctx.flow.spec.confirm is not None:
@@ -389,14 +392,39 @@ class Policy:
         return True
 
     def _aside(self, ctx: TurnContext, offer: SlotOffer) -> bool:
-        """A request for help inside a task: answer it and ask the pending question again.
+        """A request for help, or for the other options ("还有别的吗"), inside a task: answer it and
+        ask the pending question again, with the task's values kept.
 
-        Help is not a failed answer, so it does not count towards the re-ask limit.
+        Neither is a failed answer, so neither counts towards the re-ask limit.
         """
-        if "help" not in ctx.interp.cues or not offer.empty:
+        cues = ctx.interp.cues
+        if not offer.empty or not cues & {"help", "alternatives"} or "any" in cues:
             return False
-        ctx.say.append(self.texts.help(ctx.language))
+        if "help" in cues:
+            ctx.say.append(self.texts.help(ctx.language))
         self._reask(ctx)
+        return True
+
+    def _any_answer(self, ctx: TurnContext, offer: SlotOffer) -> None:
+        """"随便" / "I don't care" to a question fills the asked slot with its type's ``any`` value."""
+        task = ctx.task
+        if "any" not in ctx.interp.cues or task is None or not task.pending_slot or task.pending_slot in offer.values:
+            return
+        slot = ctx.flow.spec.slot(task.pending_slot) if ctx.flow is not None else None
+        entity = self.texts.spec.entities.get(slot.entity) if slot is not None and slot.entity else None
+        if slot is not None and entity is not None and entity.any is not None:
+            offer.values[slot.name] = entity.any
+            offer.surfaces[slot.name] = ctx.interp.text
+
+    def _impossible_value(self, ctx: TurnContext) -> bool:
+        """"2025-13-45" / "25:00" for a date or time slot: say there is no such date, ask again."""
+        assert ctx.flow is not None
+        types = {s.entity for s in ctx.flow.spec.slots if s.entity}
+        rejected = next((r for r in ctx.interp.rejected if r.type in types), None)
+        if rejected is None:
+            return False
+        key = "impossible_date" if rejected.type == "date" else "impossible_time"
+        self._failure(ctx, R.phrase(key, ctx.language, text=rejected.text))
         return True
 
     def _keep_to_asked_slot(self, ctx: TurnContext, offer: SlotOffer) -> None:
@@ -430,11 +458,6 @@ class Policy:
         for start, end in spans:
             text = text[:start] + " " * (end - start) + text[end:]
         return sum(ch.isalnum() for ch in text) <= BARE_REMAINDER
-
-    def _declared_mentions(self, ctx: TurnContext) -> list[Any]:
-        """The turn's mentions of the bot's own entity types (not helper matches: numbers, dates)."""
-        declared = self.texts.spec.entities
-        return [m for m in ctx.interp.mentions if m.type in declared]
 
     def _rule_message(self, ctx: TurnContext) -> str | None:
         """An answer that is no value of the slot's type may still break one of its rules: say which.
@@ -566,7 +589,7 @@ class Policy:
         the turn is then handled as a new one)."""
         cues = ctx.interp.cues
         top = ctx.interp.top_intent
-        if (pending.kept >= 1 or cues & {"cancel", "forget", "yes", "no"} or self._declared_mentions(ctx)
+        if (pending.kept >= 1 or cues & {"cancel", "forget", "yes", "no"} or ctx.interp.declared_mentions
                 or (top is not None and top.score >= INTENT_THRESHOLD)):
             return False
         if "help" in cues:

@@ -36,6 +36,8 @@ PHRASES: dict[str, dict[str, str]] = {
     "done": {"zh": "已完成。", "en": "Done."},
     "action_failed": {"zh": "抱歉，操作失败：{error}", "en": "Sorry, that failed: {error}"},
     "invalid_value": {"zh": "这个值无效。", "en": "That value is not valid."},
+    "impossible_date": {"zh": "没有“{text}”这个日期。", "en": "There is no such date as \"{text}\"."},
+    "impossible_time": {"zh": "没有“{text}”这个时间。", "en": "There is no such time as \"{text}\"."},
     "ask_slot": {"zh": "请提供{slot}。", "en": "Please give the {slot}."},
     "confirm_default": {"zh": "确认执行{task}吗？", "en": "Shall I go ahead with {task}?"},
 }
