@@ -28,7 +28,7 @@ BOTS = {
     "meeting": ROOT / "flows" / "meeting.yaml",
     "transfer": ROOT / "tests" / "conversations" / "bots" / "transfer.yaml",
     "returns": HERE / "bots" / "returns.yaml",
-    "clinic": HERE / "bots" / "clinic.yaml",
+    "desk": HERE / "bots" / "desk.yaml",
 }
 ZH_FRAMES = ("我家里有一台{a}", "我买了{a}和{b}", "{a}是我的邻居", "{a}", "昨天我看到了{a}", "{a}和{b}", "我认识{a}")
 EN_FRAMES = ("I have a {a} at home", "I bought a {a} and a {b}", "{a} is my neighbour", "{a}",
@@ -95,9 +95,9 @@ def _has_keyword(bot: RuleUnderstanding, text: str) -> bool:
     [
         ("returns", "我家里有一台显示器"), ("returns", "我买了显示器和键盘"),
         ("returns", "I have a monitor at home"), ("returns", "I bought a monitor and a keyboard"),
-        ("clinic", "王医生是我的邻居"), ("clinic", "Dr. Wang is my neighbour"),
-        ("clinic", "我认识王医生和李医生"), ("clinic", "I know Dr. Wang and Dr. Li"),
-        ("clinic", "我有两个航班 CA981 和 MU5101"), ("clinic", "I have two flights, CA981 and MU5101"),
+        ("desk", "王医生是我的邻居"), ("desk", "Dr. Wang is my neighbour"),
+        ("desk", "我认识王医生和李医生"), ("desk", "I know Dr. Wang and Dr. Li"),
+        ("desk", "我有两个航班 CA981 和 MU5101"), ("desk", "I have two flights, CA981 and MU5101"),
         ("support", "我有两个订单 12345 和 67890"), ("support", "I have two orders, 12345 and 67890"),
     ],
 )
@@ -109,8 +109,8 @@ def test_the_reported_mentions_stay_idle(name: str, text: str) -> None:
     ("name", "text", "flow"),
     [
         ("returns", "我想退一台键盘", "return_item"), ("returns", "I want to return a keyboard", "return_item"),
-        ("clinic", "我想挂皮肤科", "book_appointment"), ("clinic", "I want to see Dr. Li", "book_appointment"),
-        ("clinic", "航班 MU5101 准点吗", "flight_status"), ("clinic", "is flight MU5101 on time", "flight_status"),
+        ("desk", "我想挂皮肤科", "book_appointment"), ("desk", "I want to see Dr. Li", "book_appointment"),
+        ("desk", "航班 MU5101 准点吗", "flight_status"), ("desk", "is flight MU5101 on time", "flight_status"),
         ("support", "我的iPhone丢了", "report_issue"), ("support", "my iPhone is lost", "report_issue"),
         ("support", "my iphone broke", "report_issue"), ("support", "我的笔记本裂了", "report_issue"),
     ],
@@ -132,19 +132,19 @@ def test_the_support_bots_first_behaviour_holds(rules: RuleUnderstanding) -> Non
 class TestMaskedSimilarity:
     def test_text_inside_a_mention_is_not_shared(self) -> None:
         """"王医生" shares 医生 with "我想看医生" only as text; masked, nothing is shared."""
-        bot = rules("clinic")
+        bot = rules("desk")
         said = features("王医生是我的邻居", bot.interpret("王医生是我的邻居", "zh").mentions)
         assert similarity(said, features("我想看医生")) == 0.0
         assert similarity(features("王医生是我的邻居"), features("我想看医生")) > 0.0
 
     def test_the_same_request_with_another_value_is_identical(self) -> None:
-        bot = rules("clinic")
+        bot = rules("desk")
         one, other = ("我想挂心内科", "我想挂皮肤科")
         assert similarity(features(one, bot.interpret(one, "zh").mentions),
                           features(other, bot.interpret(other, "zh").mentions)) == 1.0
 
     def test_a_shared_placeholder_alone_is_no_resemblance(self) -> None:
-        bot = rules("clinic")
+        bot = rules("desk")
         said = features("Dr. Li", bot.interpret("Dr. Li", "en").mentions)
         example = "I want to see Dr. Wang tomorrow"
         assert similarity(said, features(example, bot.interpret(example, "en").mentions)) == 0.0
