@@ -174,7 +174,11 @@ class Texts:
     def labelled_value(self, slot: SlotSpec | None, value: Any, language: str) -> str:
         """A value for a model to read: "原路退回 (original)", the label and the canonical value that
         slots and actions hold; just the value when the two are the same."""
-        label = self.value_label(slot, value, language)
+        return self.labelled_entity_value(slot.entity if slot is not None else None, value, language)
+
+    def labelled_entity_value(self, entity_type: str | None, value: Any, language: str) -> str:
+        """``labelled_value`` for a value of an entity type (a remembered entity, not a slot)."""
+        label = self.entity_value_label(entity_type, value, language)
         canonical = format_value(value)
         return label if label == canonical else f"{label} ({canonical})"
 

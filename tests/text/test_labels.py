@@ -69,6 +69,7 @@ class TestTheLanguageOfAValue:
     def test_a_model_reads_the_label_with_the_canonical_value(self, language: str, shown: str) -> None:
         assert TEXTS.labelled_value(REPORT.slot("product"), "laptop", language) == shown
         assert TEXTS.labelled_value(REPORT.slot("order_id"), "12345", language) == "12345"
+        assert TEXTS.labelled_entity_value("product", "laptop", language) == shown
 
     @pytest.mark.parametrize(("text", "zh", "en"), [("约翰", True, False), ("John", False, True),
                                                     ("iPhone手机", True, False), ("12345", False, False)])
