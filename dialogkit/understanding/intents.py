@@ -39,7 +39,7 @@ from collections.abc import Callable, Collection, Iterable, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from datetime import datetime
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from dialogkit.model.interpretation import IntentScore, Mention
 from dialogkit.spec.schema import BotFile, FlowSpec
@@ -113,22 +113,27 @@ def _units_of(runs: list[str], stems: list[str]) -> set[str]:
     return out
 
 
-def _masked(folded: str, mentions: Sequence[Mention]) -> tuple[str, set[str]]:
+def _masked(folded: str, mentions: Sequence[Mention], lowered: str | None = None) -> tuple[str, set[str]]:
     """Lower-cased ``folded`` with each mention's span replaced by ``MENTION`` (neither Han nor
     [a-z]: no bigram and no word runs across it), and the placeholders of their types.
 
-    Spans index the folded text, so the cut comes before lower-casing (which may change lengths).
+    Spans index the folded text; ``lowered`` (``folded.lower()``, when the caller has it) is cut
+    instead when lower-casing kept every length, which it nearly always does ("İ" does not).
     """
+    if lowered is None:
+        lowered = folded.lower()
     if not mentions:
-        return folded.lower(), set()
+        return lowered, set()
+    same = len(lowered) == len(folded)
     pieces: list[str] = []
     at = 0
     for mention in sorted(mentions, key=_start) if len(mentions) > 1 else mentions:
         if mention.start >= at:
-            pieces.append(folded[at : mention.start])
+            pieces.append((lowered if same else folded)[at : mention.start])
             at = mention.end
-    pieces.append(folded[at:])
-    return MENTION.join(pieces).lower(), {placeholder(m.type) for m in mentions}
+    pieces.append((lowered if same else folded)[at:])
+    cut = MENTION.join(pieces)
+    return cut if same else cut.lower(), {placeholder(m.type) for m in mentions}
 
 
 def _start(mention: Mention) -> int:
@@ -270,18 +275,20 @@ class IntentScorer:
     def score(self, folded: str, mentions: Sequence[Mention]) -> list[IntentScore]:
         """Flows scoring above ``INTENT_FLOOR``, best first (ties: declaration order)."""
         folded = fold(folded)                                # a no-op on folded text
+        whole = folded.lower()
         masked = self._maskable(mentions)
-        lowered, marks = _masked(folded, masked)
+        lowered, marks = _masked(folded, masked, whole)
         runs, stems = _content(lowered)                      # one pass serves both feature sets
         features = _features_of(runs, stems)
         content = _units_of(runs, stems)
-        values: set[tuple[str, str]] = set()
+        values: AbstractSet[tuple[str, str]] = _NOTHING
+        types: AbstractSet[str] = _NOTHING
         if mentions:
             features |= marks
             content |= marks
             values = {(m.type, str(m.value)) for m in mentions}
-        utterance = _Utterance(folded.lower() if masked else lowered, features, marks, content, values,
-                               {t for t, _ in values})
+            types = {m.type for m in mentions}
+        utterance = _Utterance(whole, features, marks, content, values, types)
         statement: bool | None = None                        # read only when it could matter
         scores: list[IntentScore] = []
         for flow in self._flows:
@@ -300,13 +307,16 @@ def _example(found: frozenset[str]) -> _Example:
     return _Example(found, words or found, len(found))
 
 
+_NOTHING: frozenset[Any] = frozenset()
+
+
 class _Utterance(NamedTuple):
-    lowered: str                       # the whole text, for keywords
-    features: set[str]                 # mentions masked, placeholders added
-    marks: set[str]                    # the placeholders
+    lowered: str                             # the whole text, for keywords
+    features: set[str]                       # mentions masked, placeholders added
+    marks: set[str]                          # the placeholders
     content: set[str]
-    values: set[tuple[str, str]]       # (type, canonical value as text) of every mention
-    types: set[str]                    # the types of ``values``
+    values: AbstractSet[tuple[str, str]]     # (type, canonical value as text) of every mention
+    types: AbstractSet[str]                  # the types of ``values``
 
 
 def _score_flow(flow: _FlowIndex, utterance: _Utterance) -> tuple[float, bool]:
