@@ -140,6 +140,7 @@ class Session(_Data):
     """Everything one conversation remembers between turns."""
 
     version: int = SCHEMA_VERSION
+    bot_version: str = ""            # the bot file's version this session was last saved with (docs/lifecycle.md)
     id: str
     user_id: str
     language: str = "en"
