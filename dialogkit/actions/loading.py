@@ -8,6 +8,8 @@ checks that need code run. Every problem of every pass is raised together, in fi
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,6 +32,20 @@ class LoadedBot:
     base_dir: Path
     actions: ActionTable
     memory_actions: dict[str, Callable[..., Any]]
+    version: str = ""        # ``spec_version(spec)``: what sessions record to notice a changed bot file
+
+
+def spec_version(spec: BotFile) -> str:
+    """The bot file's version: a hash of what it means, not of how it is written.
+
+    Computed from the checked model as canonical JSON (defaults filled in, keys sorted), so a
+    comment, a reformatted line or a default written out leaves it unchanged, while any change a
+    session could notice (a flow, a slot, a rule, a prompt) gives a new one. Sixteen hex digits
+    (64 bits) tell one bot's releases apart and keep the stored session small.
+    """
+    canonical = json.dumps(spec.model_dump(mode="json", by_alias=True), sort_keys=True, ensure_ascii=False,
+                           separators=(",", ":"))
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:16]
 
 
 def load_bot_file(path: str | Path, *, actions: ActionOverrides | None = None) -> LoadedBot:
@@ -54,4 +70,4 @@ def _bind(checked: CheckedBotFile, path: Path | None, base_dir: Path,
     problems = [*checked.problems, *code.problems]
     if problems:
         raise FlowError(in_file_order(problems))
-    return LoadedBot(spec, path, base_dir, table, code.memory_actions)
+    return LoadedBot(spec, path, base_dir, table, code.memory_actions, spec_version(spec))
