@@ -6,7 +6,7 @@
   you". In answer to a slot question it means the value the slot's entity type names in
   ``any:`` (docs/bot-file.md). The whole utterance must be that answer, fillers aside, so the
   word inside a request or a question ("do you have any appointments?", "anyway", "many",
-  "company", "任何问题都可以问吗？") is no such answer.
+  "company", "任何问题都可以问吗？") is no such answer, nor is 随便 doing something ("随便聊聊").
 - ``alternatives``: the user asks for other choices than those offered: "还有别的吗", "有没有
   别的", "其他的呢", "换一个", "anything else?", "any other options?", "what else do you have",
   "show me more". Not "没有别的了" or "nothing else", which end a list; not "what else can you
@@ -26,7 +26,7 @@ _EN_TAIL = r"(?:[,\s]+(?:is|are|'s)?\s*(?:fine|ok|okay|good|alright)|[,\s]+will\
 
 _ZH_ANY = re.compile(
     rf"^(?:[嗯哦啊哎呃][,，\s]*)*(?:我|我们)?(?:都|也|真的)?"
-    rf"(?:随便(?:哪个|哪位|哪家|哪天|哪种|一个|什么)?{_CJK}{{0,6}}?"
+    rf"(?:随便(?:(?:哪个|哪位|哪家|哪天|哪种|一个|什么|几点){_CJK}{{0,6}}?)?"
     rf"|(?:哪个|哪位|哪家|哪天|哪种|哪一个|哪一位|什么|几点)(?:{_CJK}{{1,6}}?)?(?:都行|都可以|都好|均可|都成|都无所谓|都没问题|都没关系)"
     rf"|(?:任何|任意){_CJK}{{0,6}}?"
     rf"|{_CJK}{{0,6}}?(?:随便|无所谓|都可以|都行|都好|均可|都成|不限|没(?:有)?(?:要求|偏好|所谓)|都一样)"

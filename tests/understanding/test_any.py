@@ -76,7 +76,7 @@ class TestTheAnyCue:
         "text",
         ["anyway", "many", "company", "anyway, book it", "how many are left", "my company is Acme",
          "do you have any appointments?", "any other options?", "anything else?", "any news?", "it does matter",
-         "任何问题都可以问吗？", "随便问一下，王医生几点上班？", "可以", "我要挂心内科", "I care a lot", "是的"],
+         "任何问题都可以问吗？", "随便问一下，王医生几点上班？", "随便聊聊吧", "随便看看", "可以", "我要挂心内科", "I care a lot", "是的"],
     )
     def test_ordinary_words_and_questions_are_no_any(self, text: str) -> None:
         """The word inside a request or a question is no answer: "anyway", "many", "company"."""
