@@ -19,6 +19,7 @@ from dialogkit.context.parts import BuiltContext, ContextMessage
 from dialogkit.engine.context_view import ContextView
 from dialogkit.engine.lookahead import LookAhead
 from dialogkit.engine.memory_actions import MemoryActions
+from dialogkit.engine.migration import migrate_session
 from dialogkit.engine.pipeline import Clock, Turns
 from dialogkit.engine.policy import Policy
 from dialogkit.engine.slot_writes import apply_updates
@@ -33,6 +34,8 @@ from dialogkit.text.labels import Texts
 from dialogkit.understanding.rules import RuleUnderstanding
 
 __all__ = ["Bot", "SessionView"]
+
+log = structlog.get_logger("dialogkit.bot")
 
 
 @dataclass(slots=True)
@@ -59,24 +62,35 @@ class Bot:
     def __init__(self, loaded: LoadedBot, store: SessionStore, *, llm: Any = None, clock: Clock = time.time) -> None:
         if not structlog.is_configured():
             configure_logging()
+        self.store = store
+        self.clock = clock
+        self._llm_given = llm
+        self._actions_given: Mapping[str, Any] | None = None     # ``from_file(actions=)``, applied again by reload
+        self._wire(loaded)
+
+    def _wire(self, loaded: LoadedBot) -> None:
+        """Build every part from one loaded bot file, the pipeline last.
+
+        ``__init__`` and ``reload`` share it, so a reloaded bot is wired exactly as a new one; a
+        turn already running keeps the parts it started with.
+        """
         self.loaded = loaded
         self.spec = spec = loaded.spec
         self.path = loaded.path
-        self.store = store
         self.actions = loaded.actions
-        self.clock = clock
         self.texts = Texts(spec)
         self.understanding = RuleUnderstanding(spec)
         self.memory = MemoryActions(self.texts, loaded.memory_actions)
         hooks: dict[str, list[Callback]] = {"start_task": [apply_updates], "provide_param": [apply_updates]}
         self.flows = compile_bot(spec, self.memory.callback, before_hooks=hooks)
         self.view = ContextView(spec, self.texts, self.understanding)
-        self.llm_layer = self._llm_layer(llm)
+        self.llm_layer = self._llm_layer(self._llm_given)
         self.llm = self.llm_layer.client if self.llm_layer is not None else None
-        lookahead = LookAhead(self.understanding, self.flows)
+        lookahead = LookAhead(self.understanding, self.flows, self.texts)
         self.policy = Policy(self.flows, self.texts, self.understanding, self.actions, lookahead, spec.bot)
-        self.turns = Turns(spec, store, self.understanding, self.flows, self.policy, lookahead, self.memory,
-                           self.view, self.llm_layer, clock)
+        self.turns = Turns(spec, self.store, self.understanding, self.flows, self.policy, lookahead, self.memory,
+                           self.view, self.llm_layer, self.clock, version=loaded.version,
+                           validator=self.actions.validate)
 
     def _llm_layer(self, llm: Any) -> Any:
         """The LLM layer, or None for a rule-based bot; its client stack loads only when one is set."""
@@ -91,7 +105,30 @@ class Bot:
                   actions: Mapping[str, Any] | None = None, clock: Clock = time.time) -> Bot:
         loaded = load_bot_file(path, actions=actions)
         opened = store if store is not None and not isinstance(store, str) else open_store(store)
-        return cls(loaded, opened, llm=llm, clock=clock)
+        bot = cls(loaded, opened, llm=llm, clock=clock)
+        bot._actions_given = actions
+        return bot
+
+    def reload(self) -> bool:
+        """Read the bot file again and run it from the next turn on; sessions stay in the store.
+
+        A file that no longer loads raises its ``FlowError`` (every problem, as ``from_file`` does)
+        and the bot keeps running the file it had. True when the file's version changed; a file
+        that means the same as before (a comment, formatting) changes nothing. Stored sessions are
+        brought up to date on their next turn (docs/lifecycle.md); the actions module is not
+        imported again.
+        """
+        if self.path is None:
+            raise DialogkitError("this bot was not loaded from a file: there is nothing to reload")
+        loaded = load_bot_file(self.path, actions=self._actions_given)
+        before, old_layer = self.loaded.version, self.llm_layer
+        if loaded.version == before:
+            return False
+        self._wire(loaded)
+        if old_layer is not None and (self.llm_layer is None or self.llm_layer.client is not old_layer.client):
+            old_layer.close()
+        log.info("bot_reloaded", path=str(self.path), from_version=before, to_version=loaded.version)
+        return True
 
     def close(self) -> None:
         try:
@@ -116,6 +153,7 @@ class Bot:
         data = self.store.load(str(session_id), history_tail=None)
         if data is None:
             raise DialogkitError(f"no session {session_id!r} in {self.store.url}")
+        data = self._current(data)
         stored = self.store.user_slots(user_scope(self.spec.bot.name, data.user_id)) or \
             self.store.user_slots(data.user_id)
         slots: dict[str, Any] = {name: p.value for name, p in stored.items()}
@@ -134,6 +172,13 @@ class Bot:
         data = self.store.load(str(session_id), history_tail=self.view.history_tail)
         if data is None:
             raise DialogkitError(f"no session {session_id!r} in {self.store.url}")
+        return self._current(data)
+
+    def _current(self, data: Session) -> Session:
+        """A stored session as this version of the bot file sees it: brought up to date in memory
+        only (the store keeps it as saved until its next turn migrates it for good)."""
+        if data.bot_version != self.loaded.version:
+            migrate_session(data, self.spec, self.actions.validate)
         return data
 
     def build_context(self, session_id: str) -> BuiltContext:

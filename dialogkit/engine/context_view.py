@@ -163,7 +163,8 @@ class ContextView:
         out = [lines["task"].format(label=self.texts.task_label(task.flow, lang), flow=task.flow, state=task.state)]
         if task.pending_slot:
             out.append(lines["asking"].format(slot=task.pending_slot))
-        filled = [f"{slot.name}={MASK if slot.sensitive else self.texts.value_label(slot, task.slots[slot.name], lang)}"
+        shown = self.texts.labelled_value
+        filled = [f"{slot.name}={MASK if slot.sensitive else shown(slot, task.slots[slot.name], lang)}"
                   for slot in flow.slots if task.slots.get(slot.name) is not None]
         missing = [s.name for s in missing_required(flow, task.slots)]
         if filled:
@@ -237,7 +238,7 @@ class ContextView:
             flow_instructions=self.flow_instructions(session, language),
             summary=render_summary(summary, language),
             pinned=[(m.role, m.content) for m in before if m.pinned],
-            entity_memory=entity_memory(entities, language),
+            entity_memory=entity_memory(entities, language, self.texts),
             rounds=_rounds(before, max(after, hierarchy.folded_until(session.summary))),
             round_summaries=self._round_summaries(session, self._provisional(session, before, after)),
             current_user_message=current.content if current is not None else "",
@@ -400,18 +401,20 @@ def _as_summary(entry: dict[str, Any], level: int) -> RoundSummary:
                         text=str(entry["text"]), level=2 if level == 2 else 1)
 
 
-def entity_memory(entities: list[Entity], language: str) -> str:
-    """The recalled entities as canonical values grouped by type, most salient first:
-    "记住的实体：order_id：553565、128785；product：phone". An empty list is "".
+def entity_memory(entities: list[Entity], language: str, texts: Texts | None = None) -> str:
+    """The recalled entities grouped by type, most salient first:
+    "记住的实体：order_id：553565、128785；product：手机 (phone)". An empty list is "".
 
-    Canonical values are what the LLM's commands must name; the per-entity details of
+    Canonical values are what the LLM's commands must name, so a value with a label in the
+    turn's language shows both (``Texts.labelled_entity_value``); the per-entity details of
     ``/entities`` (aliases, counts, turns) would cost tokens on every request for little."""
     if not entities:
         return ""
     zh = language == "zh"
     by_type: dict[str, list[str]] = {}
     for entity in entities:
-        by_type.setdefault(entity.type, []).append(str(entity.value))
+        shown = texts.labelled_entity_value(entity.type, entity.value, language) if texts else str(entity.value)
+        by_type.setdefault(entity.type, []).append(shown)
     head = "记住的实体：" if zh else "Remembered entities: "
     sep, item = ("；", "、") if zh else ("; ", ", ")
     return head + sep.join(f"{kind}{'：' if zh else ': '}{item.join(values)}" for kind, values in by_type.items())

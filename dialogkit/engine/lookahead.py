@@ -7,6 +7,7 @@ asked); here the references only change which intent the turn reads as.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 
 from dialogkit.engine.turn import TurnContext
@@ -15,6 +16,7 @@ from dialogkit.model.interpretation import Mention
 from dialogkit.model.session import Candidate, PendingClarification
 from dialogkit.spec.compiler import CompiledFlow
 from dialogkit.spec.schema import prompt_text
+from dialogkit.text.labels import Texts
 from dialogkit.understanding.rules import RuleUnderstanding
 
 __all__ = ["LookAhead"]
@@ -23,9 +25,10 @@ __all__ = ["LookAhead"]
 class LookAhead:
     """Reference look-ahead for one bot: its understanding re-reads the resolved text."""
 
-    def __init__(self, understanding: RuleUnderstanding, flows: Mapping[str, CompiledFlow]) -> None:
+    def __init__(self, understanding: RuleUnderstanding, flows: Mapping[str, CompiledFlow], texts: Texts) -> None:
         self.understanding = understanding
         self.flows = flows
+        self.texts = texts
 
     def run(self, ctx: TurnContext) -> None:
         """Resolve the turn's references against entity memory and the active task's object."""
@@ -40,12 +43,11 @@ class LookAhead:
             object_label = prompt_text(flow.spec.object, ctx.language)
         resolution = references.resolve(
             session, ctx.text, ctx.language, turn=ctx.turn, mentions=ctx.interp.mentions,
-            expected_types=self._expected_types(ctx, flow), task_object_label=object_label,
+            expected_types=self._expected_types(ctx, flow), task_object_label=object_label, texts=self.texts,
         )
         if resolution.ambiguity is not None and self._corrects_a_value(ctx, flow):
             # Corrections win over references: nothing to ask, the value fits the slot of its type.
-            resolution = references.Resolution(text=resolution.text, resolved_text=resolution.resolved_text,
-                                                bindings=resolution.bindings, ambiguity=None)
+            resolution = dataclasses.replace(resolution, ambiguity=None)
         self.use(ctx, resolution)
 
     @staticmethod
@@ -72,12 +74,13 @@ class LookAhead:
         """Take a resolution into the turn: the resolved text, and the intents read from it."""
         ctx.resolution = resolution
         if resolution.resolved_text != resolution.text:
-            ctx.resolved_text = resolution.resolved_text
+            ctx.resolved_text = resolution.shown_text
         if resolution.ambiguity is not None and resolution.ambiguity.candidates:
             # Decide the intent as if the first candidate were meant: "它还没到" is a report either way,
             # and the transition's resolve_references then stops it to ask which one.
             ref, first = resolution.ambiguity.reference, resolution.ambiguity.candidates[0]
-            probe = resolution.text[:ref.start] + tracker.entity_label(first, ctx.language) + resolution.text[ref.end:]
+            label = tracker.entity_label(first, ctx.language, self.texts)
+            probe = resolution.text[:ref.start] + label + resolution.text[ref.end:]
             ctx.interp.intents = self.understanding.interpret(probe, ctx.language).intents
         if resolution.bindings:
             again = self.understanding.interpret(resolution.resolved_text, ctx.language)
@@ -96,13 +99,8 @@ class LookAhead:
         ctx.interp = self.understanding.interpret(pending.original_text, ctx.language)
         ctx.text = pending.original_text
         resolution = references.resolve(ctx.session, pending.original_text, ctx.language, turn=ctx.turn,
-                                        mentions=ctx.interp.mentions)
-        if resolution.ambiguity is not None and entity is not None:
-            ref = resolution.ambiguity.reference
-            label = tracker.entity_label(entity, ctx.language)
-            resolution = references.Resolution(
-                text=resolution.text, resolved_text=resolution.resolved_text.replace(ref.expression, label, 1),
-                bindings=[*resolution.bindings, references.Binding(reference=ref, entity=entity)], ambiguity=None,
-            )
+                                        mentions=ctx.interp.mentions, texts=self.texts)
+        if entity is not None:
+            resolution = references.bind_choice(resolution, entity, ctx.language, self.texts)
         self.use(ctx, resolution)
-        ctx.resolved_text = resolution.resolved_text
+        ctx.resolved_text = resolution.shown_text

@@ -30,7 +30,7 @@ if TYPE_CHECKING:
 log = structlog.get_logger("dialogkit.memory")
 
 
-def resolve_references(ctx: TurnContext) -> None:
+def resolve_references(ctx: TurnContext, texts: Texts) -> None:
     """Bind the turn's references to tracked entities, or stop the transition and ask."""
     resolution = ctx.resolution
     if resolution is None:
@@ -43,6 +43,7 @@ def resolve_references(ctx: TurnContext) -> None:
             turn=ctx.turn,
             kind="reference",
             flow=ctx.flow.name if ctx.flow else None,
+            texts=texts,
         )
         raise ClarificationNeeded(pending)
     if ctx.flow is None:
@@ -55,7 +56,7 @@ def resolve_references(ctx: TurnContext) -> None:
                 if current is None or str(current) != str(entity.value):
                     ctx.updates[slot.name] = entity.value
                 break
-    ctx.resolved_text = resolution.resolved_text
+    ctx.resolved_text = resolution.shown_text
 
 
 def track_entities(ctx: TurnContext) -> None:
@@ -179,7 +180,7 @@ class MemoryActions:
 
     def __init__(self, texts: Texts, custom: Mapping[str, Callable[..., Any]]) -> None:
         self._funcs: dict[str, MemoryAction] = {
-            "resolve_references": resolve_references,
+            "resolve_references": partial(resolve_references, texts=texts),
             "track_entities": track_entities,
             "summarize": partial(summarize, texts=texts),
             "persist_slots": persist_slots,

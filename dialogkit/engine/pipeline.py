@@ -20,7 +20,9 @@ import structlog
 from dialogkit.engine.context_view import ContextView
 from dialogkit.engine.lookahead import LookAhead
 from dialogkit.engine.memory_actions import MemoryActions
+from dialogkit.engine.migration import migrate_session
 from dialogkit.engine.policy import Policy
+from dialogkit.engine.slots import Validator
 from dialogkit.engine.turn import TurnContext
 from dialogkit.logging import enabled_for
 from dialogkit.memory import summary as summaries
@@ -55,7 +57,8 @@ class Turns:
 
     def __init__(self, spec: BotFile, store: SessionStore, understanding: RuleUnderstanding,
                  flows: Mapping[str, CompiledFlow], policy: Policy, lookahead: LookAhead, memory: MemoryActions,
-                 view: ContextView, llm: LLMLayer | None, clock: Clock) -> None:
+                 view: ContextView, llm: LLMLayer | None, clock: Clock, *, version: str = "",
+                 validator: Validator | None = None) -> None:
         self.spec = spec
         self.store = store
         self.understanding = understanding
@@ -66,6 +69,8 @@ class Turns:
         self.view = view
         self.llm = llm
         self.clock = clock
+        self.version = version            # of the bot file: sessions saved with another are migrated
+        self.validator: Validator = validator or _accept
 
     def handle(self, session_id: str, text: object, *, user_id: str | None = None) -> Reply:
         started = time.perf_counter()
@@ -76,6 +81,8 @@ class Turns:
             state_before = session.state
             session.turn += 1
             ctx = self._context(txn, session, raw[:MAX_UNDERSTOOD_CHARS])
+            if session.bot_version != self.version:
+                self._migrate(ctx)
             self.append(session, "user", stored, ctx.turn, ctx.language)
             if len(raw) > MAX_UNDERSTOOD_CHARS:
                 ctx.say.append(TOO_LONG[ctx.language].format(n=len(raw), k=MAX_UNDERSTOOD_CHARS))
@@ -96,6 +103,16 @@ class Turns:
                            language=interp.language, turn=session.turn, now=self.clock(),
                            user_key=user_scope(self.spec.bot.name, session.user_id),
                            trace=enabled_for(logging.DEBUG), log_turn=enabled_for(logging.INFO))
+
+    def _migrate(self, ctx: TurnContext) -> None:
+        """The session was saved with another version of the bot file: bring it up to date before
+        the turn is handled, and say what is gone (docs/lifecycle.md)."""
+        session = ctx.session
+        migration = migrate_session(session, self.spec, self.validator)
+        log.info("session_migrated", session_id=session.id, from_version=session.bot_version,
+                 to_version=self.version, **migration.event())
+        session.bot_version = self.version
+        ctx.say.extend(migration.messages)
 
     def _decide(self, ctx: TurnContext) -> str:
         """Understand (LLM if configured), look ahead, let the policy act; the reply's text."""
@@ -120,11 +137,12 @@ class Turns:
             log.info("session_expired", session_id=session_id)
             offset = session.history_offset + len(session.history)
             session = Session(id=session_id, user_id=user_id or session.user_id, language=session.language,
-                              history_offset=offset, full_tokens=session.full_tokens, created_at=now, updated_at=now)
+                              history_offset=offset, full_tokens=session.full_tokens, created_at=now, updated_at=now,
+                              bot_version=self.version)
         if session is None:
             initial = self.spec.bot.language if self.spec.bot.language != "auto" else "en"
             session = Session(id=session_id, user_id=user_id or session_id, language=initial, created_at=now,
-                              updated_at=now)
+                              updated_at=now, bot_version=self.version)
         elif user_id and session.user_id != user_id:
             session.user_id = user_id
         return session
@@ -183,6 +201,11 @@ class Turns:
             text=mask_values(ctx.text, secret), latency_ms=round(seconds * 1000, 2),
             tokens=ctx.session.full_tokens,
         )
+
+
+def _accept(action: str, value: object) -> None:
+    """The validator of ``Turns`` built without one: custom rules accept every value."""
+    return None
 
 
 def _summary_snapshot(state: SummaryState, language: str) -> Callable[[], str]:

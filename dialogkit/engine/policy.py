@@ -99,7 +99,8 @@ class Policy:
         elif (declared := ctx.interp.declared_mentions) and "help" not in ctx.interp.cues:
             # Facts offered with no request ("我有两个订单 12345 和 67890") are remembered, not refused;
             # the acknowledgement names things of the bot's own types, never helper matches ("两").
-            items = R.enumerate_items(list(dict.fromkeys(m.text for m in declared)), ctx.language)
+            names = (self.texts.entity_value_label(m.type, m.value, ctx.language) for m in declared)
+            items = R.enumerate_items(list(dict.fromkeys(names)), ctx.language)
             ctx.say.append(R.phrase("noted", ctx.language, items=items))
         elif "help" not in ctx.interp.cues:
             ctx.say.append(R.phrase("not_understood", ctx.language))
@@ -514,7 +515,7 @@ class Policy:
             self._give_up(ctx, message)
             return
         if message:
-            ctx.say.append(message)
+            ctx.say.append(R.as_sentence(message, ctx.language))
         if slot:
             task.pending_slot = slot
         self._reask(ctx)
@@ -524,7 +525,8 @@ class Policy:
         task, flow = ctx.session.task, (self.flows[ctx.session.flow] if ctx.session.flow else None)
         if task is None or flow is None:
             if ctx.session.pending is not None:
-                ctx.say.append(clar.clarification_question(ctx.session.pending.candidates, ctx.language))
+                ctx.say.append(clar.clarification_question(ctx.session.pending.candidates, ctx.language,
+                                                           texts=self.texts))
             return
         if task.state == "CONFIRMATION":
             ctx.say.append(self.texts.confirm(flow.name, task.slots, ctx.language))
@@ -559,8 +561,8 @@ class Policy:
     def _ask_clarification(self, ctx: TurnContext, pending: PendingClarification) -> None:
         ctx.session.pending = pending
         ctx.clarification = pending
-        ctx.say.append(clar.clarification_question(pending.candidates, ctx.language))
-        ctx.options = [c.label for c in pending.candidates]
+        ctx.say.append(clar.clarification_question(pending.candidates, ctx.language, texts=self.texts))
+        ctx.options = clar.option_labels(pending.candidates, ctx.language, self.texts)
 
     def _answer_clarification(self, ctx: TurnContext) -> bool:
         """Resolve a pending question; False when the answer names none of the candidates."""
@@ -575,7 +577,7 @@ class Policy:
             if ctx.task is None or ctx.flow is None or ctx.flow.name != pending.flow:
                 return False
             ctx.updates = {pending.slot: choice.value} if pending.slot else {}
-            ctx.resolved_text = str(choice.value)
+            ctx.resolved_text = clar.candidate_label(choice, ctx.language, self.texts)
             self._fire(ctx, "provide_param")
             self._advance(ctx)
             return True

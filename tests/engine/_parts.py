@@ -127,7 +127,7 @@ def build(source: str | Path = SUPPORT, *, actions: Mapping[str, Any] | None = N
     memory = MemoryActions(texts, loaded.memory_actions)
     hooks: dict[str, list[Callback]] = {"start_task": [apply_updates], "provide_param": [apply_updates]}
     flows = compile_bot(loaded.spec, memory.callback, before_hooks=hooks)
-    lookahead = LookAhead(understanding, flows)
+    lookahead = LookAhead(understanding, flows, texts)
     policy = Policy(flows, texts, understanding, loaded.actions, lookahead, loaded.spec.bot)
     return Parts(loaded, texts, understanding, memory, flows, lookahead, policy)
 
