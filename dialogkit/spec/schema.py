@@ -427,6 +427,13 @@ class BotSettings(_Model):
                     "number of seconds, or a number with s, m, h or d.",
         examples=["2h"],
     )
+    retention: str | int | float | None = Field(
+        default=None,
+        description="How long history messages and users' persisted values are kept: a number of "
+                    "seconds, or a number with s, m, h or d; a purge (dialogkit store purge, bot.purge()) "
+                    "deletes what is older. Not set: kept until deleted.",
+        examples=["90d"],
+    )
     max_reprompts: int = Field(
         default=2, ge=0,
         description="How often a question is asked again after failed answers (an invalid value, or "
@@ -449,15 +456,20 @@ class BotSettings(_Model):
         examples=["订单售后支持 / Order support"],
     )
 
-    @field_validator("session_timeout")
+    @field_validator("session_timeout", "retention")
     @classmethod
-    def _duration(cls, value: str | int | float) -> str | int | float:
-        parse_duration(value)
+    def _duration(cls, value: str | int | float | None) -> str | int | float | None:
+        if value is not None:
+            parse_duration(value)
         return value
 
     @property
     def timeout_seconds(self) -> float:
         return parse_duration(self.session_timeout)
+
+    @property
+    def retention_seconds(self) -> float | None:
+        return None if self.retention is None else parse_duration(self.retention)
 
     @property
     def action_modules(self) -> list[str]:
