@@ -196,3 +196,24 @@ class Bot:
     def export_context(self, session_id: str) -> str:
         """What ``/export FILE`` writes: each message, then ``Token saved: N (P%)``."""
         return self.view.export(self._load(session_id))
+
+    # ---- users' data and retention (docs/stores.md) ---------------------------------------------
+    def export_user(self, user_id: str) -> dict[str, Any]:
+        """Everything stored about a user for this bot, as one JSON-serialisable document."""
+        from dialogkit.engine import users
+
+        return users.export_user(self.store, self.spec.bot.name, self.texts, str(user_id), self.clock())
+
+    def forget_user(self, user_id: str) -> dict[str, int]:
+        """Delete everything stored about a user; counts of the sessions, messages and values deleted."""
+        from dialogkit.engine import users
+
+        return users.forget_user(self.store, self.spec.bot.name, str(user_id))
+
+    def purge(self) -> dict[str, int]:
+        """Delete what ``bot.retention`` and ``session_timeout`` say is over, by the bot's clock."""
+        from dialogkit.engine import users
+
+        settings = self.spec.bot
+        return users.purge(self.store, settings.name, retention_s=settings.retention_seconds,
+                           timeout_s=settings.timeout_seconds, now=self.clock())
