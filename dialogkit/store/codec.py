@@ -8,6 +8,8 @@ operator what to delete, never a raw pydantic traceback.
 
 from __future__ import annotations
 
+import json
+
 from pydantic import TypeAdapter, ValidationError
 from pydantic_core import PydanticSerializationError
 
@@ -21,6 +23,8 @@ __all__ = [
     "encode_message",
     "encode_session",
     "encode_slot",
+    "older_prefix",
+    "written_before",
 ]
 
 _MESSAGES = TypeAdapter(list[Message])
@@ -86,6 +90,27 @@ def decode_slot(user_id: str, name: str, raw: str | bytes) -> PersistedValue:
         return PersistedValue.model_validate_json(raw)
     except ValidationError as exc:
         raise StoreError(f"user {user_id!r}: stored slot {name!r} is corrupt: {_first_error(exc)}") from exc
+
+
+def written_before(row: str | bytes, older_than: float) -> bool:
+    """Whether a stored message or persisted value was written (its ``at``) before ``older_than``,
+    read without building the model. A corrupt row is not: the load that meets it reports it."""
+    try:
+        at = json.loads(row).get("at")
+    except (ValueError, AttributeError):
+        return False
+    return isinstance(at, (int, float)) and at < older_than
+
+
+def older_prefix(rows: list[str], older_than: float) -> int:
+    """How many leading message rows retention deletes: through the last one written before
+    ``older_than``. A history loses only a prefix, so the messages kept stay contiguous and keep
+    their indexes; one older message after a newer one (a clock set back) takes the newer with it."""
+    cut = 0
+    for index, row in enumerate(rows):
+        if written_before(row, older_than):
+            cut = index + 1
+    return cut
 
 
 def _first_error(exc: ValidationError) -> str:

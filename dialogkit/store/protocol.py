@@ -11,6 +11,11 @@ what a turn at 20 costs. The blob is saved without ``history``; messages are app
 (or list entry) each and never rewritten, and a load reads only the last ``history_tail`` of
 them. ``Session.history_offset`` is the absolute index of ``history[0]``, so on save every
 message whose absolute index is at or past the stored count is new.
+
+Users' data: a session records its ``user_id``, and every store indexes sessions by it
+(``sessions_of``) without costing a turn anything while the user stays the same. Retention deletes
+the oldest messages of a history (``purge_history``); the messages kept keep their absolute
+indexes. See docs/stores.md, "Users' data and retention".
 """
 
 from __future__ import annotations
@@ -54,9 +59,29 @@ class SessionStore(Protocol):
 
     def user_slots(self, user_id: str) -> dict[str, PersistedValue]: ...
 
-    def delete_session(self, session_id: str) -> None: ...
+    def delete_session(self, session_id: str, *, timeout_s: float = 30.0) -> int:
+        """Delete a session and its history once no turn of it runs; the messages deleted."""
+        ...
 
     def purge_expired(self, older_than: float) -> int: ...
+
+    def sessions_of(self, user_id: str) -> list[str]:
+        """The ids of the stored sessions whose ``user_id`` is ``user_id``, sorted."""
+        ...
+
+    def user_keys(self) -> list[str]:
+        """Every key that holds persisted values (``user_scope(bot, user)`` or a bare user id), sorted."""
+        ...
+
+    def delete_user_slots(self, key: str, *, older_than: float | None = None) -> int:
+        """Delete the persisted values under ``key`` (only those written before ``older_than`` when
+        given, by their ``at``); how many were deleted."""
+        ...
+
+    def purge_history(self, older_than: float) -> int:
+        """Delete every history message written before ``older_than`` (by its ``at``), with the
+        messages before it in its session, skipping sessions whose turn runs; how many were deleted."""
+        ...
 
     def close(self) -> None: ...
 

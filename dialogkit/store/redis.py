@@ -7,13 +7,19 @@ Keys (``prefix`` defaults to ``dialogkit:``)::
     {prefix}user:{user_id}  hash    slot name -> persisted value (persist: user)
     {prefix}lock:{id}       string  the turn lock: "host:pid:token", SET NX PX (a lease)
     {prefix}updated         zset    session id -> updated_at, for purge_expired
+    {prefix}sessions_of:{user_id}   set   the ids of a user's sessions (``sessions_of``)
+    {prefix}trimmed         hash    session id -> messages retention deleted from the list's head
+    {prefix}indexed         string  set once ``sessions_of`` sets cover the sessions stored before them
 
 A turn's writes go out in one MULTI/EXEC that WATCHes the lock key, so a turn whose lease
-expired and was taken over commits nothing instead of overwriting the newer turn.
+expired and was taken over commits nothing instead of overwriting the newer turn. A turn writes
+``sessions_of`` only when its session is new or changes user. History indexes are absolute: the
+``trimmed`` count plus the position in the list, so messages keep their index after a purge.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import time
 import uuid
@@ -24,7 +30,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from dialogkit.errors import StoreError
 from dialogkit.model.session import Message, PersistedValue, Session
-from dialogkit.store.codec import decode_messages, decode_session, decode_slot
+from dialogkit.store.codec import decode_messages, decode_session, decode_slot, older_prefix, written_before
 from dialogkit.store.locks import HOST, lock_timeout_message, pid_alive
 from dialogkit.store.protocol import slice_bounds
 from dialogkit.store.staging import PendingWrite, StagedTxn
@@ -71,6 +77,7 @@ class RedisStore:
         if found != str(STORE_SCHEMA):
             raise StoreError(f"session store {self.url} has schema version {_text(found)}; "
                              f"this dialogkit reads version {STORE_SCHEMA}")
+        self._index_users()
 
     # ------------------------------------------------------------------ public API
 
@@ -81,10 +88,10 @@ class RedisStore:
         token = f"{HOST}:{os.getpid()}:{uuid.uuid4().hex}"
         self._take_lock(session_id, token, timeout_s)
         try:
-            session, count = self._read(session_id, history_tail)
+            session, count, base = self._read(session_id, history_tail)
             txn = StagedTxn(session_id, session, count, self.user_slots)
             yield txn
-            self._commit(txn.pending, token)
+            self._commit(txn.pending, token, base)
         finally:
             with self._errors():
                 self._release(keys=[self._key("lock", session_id)], args=[token])
@@ -95,7 +102,13 @@ class RedisStore:
     def history(self, session_id: str, start: int = 0, end: int | None = None) -> list[Message]:
         key = self._key("history", session_id)
         with self._errors():
-            lo, hi = slice_bounds(self._client.llen(key), start, end)
+            pipe = self._client.pipeline(transaction=True)
+            pipe.llen(key)
+            pipe.hget(self._key("trimmed"), session_id)
+            length, trimmed = pipe.execute()
+            base = int(trimmed or 0)
+            lo, hi = slice_bounds(base + length, start, end)
+            lo, hi = max(0, lo - base), max(0, hi - base)
             rows = self._client.lrange(key, lo, hi - 1) if hi > lo else []
         return decode_messages(session_id, [_text(row) for row in rows])
 
@@ -104,24 +117,83 @@ class RedisStore:
             raw = self._client.hgetall(self._key("user", user_id))
         return {_text(name): decode_slot(user_id, _text(name), _text(data)) for name, data in raw.items()}
 
-    def delete_session(self, session_id: str) -> None:
-        with self._errors():
-            pipe = self._client.pipeline(transaction=True)
-            pipe.delete(self._key("session", session_id), self._key("history", session_id))
-            pipe.zrem(self._key("updated"), session_id)
-            pipe.execute()
+    def delete_session(self, session_id: str, *, timeout_s: float = 30.0) -> int:
+        """Delete under the session's turn lock: a running turn ends first, and cannot commit after."""
+        token = f"{HOST}:{os.getpid()}:{uuid.uuid4().hex}"
+        self._take_lock(session_id, token, timeout_s)
+        try:
+            return self._delete(session_id)
+        finally:
+            with self._errors():
+                self._release(keys=[self._key("lock", session_id)], args=[token])
 
     def purge_expired(self, older_than: float) -> int:
-        """Delete sessions idle since before ``older_than``; user slots and running turns survive."""
+        """Delete sessions idle since before ``older_than``; user slots and running turns survive.
+
+        Each session is deleted under its turn lock, taken without waiting, and only if it is
+        still idle then: a turn that is running, or committed since the scan, keeps it.
+        """
         purged = 0
+        updated = self._key("updated")
         with self._errors():
-            for member in self._client.zrangebyscore(self._key("updated"), "-inf", f"({older_than!r}"):
+            for member in self._client.zrangebyscore(updated, "-inf", f"({older_than!r}"):
                 sid = _text(member)
-                if self._client.exists(self._key("lock", sid)):
+                token = f"{HOST}:{os.getpid()}:{uuid.uuid4().hex}"
+                if not self._client.set(self._key("lock", sid), token, nx=True, px=self._lease_ms):
                     continue
-                self.delete_session(sid)
-                purged += 1
+                try:
+                    score = self._client.zscore(updated, sid)
+                    if score is not None and score < older_than:
+                        self._delete(sid)
+                        purged += 1
+                finally:
+                    self._release(keys=[self._key("lock", sid)], args=[token])
         return purged
+
+    def sessions_of(self, user_id: str) -> list[str]:
+        """The user's set, less ids whose session is gone (dropped from the set on the way)."""
+        key = self._key("sessions_of", user_id)
+        with self._errors():
+            ids = sorted(_text(m) for m in self._client.smembers(key))
+            pipe = self._client.pipeline(transaction=False)
+            for sid in ids:
+                pipe.exists(self._key("session", sid))
+            alive = pipe.execute() if ids else []
+            stale = [sid for sid, there in zip(ids, alive, strict=True) if not there]
+            if stale:
+                self._client.srem(key, *stale)
+        return [sid for sid, there in zip(ids, alive, strict=True) if there]
+
+    def user_keys(self) -> list[str]:
+        head = self._key("user", "")
+        with self._errors():
+            found = {_text(k)[len(head):] for k in self._client.scan_iter(match=_glob_escape(head) + "*", count=500)}
+        return sorted(found)
+
+    def delete_user_slots(self, key: str, *, older_than: float | None = None) -> int:
+        name = self._key("user", key)
+        with self._errors(), self._client.pipeline(transaction=True) as pipe:
+            while True:
+                try:
+                    pipe.watch(name)  # type: ignore[no-untyped-call]  # untyped in redis' hints
+                    raw = cast(dict[str, str], pipe.hgetall(name))
+                    doomed = [field for field, data in raw.items()
+                              if older_than is None or written_before(data, older_than)]
+                    if not doomed:
+                        pipe.reset()
+                        return 0
+                    pipe.multi()
+                    pipe.hdel(name, *doomed)
+                    pipe.execute()
+                    return len(doomed)
+                except self._redis.WatchError:
+                    continue              # a turn wrote a value meanwhile: look again
+
+    def purge_history(self, older_than: float) -> int:
+        """Trim each history's head through its last message older than ``older_than``."""
+        with self._errors():
+            ids = [_text(m) for m in self._client.zrange(self._key("updated"), 0, -1)]
+            return sum(self._trim_history(sid, older_than) for sid in ids)
 
     def close(self) -> None:
         with self._errors():
@@ -131,6 +203,63 @@ class RedisStore:
 
     def _key(self, kind: str, name: str = "") -> str:
         return f"{self.prefix}{kind}:{name}" if name else f"{self.prefix}{kind}"
+
+    @property
+    def _lease_ms(self) -> int:
+        return max(1, int(self.lock_lease_s * 1000))
+
+    def _delete(self, session_id: str) -> int:
+        """Delete a session, its history and its index entries (its lock is held); messages deleted."""
+        hist = self._key("history", session_id)
+        with self._errors():
+            owner = _owner(self._client.get(self._key("session", session_id)))
+            pipe = self._client.pipeline(transaction=True)
+            pipe.llen(hist)
+            pipe.delete(self._key("session", session_id), hist)
+            pipe.zrem(self._key("updated"), session_id)
+            pipe.hdel(self._key("trimmed"), session_id)
+            if owner is not None:
+                pipe.srem(self._key("sessions_of", owner), session_id)
+            deleted: int = pipe.execute()[0]
+        return deleted
+
+    def _trim_history(self, session_id: str, older_than: float) -> int:
+        """One session's retention: skipped while its turn runs (the lock is watched, so a turn
+        that starts before the trim commits makes the trim do nothing)."""
+        lock, hist = self._key("lock", session_id), self._key("history", session_id)
+        with self._client.pipeline(transaction=True) as pipe:
+            try:
+                pipe.watch(lock, hist)  # type: ignore[no-untyped-call]  # untyped in redis' hints
+                if pipe.exists(lock):
+                    return 0
+                cut = older_prefix([_text(r) for r in cast(list[str], pipe.lrange(hist, 0, -1))], older_than)
+                if not cut:
+                    return 0
+                pipe.multi()
+                pipe.ltrim(hist, cut, -1)
+                pipe.hincrby(self._key("trimmed"), session_id, cut)
+                pipe.execute()
+            except self._redis.WatchError:
+                return 0
+        return cut
+
+    def _index_users(self) -> None:
+        """Build ``sessions_of`` for sessions stored before it existed, once per store (prefix)."""
+        marker = self._key("indexed")
+        with self._errors():
+            if self._client.exists(marker):
+                return
+            ids = [_text(m) for m in self._client.zrange(self._key("updated"), 0, -1)]
+            for start in range(0, len(ids), 500):
+                batch = ids[start:start + 500]
+                blobs = self._client.mget([self._key("session", sid) for sid in batch])
+                pipe = self._client.pipeline(transaction=False)
+                for sid, blob in zip(batch, blobs, strict=True):
+                    owner = _owner(blob)
+                    if owner is not None:
+                        pipe.sadd(self._key("sessions_of", owner), sid)
+                pipe.execute()
+            self._client.set(marker, "1")
 
     @contextmanager
     def _errors(self) -> Iterator[None]:
@@ -142,7 +271,7 @@ class RedisStore:
 
     def _take_lock(self, session_id: str, token: str, timeout_s: float) -> None:
         key = self._key("lock", session_id)
-        lease_ms = max(1, int(self.lock_lease_s * 1000))
+        lease_ms = self._lease_ms
         deadline = time.monotonic() + timeout_s
         pause = 0.002
         with self._errors():
@@ -162,8 +291,9 @@ class RedisStore:
         pid, _, _ = rest.partition(":")
         return host == HOST and pid.isdigit() and not pid_alive(int(pid))
 
-    def _read(self, session_id: str, history_tail: int | None) -> tuple[Session | None, int]:
-        """Blob, history length and tail in one MULTI/EXEC, so they describe the same moment."""
+    def _read(self, session_id: str, history_tail: int | None) -> tuple[Session | None, int, int]:
+        """Blob, history length and tail in one MULTI/EXEC, so they describe the same moment; the
+        session, its stored message count and the messages retention trimmed off the list's head."""
         hist = self._key("history", session_id)
         with self._errors():
             pipe = self._client.pipeline(transaction=True)
@@ -175,13 +305,15 @@ class RedisStore:
                 pipe.lrange(hist, -history_tail, -1)
             else:
                 pipe.lrange(hist, 1, 0)      # an empty range: no tail wanted
-            blob, count, rows = pipe.execute()
+            pipe.hget(self._key("trimmed"), session_id)
+            blob, length, rows, trimmed = pipe.execute()
         if blob is None:
-            return None, 0
-        offset = count - len(rows)
-        return decode_session(session_id, blob, rows, offset), count
+            return None, 0, 0
+        base = int(trimmed or 0)
+        count = base + length
+        return decode_session(session_id, blob, rows, count - len(rows)), count, base
 
-    def _commit(self, pending: PendingWrite, token: str) -> None:
+    def _commit(self, pending: PendingWrite, token: str, base: int) -> None:
         if pending.empty:
             return
         sid = pending.session_id
@@ -195,31 +327,52 @@ class RedisStore:
                     raise StoreError(f"session {sid!r}: the turn's lock expired and was taken over "
                                      f"before it could commit; nothing was saved")
                 pipe.multi()
-                self._queue(pipe, pending)
+                self._queue(pipe, pending, base)
                 pipe.execute()
             except self._redis.WatchError as exc:
                 raise StoreError(f"session {sid!r}: the turn's lock was taken over while committing; "
                                  f"nothing was saved") from exc
 
-    def _queue(self, pipe: Any, pending: PendingWrite) -> None:
+    def _queue(self, pipe: Any, pending: PendingWrite, base: int) -> None:
         sid = pending.session_id
         if pending.blob is not None:
             hist = self._key("history", sid)
             pipe.set(self._key("session", sid), pending.blob)
             # Drop entries past the count this turn loaded (normally none: only a turn that died
-            # between RPUSH and EXEC could leave any, and MULTI/EXEC rules that out).
-            if pending.first_index:
-                pipe.ltrim(hist, 0, pending.first_index - 1)
+            # between RPUSH and EXEC could leave any, and MULTI/EXEC rules that out). ``base``:
+            # the list's head is message ``base`` once retention trimmed it.
+            if pending.first_index > base:
+                pipe.ltrim(hist, 0, pending.first_index - base - 1)
             else:
                 pipe.delete(hist)
             if pending.appended:
                 pipe.rpush(hist, *pending.appended)
             pipe.zadd(self._key("updated"), {sid: pending.updated_at})
+            if pending.user_changed:
+                if pending.previous_user is not None:
+                    pipe.srem(self._key("sessions_of", pending.previous_user), sid)
+                pipe.sadd(self._key("sessions_of", pending.user_id), sid)
         for (user_id, name), raw in pending.slots.items():
             if raw is None:
                 pipe.hdel(self._key("user", user_id), name)
             else:
                 pipe.hset(self._key("user", user_id), name, raw)
+
+
+def _owner(blob: object) -> str | None:
+    """The ``user_id`` of a stored session blob, read without decoding the session."""
+    if blob is None:
+        return None
+    try:
+        owner = json.loads(_text(blob)).get("user_id")
+    except (ValueError, AttributeError):
+        return None
+    return owner if isinstance(owner, str) else None
+
+
+def _glob_escape(text: str) -> str:
+    """``text`` matched literally by a SCAN pattern (a prefix may hold ``*``, ``?`` or ``[``)."""
+    return "".join("\\" + ch if ch in "*?[]\\" else ch for ch in text)
 
 
 def _text(value: object) -> str:

@@ -2,9 +2,12 @@
 
 Layout (``STORE_SCHEMA`` 1)::
 
-    sessions(id, user_id, updated_at, history_count, rev, data)   the blob (UTF-8 JSON), without history
-    messages(session_id, idx, data)                                one row per message, append-only
-    user_slots(user_id, name, data, updated_at)                    persist: user values
+    sessions(id, user_id, updated_at, history_count, rev, data)   the blob (UTF-8 JSON), without history;
+                                                                   indexed by user_id (``sessions_of``)
+    messages(session_id, idx, data)                                one row per message, append-only;
+                                                                   retention deletes a prefix
+    user_slots(user_id, name, data, updated_at)                    persisted values, keyed by
+                                                                   ``user_scope(bot, user)``
 
 A turn holds its session's lock from load to commit: one byte of a lock file beside the database,
 locked by the OS (see ``dialogkit.store.lock_file``), so a killed process frees its sessions at
@@ -58,17 +61,25 @@ CREATE TABLE IF NOT EXISTS user_slots (
 # matches a cache, and this trigger, stored in the file so every writer fires it, resets ``rev`` to
 # 0 when a row is updated without a new one (a hand edit, an older dialogkit). ``NEW.rev != 0``
 # keeps the trigger's own update from firing it again. The index on ``updated_at`` served only
-# the rare purge and cost every turn an update: it is dropped.
+# the rare purge and cost every turn an update: it is dropped. The index on ``user_id`` finds a
+# user's sessions; a turn's UPDATE names ``user_id`` only when the user changed, so the index
+# costs the turn nothing (SQLite skips an index none of whose columns the UPDATE sets).
 _UPGRADE = (
     "DROP INDEX IF EXISTS sessions_updated_at",
+    "CREATE INDEX IF NOT EXISTS sessions_user_id ON sessions (user_id)",
     "CREATE TRIGGER IF NOT EXISTS sessions_rev_reset AFTER UPDATE ON sessions "
     "WHEN NEW.rev = OLD.rev AND NEW.rev != 0 "
     "BEGIN UPDATE sessions SET rev = 0 WHERE id = NEW.id; END",
 )
 
-_UPDATE_SESSION = ("UPDATE sessions SET user_id = ?, updated_at = ?, history_count = ?, rev = ?, data = ? "
-                   "WHERE id = ?")
+_UPDATE_SESSION = "UPDATE sessions SET updated_at = ?, history_count = ?, rev = ?, data = ? WHERE id = ?"
+_UPDATE_SESSION_USER = ("UPDATE sessions SET user_id = ?, updated_at = ?, history_count = ?, rev = ?, data = ? "
+                        "WHERE id = ?")
 _INSERT_SESSION = "INSERT INTO sessions (user_id, updated_at, history_count, rev, data, id) VALUES (?, ?, ?, ?, ?, ?)"
+
+# When a message or a persisted value was written (its JSON ``at``); a corrupt row has none, and
+# is left to the load that meets it rather than failing a purge.
+_AT = "(CASE WHEN json_valid(data) THEN json_extract(data, '$.at') END)"
 
 _PURGE_BATCH = 256          # sessions locked (non-blocking) and deleted per purge transaction
 
@@ -180,10 +191,18 @@ class SqliteStore:
                 "SELECT name, data FROM user_slots WHERE user_id = ?", (user_id,)).fetchall()
         return {name: decode_slot(user_id, name, data) for name, data in rows}
 
-    def delete_session(self, session_id: str) -> None:
-        with self._errors(), self._write() as conn:
-            conn.execute("DELETE FROM messages WHERE session_id = ?", (session_id,))
-            conn.execute("DELETE FROM sessions WHERE id = ?", (session_id,))
+    def delete_session(self, session_id: str, *, timeout_s: float = 30.0) -> int:
+        """Delete under the session's turn lock: a running turn ends first, and cannot commit after."""
+        with self._locks.inside() as locks:
+            offset, entry = locks.acquire(session_id, timeout_s)
+            try:
+                self._cache.take(session_id)
+                with self._errors(), self._write() as conn:
+                    deleted: int = conn.execute("DELETE FROM messages WHERE session_id = ?", (session_id,)).rowcount
+                    conn.execute("DELETE FROM sessions WHERE id = ?", (session_id,))
+            finally:
+                locks.release(offset, entry)
+        return deleted
 
     def purge_expired(self, older_than: float) -> int:
         """Delete sessions idle since before ``older_than``; user slots and running turns survive.
@@ -205,6 +224,48 @@ class SqliteStore:
                                         (sid, older_than)).rowcount:
                             conn.execute("DELETE FROM messages WHERE session_id = ?", (sid,))
                             purged += 1
+        return purged
+
+    def sessions_of(self, user_id: str) -> list[str]:
+        with self._errors():
+            rows = self._conn().execute("SELECT id FROM sessions WHERE user_id = ? ORDER BY id", (user_id,)).fetchall()
+        return [r[0] for r in rows]
+
+    def user_keys(self) -> list[str]:
+        with self._errors():
+            rows = self._conn().execute("SELECT DISTINCT user_id FROM user_slots ORDER BY user_id").fetchall()
+        return [r[0] for r in rows]
+
+    def delete_user_slots(self, key: str, *, older_than: float | None = None) -> int:
+        with self._errors(), self._write() as conn:
+            if older_than is None:
+                cursor = conn.execute("DELETE FROM user_slots WHERE user_id = ?", (key,))
+            else:
+                cursor = conn.execute(f"DELETE FROM user_slots WHERE user_id = ? AND {_AT} < ?", (key, older_than))
+            deleted: int = cursor.rowcount
+        return deleted
+
+    def purge_history(self, older_than: float) -> int:
+        """Delete each history's prefix through its last message older than ``older_than``.
+
+        Sessions whose turn runs are skipped (their lock is tried, never waited for); ``rev`` goes
+        to 0 so no process reuses a cached session that still holds the deleted messages.
+        """
+        with self._errors():
+            cuts = dict(self._conn().execute(
+                f"SELECT session_id, MAX(idx) FROM messages WHERE {_AT} < ? "
+                "GROUP BY session_id", (older_than,)).fetchall())
+        ids = sorted(cuts)
+        purged = 0
+        for start in range(0, len(ids), _PURGE_BATCH):
+            with self._locks.inside() as locks, locks.try_hold_many(ids[start:start + _PURGE_BATCH]) as free:
+                if not free:
+                    continue
+                with self._errors(), self._write() as conn:
+                    for sid in free:
+                        purged += conn.execute("DELETE FROM messages WHERE session_id = ? AND idx <= ?",
+                                               (sid, cuts[sid])).rowcount
+                        conn.execute("UPDATE sessions SET rev = 0 WHERE id = ?", (sid,))
         return purged
 
     def close(self) -> None:
@@ -338,8 +399,9 @@ class SqliteStore:
         if rows is None:
             return None, 0
         count, blob, messages = rows
-        offset = 0 if history_tail is None else max(0, count - history_tail)
-        return decode_session(session_id, blob, messages, offset), count
+        # The rows read are the last ones, contiguous up to count - 1 (retention deletes only a
+        # prefix), so the first one's index is count - len(messages) with or without a purge.
+        return decode_session(session_id, blob, messages, count - len(messages)), count
 
     def _commit(self, pending: PendingWrite, timeout_s: float) -> int | None:
         """Write the turn in one transaction; the session's new ``rev``, or None when the session
@@ -383,7 +445,10 @@ class SqliteStore:
             # IMMEDIATE nobody can add the row in between. Measured a little cheaper per turn
             # than one INSERT ... ON CONFLICT DO UPDATE, which first tries (and fails) the insert.
             row = (pending.user_id, pending.updated_at, pending.history_count, rev, pending.blob, sid)
-            if not conn.execute(_UPDATE_SESSION, row).rowcount:
+            if pending.user_changed:
+                if not conn.execute(_UPDATE_SESSION_USER, row).rowcount:
+                    conn.execute(_INSERT_SESSION, row)
+            elif not conn.execute(_UPDATE_SESSION, row[1:]).rowcount:
                 conn.execute(_INSERT_SESSION, row)
             # No "DELETE ... WHERE idx >= first_index" first: first_index is the stored count read
             # under the turn lock, and rows are only ever written together with that count in one

@@ -24,6 +24,7 @@ class PendingWrite:
     session_id: str
     blob: bytes | None = None                # None: the session itself was not saved this turn
     user_id: str = ""
+    previous_user: str | None = None         # the stored session's user (None: a new session)
     updated_at: float = 0.0
     first_index: int = 0                     # absolute index of appended[0] (= stored count at load)
     appended: list[str] = field(default_factory=list)
@@ -33,6 +34,12 @@ class PendingWrite:
     @property
     def history_count(self) -> int:
         return self.first_index + len(self.appended)
+
+    @property
+    def user_changed(self) -> bool:
+        """Whether the session's user index needs this commit: a new session, or another user.
+        A store writes the index only then, so a turn of the same user costs it nothing."""
+        return self.previous_user != self.user_id
 
     @property
     def empty(self) -> bool:
@@ -55,7 +62,8 @@ class StagedTxn:
         read_user_slots: Callable[[str], dict[str, PersistedValue]],
     ) -> None:
         self.session = session
-        self.pending = PendingWrite(session_id=session_id, first_index=stored_count)
+        self.pending = PendingWrite(session_id=session_id, first_index=stored_count,
+                                    previous_user=None if session is None else session.user_id)
         self._read_user_slots = read_user_slots
         self._user_reads: dict[str, dict[str, PersistedValue]] = {}
 
