@@ -44,6 +44,7 @@ _EN_ANY = re.compile(
     r"|surprise\s+me)"
     rf"{_EN_TAIL}$"
 )
+_ANY = re.compile(f"{_ZH_ANY.pattern}|{_EN_ANY.pattern}")
 _ALTERNATIVES_HINT = re.compile("else|other|more|different|别|其他|其它|另外|选|换")
 """Every phrase of ``_ALTERNATIVES`` and ``_ANOTHER`` holds one of these."""
 _ANOTHER = re.compile(r"(?:能|可以|帮我|请|那)?换(?:一个|个别的|一家|一位|个)(?:吧|吗|呢|好吗|可以吗)?[?？]?")
@@ -69,7 +70,7 @@ def is_any(lowered: str) -> bool:
     text = lowered.strip(_END)
     if not text or len(text) > _ANY_LENGTH or text.endswith(("?", "？", "吗", "么")):
         return False
-    return _ZH_ANY.match(text) is not None or _EN_ANY.match(text) is not None
+    return _ANY.match(text) is not None
 
 
 def asks_alternatives(lowered: str) -> bool:
