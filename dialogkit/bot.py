@@ -89,7 +89,7 @@ class Bot:
         lookahead = LookAhead(self.understanding, self.flows, self.texts)
         self.policy = Policy(self.flows, self.texts, self.understanding, self.actions, lookahead, spec.bot)
         self.turns = Turns(spec, self.store, self.understanding, self.flows, self.policy, lookahead, self.memory,
-                           self.view, self.llm_layer, self.clock, version=loaded.version,
+                           self.view, self.llm_layer, self.clock, version=loaded.version, texts=self.texts,
                            validator=self.actions.validate)
 
     def _llm_layer(self, llm: Any) -> Any:
@@ -178,7 +178,7 @@ class Bot:
         """A stored session as this version of the bot file sees it: brought up to date in memory
         only (the store keeps it as saved until its next turn migrates it for good)."""
         if data.bot_version != self.loaded.version:
-            migrate_session(data, self.spec, self.actions.validate)
+            migrate_session(data, self.spec, self.texts, self.actions.validate)
         return data
 
     def build_context(self, session_id: str) -> BuiltContext:

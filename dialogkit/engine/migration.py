@@ -17,6 +17,7 @@ from dialogkit.engine.slots import Validator, missing_required, validate_slot
 from dialogkit.errors import DialogkitError
 from dialogkit.model.session import Session, Task
 from dialogkit.spec.schema import BotFile, FlowSpec, SlotSpec
+from dialogkit.text.labels import Texts
 
 __all__ = ["Migration", "migrate_session"]
 
@@ -25,6 +26,12 @@ TASK_GONE = {
     "en": 'The earlier "{task}" task is no longer available.',
 }
 """Said for each task whose flow the bot file no longer has (the task is cancelled)."""
+
+REFUSED = {
+    "zh": "之前提供的{slot}已不再有效。",
+    "en": "The {slot} you gave earlier is no longer valid.",
+}
+"""Said, with the rule's own message, for a value of the active task that the rules now refuse."""
 
 _ASKED_AGAIN = ("CONFIRMATION", "EXECUTION")
 """States that assume every required slot is filled: a task missing one goes back to asking."""
@@ -53,14 +60,15 @@ class Migration:
                 "clarification_dropped": self.clarification_dropped}
 
 
-def migrate_session(session: Session, spec: BotFile, validator: Validator) -> Migration:
+def migrate_session(session: Session, spec: BotFile, texts: Texts, validator: Validator) -> Migration:
     """Make ``session`` valid for ``spec`` in place; never raises on what the session holds.
 
     Messages are in ``session.language``: called once the turn's language is known, that is
-    the language of the reply they become part of.
+    the language of the reply they become part of. ``texts`` are the new bot's labels.
     """
     out = Migration()
     kept: list[Task] = []
+    refusals: list[str] = []               # of the last task kept, the active one
     for task in session.stack:
         flow = spec.flows.get(task.flow)
         if flow is None:
@@ -68,10 +76,10 @@ def migrate_session(session: Session, spec: BotFile, validator: Validator) -> Mi
             name = _task_name(session, task)
             out.messages.append(TASK_GONE.get(session.language, TASK_GONE["en"]).format(task=name))
             continue
-        if _migrate_task(task, flow, session.language, validator, out):
-            out.tasks_reset.append(task.flow)
+        refusals = _migrate_task(task, flow, texts, session.language, validator, out)
         kept.append(task)
     session.stack[:] = kept
+    out.messages.extend(refusals)          # the active task's: a suspended one asks when it resumes
     _migrate_session_slots(session, spec, out)
     out.clarification_dropped = _drop_stale_clarification(session, spec)
     if session.last_flow is not None and session.last_flow not in spec.flows:
@@ -79,31 +87,42 @@ def migrate_session(session: Session, spec: BotFile, validator: Validator) -> Mi
     return out
 
 
-def _migrate_task(task: Task, flow: FlowSpec, language: str, validator: Validator, out: Migration) -> bool:
-    """Drop the task's values of gone slots and values the slot's rules now refuse; True when the
-    task has to ask again (its next question is then the first missing required slot)."""
+def _migrate_task(task: Task, flow: FlowSpec, texts: Texts, language: str, validator: Validator,
+                  out: Migration) -> list[str]:
+    """Drop the task's values of gone slots and values the slot's rules now refuse, and put it back
+    to asking when anything changed; what to say about the refused values."""
     names = {slot.name for slot in flow.slots}
     gone = [name for name in task.slots if name not in names]
     for name in gone:
         _drop_value(task, name)
-        task.slot_history.pop(name, None)
     out.slots_dropped.extend(f"{task.flow}.{name}" for name in gone)
-    refused = [slot.name for slot in flow.slots if task.slots.get(slot.name) is not None
-               and _refuses(slot, task.slots[slot.name], language, validator)]
-    for name in refused:
-        _drop_value(task, name)
-    out.values_refused.extend(f"{task.flow}.{name}" for name in refused)
+    said: list[str] = []
+    for slot in flow.slots:
+        value = task.slots.get(slot.name)
+        error = _refusal(slot, value, language, validator) if value is not None else None
+        if error is not None:
+            _drop_value(task, slot.name)
+            out.values_refused.append(f"{task.flow}.{slot.name}")
+            said += [REFUSED.get(language, REFUSED["en"]).format(slot=texts.slot_label(slot, language)), error]
     task.slot_history = {name: changes for name, changes in task.slot_history.items() if name in names}
     task.prefilled = [name for name in task.prefilled if name in task.slots]
-    reset = bool(gone or refused) or (task.pending_slot is not None and task.pending_slot not in names)
+    changed = bool(gone or said) or (task.pending_slot is not None and task.pending_slot not in names)
+    if _ask_again(task, flow, changed):
+        out.tasks_reset.append(task.flow)
+    return said
+
+
+def _ask_again(task: Task, flow: FlowSpec, changed: bool) -> bool:
+    """Put a changed task back to asking: its next question is the first missing required slot,
+    and a confirmation is asked again (with the values it now holds) before anything runs."""
     incomplete = task.state in _ASKED_AGAIN and bool(missing_required(flow, task.slots))
-    if incomplete or (task.state == "CONFIRMATION" and flow.confirm is None):
+    if incomplete or (task.state == "CONFIRMATION" and (changed or flow.confirm is None)):
         task.state = "PARAM_COLLECT"
-        reset = True
-    if reset:
+        changed = True
+    if changed:
         task.pending_slot = None
         task.reprompts = 0
-    return reset
+    return changed
 
 
 def _drop_value(task: Task, name: str) -> None:
@@ -111,13 +130,14 @@ def _drop_value(task: Task, name: str) -> None:
     task.slot_turns.pop(name, None)
 
 
-def _refuses(slot: SlotSpec, value: Any, language: str, validator: Validator) -> bool:
-    """True when the slot's rules refuse ``value``; a custom validator that fails keeps it (the
-    value is checked again whenever it is corrected, and a migration must not fail the turn)."""
+def _refusal(slot: SlotSpec, value: Any, language: str, validator: Validator) -> str | None:
+    """The rule's message when the slot's rules now refuse ``value``; a custom validator that
+    fails keeps the value (a migration must not fail the turn; the value is checked again when
+    it is corrected)."""
     try:
-        return validate_slot(slot, value, language, validator) is not None
+        return validate_slot(slot, value, language, validator)
     except DialogkitError:
-        return False
+        return None
 
 
 def _migrate_session_slots(session: Session, spec: BotFile, out: Migration) -> None:

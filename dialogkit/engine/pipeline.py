@@ -34,6 +34,7 @@ from dialogkit.spec.schema import BotFile
 from dialogkit.store.protocol import SessionStore, StoreTxn
 from dialogkit.strings.limits import MAX_STORED_CHARS, MAX_UNDERSTOOD_CHARS, clean_text
 from dialogkit.strings.redaction import MASK, mask_values
+from dialogkit.text.labels import Texts
 from dialogkit.text.phrases import join
 from dialogkit.understanding.rules import RuleUnderstanding
 
@@ -58,7 +59,7 @@ class Turns:
     def __init__(self, spec: BotFile, store: SessionStore, understanding: RuleUnderstanding,
                  flows: Mapping[str, CompiledFlow], policy: Policy, lookahead: LookAhead, memory: MemoryActions,
                  view: ContextView, llm: LLMLayer | None, clock: Clock, *, version: str = "",
-                 validator: Validator | None = None) -> None:
+                 texts: Texts | None = None, validator: Validator | None = None) -> None:
         self.spec = spec
         self.store = store
         self.understanding = understanding
@@ -70,6 +71,7 @@ class Turns:
         self.llm = llm
         self.clock = clock
         self.version = version            # of the bot file: sessions saved with another are migrated
+        self.texts = texts or Texts(spec)
         self.validator: Validator = validator or _accept
 
     def handle(self, session_id: str, text: object, *, user_id: str | None = None) -> Reply:
@@ -108,7 +110,7 @@ class Turns:
         """The session was saved with another version of the bot file: bring it up to date before
         the turn is handled, and say what is gone (docs/lifecycle.md)."""
         session = ctx.session
-        migration = migrate_session(session, self.spec, self.validator)
+        migration = migrate_session(session, self.spec, self.texts, self.validator)
         log.info("session_migrated", session_id=session.id, from_version=session.bot_version,
                  to_version=self.version, **migration.event())
         session.bot_version = self.version

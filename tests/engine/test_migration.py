@@ -27,6 +27,7 @@ from dialogkit.model.session import (
     SummaryItem,
     Task,
 )
+from dialogkit.text.labels import Texts
 
 LANGS = pytest.mark.parametrize("lang", ["zh", "en"])
 ACTIONS: dict[str, Any] = {"return_it": {"return_id": "R-1"}, "track_it": {"status": "shipped"}}
@@ -47,6 +48,7 @@ SHOP: dict[str, Any] = {
                         "keywords": ["退货", "return"]},
             "slots": [
                 {"name": "order_id", "entity": "order_id", "persist": "session",
+                 "label": {"zh": "订单号", "en": "order number"},
                  "ask": {"zh": "请提供订单号。", "en": "What is your order number?"}},
                 {"name": "product", "entity": "product", "ask": {"zh": "退哪件商品？", "en": "Which product is it?"}},
                 {"name": "reason", "required": False, "ask": {"zh": "退货原因是什么？", "en": "Why are you returning it?"}},
@@ -133,7 +135,7 @@ def saved(lang: str, state: str = "PARAM_COLLECT", **slots: Any) -> Session:
 
 def migrate(session: Session, *changes: str) -> Migration:
     loaded = load(*changes)
-    return migrate_session(session, loaded.spec, loaded.actions.validate)
+    return migrate_session(session, loaded.spec, Texts(loaded.spec), loaded.actions.validate)
 
 
 class TestVersion:
@@ -230,6 +232,13 @@ class TestSlots:
         assert result.slots_dropped == ["return_item.product"]
 
     @LANGS
+    def test_a_confirmation_whose_slots_changed_is_asked_again_before_anything_runs(self, lang: str) -> None:
+        session = saved(lang, "CONFIRMATION")
+        migrate(session, "slot_removed")
+        task = session.task
+        assert task is not None and task.state == "PARAM_COLLECT" and task.slots == {"order_id": "12345"}
+
+    @LANGS
     def test_a_slot_made_required_takes_a_confirmation_back_to_asking(self, lang: str) -> None:
         session = saved(lang, "CONFIRMATION")
         result = migrate(session, "slot_made_required")
@@ -253,7 +262,17 @@ class TestSlots:
         task = session.task
         assert task is not None and "order_id" not in task.slots and task.pending_slot is None
         assert result.values_refused == ["return_item.order_id"] and result.slots_dropped == []
+        assert result.messages == {"zh": ["之前提供的订单号已不再有效。", "订单号应为8到12位数字。"],
+                                   "en": ["The order number you gave earlier is no longer valid.",
+                                          "An order number has 8 to 12 digits."]}[lang]
         assert "12345" not in json.dumps(result.event())      # the event names slots, never values
+
+    def test_a_refused_value_of_a_suspended_task_is_dropped_without_a_word(self) -> None:
+        session = saved("zh")
+        session.stack.append(Task(flow="track", state="PARAM_COLLECT", pending_slot="order_id"))
+        result = migrate(session, "stricter_rule")
+        assert result.values_refused == ["return_item.order_id"] and result.messages == []
+        assert "order_id" not in session.stack[0].slots
 
     @LANGS
     def test_a_custom_validator_that_fails_keeps_the_value(self, lang: str) -> None:
@@ -264,7 +283,7 @@ class TestSlots:
         bot["flows"]["return_item"]["slots"][0]["validate"] = [{"action": "check_order"}]
         loaded = parse_bot_text(json.dumps(bot), actions={**ACTIONS, "check_order": broken})
         session = saved(lang)
-        result = migrate_session(session, loaded.spec, loaded.actions.validate)
+        result = migrate_session(session, loaded.spec, Texts(loaded.spec), loaded.actions.validate)
         assert session.task is not None and session.task.slots["order_id"] == "12345"
         assert result.values_refused == []
 
