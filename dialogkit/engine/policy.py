@@ -121,6 +121,7 @@ class Policy:
         if self._aside(ctx, offer):
             return
         self._keep_to_asked_slot(ctx, offer)
+        self._keep_filled_slots(ctx, offer)
         self._any_answer(ctx, offer)
         if not self._apply_offer(ctx, offer):
             return
@@ -447,6 +448,19 @@ class Policy:
             offer.surfaces.pop(name, None)
         for name in [n for n in offer.conflicts if n != task.pending_slot]:
             del offer.conflicts[name]
+
+    @staticmethod
+    def _keep_filled_slots(ctx: TurnContext, offer: SlotOffer) -> None:
+        """A filled slot changes only when the user corrects it ("不对，是耳机" / "actually it's
+        67890"): a value that merely appears in another answer ("the weather is nice today" while
+        the cabin is asked) never silently replaces what the user said before."""
+        task = ctx.task
+        if task is None or not task.pending_slot or ctx.interp.cues & {"correction", "no"}:
+            return     # after "what would you like to change?" any value is a change
+        for name in [n for n, v in offer.values.items() if n != task.pending_slot
+                     and task.slots.get(n) is not None and str(task.slots[n]) != str(v)]:
+            del offer.values[name]
+            offer.surfaces.pop(name, None)
 
     @staticmethod
     def _is_bare(ctx: TurnContext) -> bool:
