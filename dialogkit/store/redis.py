@@ -165,7 +165,7 @@ class RedisStore:
         return [sid for sid, there in zip(ids, alive, strict=True) if there]
 
     def user_keys(self) -> list[str]:
-        head = self._key("user", "")
+        head = f"{self.prefix}user:"
         with self._errors():
             found = {_text(k)[len(head):] for k in self._client.scan_iter(match=_glob_escape(head) + "*", count=500)}
         return sorted(found)

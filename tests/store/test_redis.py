@@ -120,3 +120,71 @@ class TestLocks:
             client.set(f"{redis_prefix}lock:s1", "elsewhere:1:thief")
         assert store.load("s1") is None
         assert client.get(f"{redis_prefix}lock:s1") == "elsewhere:1:thief"
+
+
+class TestUsersIndex:
+    def test_a_user_set_is_written_only_when_a_session_is_new_or_changes_user(
+            self, store: RedisStore, client: redis.Redis, redis_prefix: str) -> None:
+        """Removing the set after the first turn shows the next turns of the same user never write it."""
+        with store.transaction("s1") as txn:
+            txn.save(make_session("s1", user_id="alice"))
+        assert client.smembers(f"{redis_prefix}sessions_of:alice") == {"s1"}
+        client.delete(f"{redis_prefix}sessions_of:alice")
+        with store.transaction("s1") as txn:
+            assert txn.session is not None
+            txn.save(txn.session)
+        assert not client.exists(f"{redis_prefix}sessions_of:alice")
+        with store.transaction("s1") as txn:
+            assert txn.session is not None
+            txn.session.user_id = "bob"
+            txn.save(txn.session)
+        assert client.smembers(f"{redis_prefix}sessions_of:bob") == {"s1"}
+
+    def test_sessions_stored_before_the_index_are_indexed_on_open(
+            self, store: RedisStore, client: redis.Redis, redis_prefix: str) -> None:
+        """As an older dialogkit left them: no sets, no marker. The first store opened builds them."""
+        for sid, user in (("s1", "alice"), ("s2", "alice"), ("s3", "张伟")):
+            with store.transaction(sid) as txn:
+                txn.save(make_session(sid, user_id=user, language="zh"))
+        client.delete(f"{redis_prefix}indexed", f"{redis_prefix}sessions_of:alice", f"{redis_prefix}sessions_of:张伟")
+        assert REDIS_URL is not None
+        reopened = RedisStore(REDIS_URL, prefix=redis_prefix)
+        try:
+            assert reopened.sessions_of("alice") == ["s1", "s2"]
+            assert reopened.sessions_of("张伟") == ["s3"]
+            assert client.get(f"{redis_prefix}indexed") == "1"
+        finally:
+            reopened.close()
+
+    def test_an_id_whose_session_is_gone_is_dropped_from_the_set(
+            self, store: RedisStore, client: redis.Redis, redis_prefix: str) -> None:
+        with store.transaction("s1") as txn:
+            txn.save(make_session("s1"))
+        client.delete(f"{redis_prefix}session:s1")            # behind the store's back
+        assert store.sessions_of("alice") == []
+        assert not client.exists(f"{redis_prefix}sessions_of:alice")
+
+    def test_retention_trims_the_list_head_and_counts_it(
+            self, store: RedisStore, client: redis.Redis, redis_prefix: str) -> None:
+        session = make_session("s1", messages=5)
+        for i, message in enumerate(session.history):
+            message.at = 1000.0 if i < 3 else 3000.0
+        with store.transaction("s1") as txn:
+            txn.save(session)
+        assert store.purge_history(2000.0) == 3
+        assert client.llen(f"{redis_prefix}history:s1") == 2
+        assert client.hget(f"{redis_prefix}trimmed", "s1") == "3"
+        assert store.delete_session("s1") == 2
+        assert not client.hexists(f"{redis_prefix}trimmed", "s1")
+
+    def test_user_keys_match_a_prefix_with_glob_characters_literally(
+            self, client: redis.Redis, redis_prefix: str) -> None:
+        assert REDIS_URL is not None
+        starred = RedisStore(REDIS_URL, prefix=f"{redis_prefix}a*[b]:")
+        try:
+            with starred.transaction("s1") as txn:
+                txn.set_user_slot("support/alice", "order_id", PersistedValue(value="12345"))
+            client.hset(f"{redis_prefix}aXb:user:mallory", "x", "{}")   # what a bare * would match
+            assert starred.user_keys() == ["support/alice"]
+        finally:
+            starred.close()

@@ -352,3 +352,62 @@ class TestProcesses:
         child = run_child(db, "die")
         assert finish(child) == 9
         assert_the_dead_turn_left_nothing(store, messages=2)
+
+
+class TestUsersIndex:
+    def test_a_file_without_the_user_index_gets_it_and_finds_old_sessions(self, tmp_path: Path) -> None:
+        """Files made before sessions_of: the index is built on open, over the rows already there."""
+        db = tmp_path / "old.db"
+        with closing(sqlite3.connect(db, isolation_level=None)) as conn:
+            conn.executescript(OLD_LAYOUT)
+        old_dialogkit_save(db, "s1", turn=2)
+        old_dialogkit_save(db, "s2", turn=3)
+        store = SqliteStore(db)
+        try:
+            assert sql(db, "SELECT name FROM sqlite_master WHERE name = 'sessions_user_id'") != []
+            assert store.sessions_of("alice") == ["s1", "s2"]
+        finally:
+            store.close()
+
+    def test_a_turn_of_the_same_user_does_not_write_the_index(self, store: SqliteStore) -> None:
+        """The turn's UPDATE names user_id only when the user changed, so SQLite leaves the index alone."""
+        statements: list[str] = []
+        store._conn().set_trace_callback(statements.append)
+        with store.transaction("s1") as txn:
+            txn.save(make_session("s1", user_id="s1"))
+        for user in ("s1", "alice", "alice"):
+            with store.transaction("s1") as txn:
+                assert txn.session is not None
+                txn.session.user_id = user
+                txn.save(txn.session)
+        # each UPDATE is traced again when the rev trigger runs: one entry per distinct statement
+        updates = [s.split(" = ")[0] for s in dict.fromkeys(statements) if s.startswith("UPDATE sessions SET")]
+        assert updates == ["UPDATE sessions SET user_id", "UPDATE sessions SET updated_at",
+                           "UPDATE sessions SET user_id", "UPDATE sessions SET updated_at"]
+        assert store.sessions_of("alice") == ["s1"]
+
+    def test_a_history_purge_stops_the_cached_session_being_reused(self, store: SqliteStore, db: Path) -> None:
+        """The cached copy still holds the deleted messages: purge sets rev to 0, the next turn reloads."""
+        session = make_session("s1", messages=4)
+        for message in session.history:
+            message.at = 1000.0
+        with store.transaction("s1") as txn:
+            txn.save(session)
+        assert rev_of(db, "s1") != 0
+        assert store.purge_history(2000.0) == 4
+        assert rev_of(db, "s1") == 0
+        with store.transaction("s1") as txn:
+            assert txn.session is not None and txn.session.history == []
+            assert txn.session.history_offset == 4
+
+    def test_a_corrupt_row_does_not_stop_a_purge(self, store: SqliteStore, db: Path) -> None:
+        session = make_session("s1", messages=3)
+        for message in session.history:
+            message.at = 1000.0
+        with store.transaction("s1") as txn:
+            txn.save(session)
+            txn.set_user_slot("support/alice", "order_id", PersistedValue(value="12345", at=1000.0))
+        sql(db, "UPDATE messages SET data = '{broken' WHERE idx = 2")
+        sql(db, "INSERT INTO user_slots VALUES ('support/alice', 'bad', '{broken', 0)")
+        assert store.purge_history(2000.0) == 2
+        assert store.delete_user_slots("support/alice", older_than=2000.0) == 1
