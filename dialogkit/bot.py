@@ -124,7 +124,12 @@ class Bot:
         before, old_layer = self.loaded.version, self.llm_layer
         if loaded.version == before:
             return False
-        self._wire(loaded)
+        wired = dict(vars(self))
+        try:
+            self._wire(loaded)
+        except BaseException:
+            vars(self).update(wired)          # a part that failed to build leaves the old bot whole
+            raise
         if old_layer is not None and (self.llm_layer is None or self.llm_layer.client is not old_layer.client):
             old_layer.close()
         log.info("bot_reloaded", path=str(self.path), from_version=before, to_version=loaded.version)

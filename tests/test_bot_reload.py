@@ -239,6 +239,21 @@ class TestReload:
         assert bot.loaded.version == version and bot.turns is turns
         assert bot.handle("s", RETURN[lang]).state == "PARAM_COLLECT"
 
+    def test_a_part_that_fails_to_build_leaves_the_old_bot_whole(self, bots: Bots, tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+        bot = bots(variant())
+        before = dict(vars(bot))
+        (tmp_path / "bot.yaml").write_text(variant("flow_renamed"), encoding="utf-8")
+
+        def broken(*args: Any, **kwargs: Any) -> Any:
+            raise RuntimeError("compiler down")
+
+        monkeypatch.setattr("dialogkit.bot.compile_bot", broken)
+        with pytest.raises(RuntimeError):
+            bot.reload()
+        assert vars(bot) == before
+        assert bot.handle("s", RETURN["en"]).flow == "return_item"
+
     def test_the_actions_given_to_from_file_are_given_again(self, bots: Bots, tmp_path: Path) -> None:
         bot = bots(variant(), actions={**ACTIONS, "return_it": {"return_id": "R-42"}})
         (tmp_path / "bot.yaml").write_text(variant("slot_made_required"), encoding="utf-8")
