@@ -6,6 +6,7 @@ what an embedding application would see.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import sys
 import uuid
@@ -113,6 +114,60 @@ def _open_bot(console: Console, bot_file: Path, store: str | None) -> Bot | None
     return None
 
 
+class _FileWatch:
+    """Notices that the bot file changed between two turns (``chat --reload``).
+
+    One ``stat`` a turn: only when the modification time or size moved are the bytes read and
+    hashed, and only different bytes count, so touching the file or saving it unchanged does not
+    reload it.
+    """
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.stamp = self._stamp()
+        self.digest = self._digest()
+
+    def _stamp(self) -> tuple[int, int] | None:
+        try:
+            info = self.path.stat()
+        except OSError:
+            return None
+        return info.st_mtime_ns, info.st_size
+
+    def _digest(self) -> str | None:
+        try:
+            return hashlib.sha256(self.path.read_bytes()).hexdigest()
+        except OSError:
+            return None
+
+    def changed(self) -> bool:
+        stamp = self._stamp()
+        if stamp == self.stamp:
+            return False
+        self.stamp = stamp
+        digest = self._digest()
+        if digest == self.digest:
+            return False
+        self.digest = digest
+        return True
+
+
+def _reload(console: Console, bot: Bot, bot_file: Path) -> None:
+    """Reload a changed bot file; on problems, print them all and keep the bot that runs."""
+    try:
+        bot.reload()
+    except FlowError as exc:
+        for problem in exc.problems:
+            console.print(str(problem), markup=False)
+        console.print(f"{bot_file} not reloaded: the bot keeps running the previous version", markup=False,
+                      soft_wrap=True)
+        return
+    except DialogkitError as exc:
+        console.print(f"{bot_file} not reloaded: {exc}", markup=False, soft_wrap=True)
+        return
+    console.print(f"reloaded {bot_file}", markup=False, soft_wrap=True)
+
+
 def _answer(console: Console, bot: Bot, sid: str, text: str, user: str | None) -> str:
     """Run one line, an in-chat command or a turn; the session id after it (/clear starts a new one)."""
     head, _, arg = text.partition(" ")
@@ -133,14 +188,17 @@ def _answer(console: Console, bot: Bot, sid: str, text: str, user: str | None) -
 
 
 def run_chat(bot_file: Path, user: str | None, session: str | None, store: str | None,
-             log_level: str = "error") -> int:
+             log_level: str = "error", reload: bool = False) -> int:
     """Chat until /exit or the end of input; 1 when the bot cannot be loaded, else 0.
 
     Through a pipe each line is echoed after ``you>``, so a saved transcript reads like a chat.
+    With ``reload`` a bot file changed since the last line is reloaded before the next is
+    answered; the session goes on (docs/lifecycle.md).
     """
     configure_logging(level=log_level, force=True)
     console = Console(highlight=False)
     interactive = sys.stdin.isatty()
+    watch = _FileWatch(bot_file) if reload else None       # before loading: an edit meanwhile is not missed
     bot = _open_bot(console, bot_file, store)
     if bot is None:
         return 1
@@ -154,6 +212,8 @@ def run_chat(bot_file: Path, user: str | None, session: str | None, store: str |
                 console.print("you> " + text, markup=False)
             if text in ("/exit", "/quit"):
                 break
+            if watch is not None and watch.changed():
+                _reload(console, bot, bot_file)
             try:
                 sid = _answer(console, bot, sid, text, user)
             except DialogkitError as exc:
