@@ -7,6 +7,9 @@ from typing import Annotated
 
 import typer
 
+from dialogkit.cli.store import store_app
+from dialogkit.cli.user import user_app
+
 STORE_HELP = "sqlite:///path, memory:// or redis://host:port/db."
 LOG_LEVEL_HELP = "Log events at this level and above to stderr."
 
@@ -70,6 +73,10 @@ def schema(output: Annotated[Path | None, typer.Option("-o", "--output", help="W
     from dialogkit.cli.schema import schema_command
 
     raise typer.Exit(schema_command(output))
+
+
+app.add_typer(user_app)
+app.add_typer(store_app)
 
 
 def main() -> None:
