@@ -8,7 +8,8 @@ meant, so two weak reasons make a stronger one, and no sum exceeds 1):
 - keywords: each keyword present adds ``KEYWORD_WEIGHT``; Chinese keywords match as substrings,
   Latin ones as whole words (case-insensitive). A value one of whose aliases the author made a
   keyword counts as that keyword under any of its aliases: with the keyword "missing", "lost"
-  (another alias of the value ``missing``) is one too;
+  (another alias of the value ``missing``) is one too ("my iPhone is lost"), though not said
+  alone: "lost" or "裂了" by itself names a value;
 - examples (the trigger's, plus each language half of the flow's description): similarity to
   the closest one, over content features (Chinese character bigrams, stemmed English words, stop
   words dropped) in which every entity mention, in the utterance and in the examples alike, is
@@ -46,7 +47,7 @@ from dialogkit.spec.schema import BotFile, FlowSpec
 from dialogkit.strings.cjk import CJK_RUN, has_cjk
 from dialogkit.understanding.entities import EntityExtractor, normalise_alias
 from dialogkit.understanding.language import fold
-from dialogkit.understanding.statements import MENTION, is_statement
+from dialogkit.understanding.statements import MENTION, asks, is_statement
 
 INTENT_THRESHOLD = 0.5
 INTENT_FLOOR = 0.2
@@ -254,6 +255,16 @@ class IntentScorer:
             pattern_types=frozenset(pattern_types - synonym_types),
         )
 
+    def _alone(self, whole: str, folded: str, mention: Mention) -> bool:
+        """A keyword value said alone ("裂了", "靠走道") names a value; the keyword itself is the
+        author's word for the request. Only with more said ("屏幕裂了", "我要靠走道的") is the
+        value one too."""
+        if (mention.type, str(mention.value)) not in self._request_words:
+            return False
+        rest = _masked(folded, [mention], whole)[0]
+        runs, stems = _content(rest)
+        return not any(runs) and not stems and not asks(rest)
+
     def _maskable(self, mentions: Sequence[Mention]) -> Sequence[Mention]:
         """The mentions whose text similarity leaves out: all but the values of keywords."""
         if not self._request_words or not mentions:
@@ -288,7 +299,8 @@ class IntentScorer:
             content |= marks
             values = {(m.type, str(m.value)) for m in mentions}
             types = {m.type for m in mentions}
-        utterance = _Utterance(whole, features, marks, content, values, types)
+        alone = len(mentions) == 1 and self._alone(whole, folded, mentions[0])
+        utterance = _Utterance(whole, features, marks, content, values, types, alone)
         statement: bool | None = None                        # read only when it could matter
         scores: list[IntentScore] = []
         for flow in self._flows:
@@ -317,6 +329,7 @@ class _Utterance(NamedTuple):
     content: set[str]
     values: AbstractSet[tuple[str, str]]     # (type, canonical value as text) of every mention
     types: AbstractSet[str]                  # the types of ``values``
+    alone: bool                              # one keyword value and nothing else (``_alone``)
 
 
 def _score_flow(flow: _FlowIndex, utterance: _Utterance) -> tuple[float, bool]:
@@ -326,7 +339,7 @@ def _score_flow(flow: _FlowIndex, utterance: _Utterance) -> tuple[float, bool]:
     # "工单" or "my iPhone is lost" is a clear request however short or long.
     hits = _keyword_hits(flow, utterance.lowered)
     types = utterance.types
-    if types and flow.valued:
+    if types and flow.valued and not utterance.alone:
         valued = flow.valued.intersection(utterance.values)
         if valued:
             hits.update(valued)

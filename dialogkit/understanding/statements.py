@@ -42,6 +42,11 @@ _REQUEST = re.compile(
 )
 
 
+def asks(text: str) -> bool:
+    """True when ``text`` (lower-cased) holds a sign of a request or a question (想, 要, please, ?...)."""
+    return _REQUEST.search(text) is not None
+
+
 def is_statement(masked: str) -> bool:
     """True when ``masked`` (lower-cased, mentions replaced by ``MENTION``) only tells something."""
     masked = masked.strip()
