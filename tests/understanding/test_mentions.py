@@ -175,3 +175,11 @@ class TestStatements:
     )
     def test_asking_is_no_statement(self, text: str) -> None:
         assert not is_statement(text)
+
+
+@pytest.mark.parametrize(("text", "flow"), [("裂了", None), ("lost", None), ("屏幕裂了", "report_issue"),
+                                            ("my iPhone is lost", "report_issue"), ("碎了", "report_issue")])
+def test_a_keyword_value_alone_names_a_value(text: str, flow: str | None) -> None:
+    """"裂了" shares its value with the keyword 碎了; alone it names the value, with more said it
+    asks; the keyword itself always asks."""
+    assert requested(rules("support"), text) == flow
