@@ -1,0 +1,193 @@
+"""What a simulated user can say to one bot, read from its bot file alone.
+
+Flows with their trigger examples and keywords, slots with their labels and rules, entity types
+with every alias and label sorted by language. Nothing here knows any particular bot: a new bot
+file gets conversations without a line of code (docs/testing.md, "simulation").
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+from dialogkit.simulation import vocabulary
+from dialogkit.spec.schema import BUILTIN_ENTITY_TYPES, BotFile, FlowSpec, SlotSpec, ValidationRule, prompt_text
+from dialogkit.strings.cjk import has_cjk
+from dialogkit.text.labels import flow_description, slot_name_label
+
+
+@dataclass(frozen=True, slots=True)
+class ValueForms:
+    """One canonical value of an entity type: what users type for it, per language, and the
+    label a reply shows in each language."""
+
+    canonical: str
+    said: dict[str, tuple[str, ...]]       # language -> aliases (and labels) written in it
+    shown: dict[str, str]                  # language -> the label a reply uses
+    labels_only: frozenset[str] = frozenset()   # labels that are no alias: shown, but not declared as input
+
+
+@dataclass(frozen=True, slots=True)
+class EntityInfo:
+    name: str
+    kind: str
+    values: tuple[ValueForms, ...] = ()
+    pattern: str | None = None
+
+    @property
+    def builtin(self) -> bool:
+        return self.name in BUILTIN_ENTITY_TYPES
+
+    def value(self, canonical: Any) -> ValueForms | None:
+        return next((v for v in self.values if v.canonical == canonical), None)
+
+
+@dataclass(frozen=True, slots=True)
+class SlotInfo:
+    flow: str
+    name: str
+    entity: str | None
+    required: bool
+    label: dict[str, str]
+    rules: tuple[ValidationRule, ...]
+    spec: SlotSpec
+
+
+@dataclass(frozen=True, slots=True)
+class FlowInfo:
+    name: str
+    examples: dict[str, tuple[str, ...]]   # language -> trigger examples written in it
+    keywords: tuple[str, ...]
+    slots: tuple[SlotInfo, ...]
+    confirm: bool
+    action: str | None
+    spec: FlowSpec
+
+    def slot(self, name: str) -> SlotInfo | None:
+        return next((s for s in self.slots if s.name == name), None)
+
+    @property
+    def entity_slots(self) -> tuple[SlotInfo, ...]:
+        return tuple(s for s in self.slots if s.entity is not None)
+
+
+def language_of(text: str) -> str:
+    return "zh" if has_cjk(text) else "en"
+
+
+def _value_forms(canonical: str, aliases: list[str], labels: dict[str, str]) -> ValueForms:
+    said: dict[str, list[str]] = {"zh": [], "en": []}
+    for alias in [*aliases, *labels.values()]:
+        bucket = said[language_of(alias)]
+        if alias and alias not in bucket:
+            bucket.append(alias)
+    shown = {}
+    for lang in vocabulary.LANGUAGES:
+        shown[lang] = labels.get(lang) or (said[lang][0] if said[lang] else canonical)
+    declared = {a.lower() for a in aliases}
+    labels_only = frozenset(label for label in labels.values() if label and label.lower() not in declared)
+    return ValueForms(canonical, {k: tuple(v) for k, v in said.items()}, shown, labels_only)
+
+
+def _entity(spec: BotFile, name: str) -> EntityInfo:
+    declared = spec.entities.get(name)
+    if declared is None:
+        return EntityInfo(name, spec.entity_kind(name))
+    values = []
+    for canonical, aliases in declared.synonyms().items():
+        entry = (declared.values or {})[canonical]
+        label = getattr(entry, "label", None)
+        labels = {lang: prompt_text(label, lang) for lang in vocabulary.LANGUAGES} if label is not None else {}
+        values.append(_value_forms(canonical, aliases, labels))
+    return EntityInfo(name, declared.kind, tuple(values), declared.pattern)
+
+
+def _slot(flow: str, slot: SlotSpec) -> SlotInfo:
+    label = {lang: slot_name_label(slot, lang) for lang in vocabulary.LANGUAGES}
+    return SlotInfo(flow, slot.name, slot.entity, slot.required, label, tuple(slot.validate_), slot)
+
+
+def _flow(name: str, flow: FlowSpec) -> FlowInfo:
+    examples: dict[str, list[str]] = {"zh": [], "en": []}
+    for text in flow.trigger.examples:
+        examples[language_of(text)].append(text)
+    for lang in vocabulary.LANGUAGES:
+        if not examples[lang] and flow.description:
+            examples[lang].append(flow_description(flow, name, lang))
+    return FlowInfo(
+        name=name, examples={k: tuple(v) for k, v in examples.items()}, keywords=tuple(flow.trigger.keywords),
+        slots=tuple(_slot(name, s) for s in flow.slots), confirm=flow.confirm is not None,
+        action=flow.execute.action, spec=flow,
+    )
+
+
+class Catalog:
+    """Everything the simulator may say to one bot, and the words it must keep apart."""
+
+    def __init__(self, spec: BotFile) -> None:
+        self.spec = spec
+        self.flows = {name: _flow(name, flow) for name, flow in spec.flows.items()}
+        used = {s.entity for f in self.flows.values() for s in f.slots if s.entity}
+        self.entities = {name: _entity(spec, name) for name in sorted(used | set(spec.entities))}
+        self.keywords = tuple(sorted({k.lower() for f in self.flows.values() for k in f.keywords}))
+        self.handoff = spec.bot.handoff
+        self.start_language = "zh" if spec.bot.language == "zh" else "en"
+        self._alias_pattern = _words_pattern(self.aliases())
+        self._canonical: dict[str, set[str]] = {}
+        for entity in self.entities.values():
+            for value in entity.values:
+                for forms in value.said.values():
+                    for form in forms:
+                        self._canonical.setdefault(form.lower(), set()).add(value.canonical)
+
+    def aliases(self) -> list[str]:
+        return [a for e in self.entities.values() for v in e.values for forms in v.said.values() for a in forms]
+
+    def has_keyword(self, text: str) -> bool:
+        """True when a trigger keyword of any flow occurs in ``text`` (which may then start it)."""
+        lowered = text.lower()
+        return any(k in lowered for k in self.keywords)
+
+    def has_alias(self, text: str) -> bool:
+        """True when ``text`` holds any entity value's alias (it would be a mention)."""
+        return self._alias_pattern is not None and self._alias_pattern.search(text) is not None
+
+    def values_in(self, text: str) -> frozenset[str]:
+        """The canonical values whose aliases or labels ``text`` holds: what it names, said or not."""
+        if self._alias_pattern is None:
+            return frozenset()
+        found: set[str] = set()
+        for match in self._alias_pattern.finditer(text):
+            found |= self._canonical.get(match.group().lower(), set())
+        return frozenset(found)
+
+    def neutral(self, phrases: tuple[str, ...]) -> tuple[str, ...]:
+        """The phrases that hold neither an alias nor a trigger keyword of this bot."""
+        return tuple(p for p in phrases if not self.has_alias(p) and not self.has_keyword(p))
+
+    def off_topic(self, language: str) -> tuple[str, ...]:
+        return self.neutral(vocabulary.OFF_TOPIC[language])
+
+    def free_text(self, language: str) -> tuple[str, ...]:
+        return self.neutral(vocabulary.FREE_TEXT[language])
+
+    def action_flows(self, action: str) -> list[str]:
+        return [f.name for f in self.flows.values() if f.action == action]
+
+    def slot(self, flow: str | None, name: str) -> SlotInfo | None:
+        info = self.flows.get(flow) if flow else None
+        return info.slot(name) if info is not None else None
+
+
+def word_pattern(word: str) -> str:
+    """``word`` as a regex: Latin words must stand alone, Chinese ones may sit anywhere."""
+    escaped = re.escape(word)
+    return escaped if has_cjk(word) else rf"(?<![A-Za-z0-9]){escaped}(?![A-Za-z0-9])"
+
+
+def _words_pattern(words: list[str]) -> re.Pattern[str] | None:
+    unique = sorted({w for w in words if w}, key=len, reverse=True)
+    if not unique:
+        return None
+    return re.compile("|".join(word_pattern(w) for w in unique), re.IGNORECASE)

@@ -1,0 +1,86 @@
+"""What an invariant is: a named check of one turn that returns a finding or None.
+
+Each invariant lives in its own module as one function whose docstring states the behaviour it
+checks (docs/behaviours.md). A finding carries the expectation a conversation test should make
+at that step, so a saved violation fails until the behaviour is fixed and passes after.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from dialogkit.simulation.catalog import Catalog
+from dialogkit.simulation.observation import TurnRecord
+from dialogkit.simulation.user_memory import UserMemory
+from dialogkit.text.labels import Texts
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """One broken behaviour: ``kind`` names the way it broke (one class per invariant and kind)."""
+
+    kind: str
+    message: str
+    expect: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class ForeignForms:
+    """Per language, the other language's labels and aliases a reply in it must not show."""
+
+    pattern: re.Pattern[str] | None
+    owner: Mapping[str, str]             # form (lower-cased) -> the canonical value it names
+
+
+@dataclass(frozen=True, slots=True)
+class BotFacts:
+    """What the invariants need to know about the bot, built once per simulation."""
+
+    catalog: Catalog
+    texts: Texts
+    foreign: Mapping[str, ForeignForms]
+
+
+@dataclass(frozen=True, slots=True)
+class Judge:
+    """What one check may consult: the bot's facts and the simulated user's memory."""
+
+    facts: BotFacts
+    memory: UserMemory
+
+    @property
+    def catalog(self) -> Catalog:
+        return self.facts.catalog
+
+
+Check = Callable[[TurnRecord, Judge], "Finding | None"]
+
+
+@dataclass(frozen=True, slots=True)
+class Invariant:
+    name: str
+    letter: str                 # the letter the simulation's documentation gives it
+    title: str                  # the behaviour in a few words
+    check: Check
+
+    @property
+    def doc(self) -> str:
+        """The behaviour, as the check's docstring states it (its first paragraph)."""
+        text = (self.check.__doc__ or self.name).strip()
+        return " ".join(text.split("\n\n")[0].split())
+
+
+def slots_of_task(turn: TurnRecord, flow: str, catalog: Catalog) -> dict[str, Any] | None:
+    """The slots of ``flow``'s task after the turn: the active task's, or those an action of it
+    ran with when the turn ended it; None when the task was left (cancelled, suspended)."""
+    if turn.reply is None:
+        return None
+    if turn.after.flow == flow:
+        return turn.after.slots
+    for run in turn.reply.actions:
+        if flow in catalog.action_flows(run.name):
+            return turn.after.slots if turn.after.flow is None else dict(run.inputs)
+    return None

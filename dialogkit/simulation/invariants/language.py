@@ -1,0 +1,70 @@
+"""(e) Every reply is in the turn's language."""
+
+from __future__ import annotations
+
+import re
+
+from dialogkit.simulation.catalog import Catalog, word_pattern
+from dialogkit.simulation.invariants.base import Finding, ForeignForms, Invariant, Judge
+from dialogkit.simulation.observation import TurnRecord
+from dialogkit.strings.cjk import HAN_RANGES, has_cjk
+
+OTHER = {"zh": "en", "en": "zh"}
+CHINESE = f"/[{HAN_RANGES}]/"
+NO_CHINESE = f"/^[^{HAN_RANGES}]*$/"
+
+
+def foreign_forms(catalog: Catalog, language: str) -> ForeignForms:
+    """The other language's forms of every value that has a form in ``language``.
+
+    A form that is part of one in ``language`` is left out ("A101" inside the label
+    "一号会议室A101"): showing the label shows it too.
+    """
+    other = OTHER[language]
+    own = [form.lower() for e in catalog.entities.values() for v in e.values for form in v.said[language]]
+    owner: dict[str, str] = {}
+    for entity in catalog.entities.values():
+        for value in entity.values:
+            if not value.said[language]:
+                continue
+            for form in value.said[other]:
+                if not any(form.lower() in mine for mine in own):
+                    owner.setdefault(form.lower(), value.canonical)
+    if not owner:
+        return ForeignForms(None, owner)
+    words = sorted(owner, key=len, reverse=True)
+    return ForeignForms(re.compile("|".join(word_pattern(w) for w in words), re.IGNORECASE), owner)
+
+
+def _absent(form: str) -> str:
+    """A ``bot:`` expectation that ``form`` does not occur in the reply."""
+    return f"/^(?![\\s\\S]*(?i:{word_pattern(form)}))/"
+
+
+def reply_in_turn_language(turn: TurnRecord, judge: Judge) -> Finding | None:
+    """The reply is in the turn's language from end to end: ``reply.language`` is the turn's, a
+    zh reply holds Chinese, and no value shows its label or alias in the other language where it
+    has one in the turn's language (docs/behaviours.md, item 21).
+
+    The turn's language follows docs/bot-file.md: Chinese characters make zh, three Latin words
+    make en, anything shorter keeps the session's language.
+    """
+    reply, language = turn.reply, turn.language
+    if reply is None:
+        return None
+    expect_script = {"bot": CHINESE if language == "zh" else NO_CHINESE}
+    if reply.language != language:
+        return Finding("wrong_language", f"the reply is in {reply.language}, the turn in {language}", expect_script)
+    if language == "zh" and not has_cjk(reply.text):
+        return Finding("no_chinese", "the zh reply holds no Chinese", expect_script)
+    foreign = judge.facts.foreign[language]
+    match = foreign.pattern.search(reply.text) if foreign.pattern is not None else None
+    if match is None:
+        return None
+    form = match.group()
+    value = foreign.owner.get(form.lower(), form)
+    message = f"the {language} reply shows {form!r}, the {OTHER[language]} form of {value!r}"
+    return Finding("other_language_label", message, {"bot": _absent(form)})
+
+
+INVARIANT = Invariant("reply_language", "e", "the reply is in the turn's language", reply_in_turn_language)

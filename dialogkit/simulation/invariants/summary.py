@@ -1,0 +1,55 @@
+"""(h) The summary holds no value the user took back."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from dialogkit.simulation.catalog import Catalog, word_pattern
+from dialogkit.simulation.invariants.base import Finding, Invariant, Judge
+from dialogkit.simulation.observation import TurnRecord
+from dialogkit.simulation.user_memory import TakenBack, value_key
+from dialogkit.text.phrases import format_value
+
+
+def value_forms(catalog: Catalog, taken: TakenBack) -> list[str]:
+    """How a summary could show the value: as written, or as its label in either language."""
+    forms = {format_value(taken.value)}
+    slot = catalog.slot(taken.flow, taken.slot)
+    entity = catalog.entities.get(slot.entity) if slot is not None and slot.entity else None
+    value = entity.value(taken.value) if entity is not None else None
+    if value is not None:
+        forms |= set(value.shown.values())
+    return sorted(f for f in forms if f)
+
+
+def _still_held(taken: TakenBack, slots: dict[str, Any]) -> bool:
+    return any(value_key(v) == value_key(taken.value) for v in slots.values() if v is not None)
+
+
+def summary_holds_no_taken_back_value(turn: TurnRecord, judge: Judge) -> Finding | None:
+    """The ticket summary (``reply.summary``) never holds a value the user took back — corrected
+    away or forgotten — unless the user named that value again elsewhere
+    (docs/behaviours.md, items 12, 14 and 19).
+    """
+    if turn.reply is None:
+        return None
+    memory = judge.memory
+    taken = [t for t in memory.taken_back
+             if t.reason != "denied" and not memory.said_elsewhere(t, turn) and not _still_held(t, turn.after.slots)]
+    if not taken:
+        return None
+    summary = turn.reply.summary
+    for item in taken:
+        for form in value_forms(judge.catalog, item):
+            if re.search(word_pattern(form), summary, re.IGNORECASE):
+                how = "corrected away" if item.reason == "corrected" else "took back with forget"
+                message = f"the summary still holds {form!r}, which the user {how} at turn {item.turn + 1}"
+                return Finding(item.reason, message, {"summary": f"/^(?![\\s\\S]*(?i:{word_pattern(form)}))/"})
+    return None
+
+
+INVARIANT = Invariant(
+    "summary_keeps_taken_back", "h", "the summary holds no value the user took back",
+    summary_holds_no_taken_back_value,
+)

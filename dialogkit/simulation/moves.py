@@ -1,0 +1,324 @@
+"""The moves a simulated user makes, each drawn by hypothesis from what the bot file offers.
+
+A move is applicable in some situations only (an answer needs a question, a correction a filled
+slot); a turn draws a move and its language together from a weighted table, so that tasks also
+get finished. Each move makes as few draws as it can — one for the move, one or two for what it
+says — because hypothesis deletes a turn while shrinking only when the turn is a handful of
+choices long.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from typing import TypeVar
+
+from hypothesis import strategies as st
+
+from dialogkit.simulation import vocabulary as words
+from dialogkit.simulation.catalog import Catalog, FlowInfo, SlotInfo, language_of, word_pattern
+from dialogkit.simulation.observation import Snapshot
+from dialogkit.simulation.user_memory import UserMemory, value_key
+from dialogkit.simulation.utterances import Move, Reference, Utterance
+from dialogkit.simulation.values import PoolKey, Said, SlotValues
+
+IN_TASK = ("TASK_INIT", "PARAM_COLLECT", "CONFIRMATION", "EXECUTION")
+T = TypeVar("T")
+
+
+@dataclass(frozen=True, slots=True)
+class Scene:
+    """Where the conversation stands when the next move is drawn, and in which language."""
+
+    catalog: Catalog
+    values: SlotValues
+    pools: dict[PoolKey, tuple[Said, ...]]
+    before: Snapshot
+    memory: UserMemory
+    language: str = "en"
+
+    def said_for(self, slot: SlotInfo, valid: bool = True) -> tuple[Said, ...]:
+        source = self.values.source(slot, self.language, valid)
+        if source is None:
+            return ()
+        return source.listed + (self.pools.get(source.pool, ()) if source.pool else ())
+
+    def active(self) -> FlowInfo | None:
+        return self.catalog.flows.get(self.before.flow) if self.before.flow else None
+
+    def asked(self) -> SlotInfo | None:
+        flow = self.active()
+        if flow is None or self.before.asked is None or self.before.pending:
+            return None
+        return flow.slot(self.before.asked)
+
+
+Make = Callable[[st.DataObject, Scene], Utterance]
+
+
+@dataclass(frozen=True, slots=True)
+class MoveKind:
+    name: str
+    weight: int
+    applies: Callable[[Scene], bool]
+    make: Make
+
+
+def _pick(data: st.DataObject, options: Sequence[T], label: str) -> T:
+    return data.draw(st.sampled_from(options), label=label)
+
+
+def _utterance(scene: Scene, text: str, move: Move, *, flow: str | None = None, slot: str | None = None,
+               fills: dict[str, Said] | None = None, mentions: tuple[Said, ...] = (),
+               reference: Reference | None = None, entity: str | None = None) -> Utterance:
+    return Utterance(text, move, scene.language, flow=flow, slot=slot, fills=fills or {}, mentions=mentions,
+                     reference=reference, entity=entity, keyword_free=not scene.catalog.has_keyword(text),
+                     named=scene.catalog.values_in(text))
+
+
+def _fillable(scene: Scene, flow: FlowInfo | None) -> list[SlotInfo]:
+    return [s for s in (flow.entity_slots if flow else ()) if scene.said_for(s)]
+
+
+# -- starting flows ---------------------------------------------------------------------------------
+
+def _requests(scene: Scene, keywords: bool, flows: Sequence[FlowInfo] | None = None) -> list[tuple[FlowInfo, str]]:
+    """(flow, text) for each trigger example in the scene's language (any, when it has none)."""
+    out = []
+    for flow in flows if flows is not None else scene.catalog.flows.values():
+        texts = list(flow.examples[scene.language]) or [t for ex in flow.examples.values() for t in ex]
+        if keywords:
+            texts += [k for k in flow.keywords if language_of(k) == scene.language]
+        out += [(flow, text) for text in texts]
+    return out
+
+
+def trigger(data: st.DataObject, scene: Scene) -> Utterance:
+    """A flow's trigger example or keyword: a start in IDLE, a digression inside another task."""
+    flow, text = _pick(data, _requests(scene, keywords=True), "request")
+    return _utterance(scene, text, "trigger", flow=flow.name)
+
+
+def _labelled(scene: Scene, flow: FlowInfo, fills: dict[str, Said]) -> str:
+    frame, joiner = words.SEVERAL[scene.language]
+    slots = [s for s in flow.slots if s.name in fills]
+    return joiner.join(frame.format(label=s.label[scene.language], value=fills[s.name].text) for s in slots)
+
+
+def _combinations(slots: list[SlotInfo], sizes: Sequence[int]) -> list[tuple[SlotInfo, ...]]:
+    return [combo for size in sizes for combo in itertools.combinations(slots, size)]
+
+
+def _draw_fills(data: st.DataObject, scene: Scene, slots: tuple[SlotInfo, ...]) -> dict[str, Said]:
+    return {slot.name: _pick(data, scene.said_for(slot), slot.name) for slot in slots}
+
+
+def trigger_with_values(data: st.DataObject, scene: Scene) -> Utterance:
+    """A trigger example with one or two of the flow's slot values, named, in the same utterance."""
+    flows = [f for f in scene.catalog.flows.values() if _fillable(scene, f)]
+    flow, request = _pick(data, _requests(scene, keywords=False, flows=flows), "request")
+    fills = _draw_fills(data, scene, _pick(data, _combinations(_fillable(scene, flow), (1, 2)), "slots"))
+    text = words.WITH_VALUES[scene.language].format(request=request, values=_labelled(scene, flow, fills))
+    return _utterance(scene, text, "trigger_with_values", flow=flow.name, fills=fills)
+
+
+# -- inside a task ----------------------------------------------------------------------------------
+
+def answer(data: st.DataObject, scene: Scene) -> Utterance:
+    """A bare value for the slot just asked: valid, or one its rules refuse."""
+    slot = scene.asked()
+    assert slot is not None
+    said = _pick(data, scene.said_for(slot, True) + scene.said_for(slot, False), slot.name)
+    if said.valid:
+        return _utterance(scene, said.text, "answer", slot=slot.name, fills={slot.name: said})
+    return _utterance(scene, said.text, "answer", slot=slot.name, mentions=(said,))
+
+
+def can_answer(scene: Scene) -> bool:
+    slot = scene.asked()
+    return slot is not None and bool(scene.said_for(slot, True) or scene.said_for(slot, False))
+
+
+def cooperate(data: st.DataObject, scene: Scene) -> Utterance:
+    """What a willing user does next: yes at a confirmation, else a valid answer to the question."""
+    if scene.before.state == "CONFIRMATION":
+        return yes(data, scene)
+    slot = scene.asked()
+    assert slot is not None
+    said = _pick(data, scene.said_for(slot), slot.name)
+    return _utterance(scene, said.text, "answer", slot=slot.name, fills={slot.name: said})
+
+
+def can_cooperate(scene: Scene) -> bool:
+    slot = scene.asked()
+    return scene.before.state == "CONFIRMATION" or (slot is not None and bool(scene.said_for(slot)))
+
+
+def several(data: st.DataObject, scene: Scene) -> Utterance:
+    """Two of the active task's slots, each named with its label, in one utterance."""
+    flow = scene.active()
+    assert flow is not None
+    fills = _draw_fills(data, scene, _pick(data, _combinations(_fillable(scene, flow), (2,)), "slots"))
+    return _utterance(scene, _labelled(scene, flow, fills), "several", fills=fills)
+
+
+def _corrections(scene: Scene) -> list[tuple[SlotInfo, str]]:
+    """(filled slot, correction phrasing): phrasings without the slot's label only when no other
+    slot of the flow shares its type, so the value alone says which slot it corrects."""
+    flow = scene.active()
+    out = []
+    for slot in _fillable(scene, flow):
+        if scene.before.slots.get(slot.name) is None or flow is None:
+            continue
+        alone = sum(1 for s in flow.slots if s.entity == slot.entity) == 1
+        out += [(slot, f) for f in words.CORRECTIONS[scene.language] if alone or "{label}" in f]
+    return out
+
+
+def correct(data: st.DataObject, scene: Scene) -> Utterance:
+    """A correction of a filled slot to another value, in one of the correction phrasings."""
+    slot, frame = _pick(data, _corrections(scene), "correction")
+    current = value_key(scene.before.slots[slot.name])
+    said = data.draw(st.sampled_from(scene.said_for(slot)).filter(lambda s: value_key(s.canonical) != current),
+                     label=slot.name)
+    text = frame.format(label=slot.label[scene.language], value=said.text)
+    return _utterance(scene, text, "correct", slot=slot.name, fills={slot.name: said})
+
+
+def _phrase(table: words.Phrases, move: Move) -> Make:
+    def make(data: st.DataObject, scene: Scene) -> Utterance:
+        return _utterance(scene, _pick(data, table[scene.language], move), move)
+
+    make.__name__ = move
+    return make
+
+
+yes = _phrase(words.YES, "yes")
+no = _phrase(words.NO, "no")
+cancel = _phrase(words.CANCEL, "cancel")
+forget = _phrase(words.FORGET, "forget")
+
+
+def off_topic(data: st.DataObject, scene: Scene) -> Utterance:
+    return _utterance(scene, _pick(data, scene.catalog.off_topic(scene.language), "off_topic"), "off_topic")
+
+
+# -- mentions and references --------------------------------------------------------------------------
+
+def _mentionable(scene: Scene) -> list[SlotInfo]:
+    return [s for f in scene.catalog.flows.values() for s in _fillable(scene, f)]
+
+
+def bare_value(data: st.DataObject, scene: Scene) -> Utterance:
+    """A value of any slot said on its own: a mention, unless it answers the question asked."""
+    slot = _pick(data, _mentionable(scene), "slot")
+    said = _pick(data, scene.said_for(slot), slot.name)
+    return _utterance(scene, said.text, "bare_value", mentions=(said,), entity=slot.entity)
+
+
+def _pairable(scene: Scene) -> list[SlotInfo]:
+    entities = scene.catalog.entities
+    return [s for s in _mentionable(scene) if s.entity in entities and entities[s.entity].kind in words.PRONOUNS
+            and len({value_key(v.canonical) for v in scene.said_for(s)}) >= 2]
+
+
+def two_candidates(data: st.DataObject, scene: Scene) -> Utterance:
+    """Two values of one type named together ("我有两个订单号 A 和 B"): a pronoun after them is ambiguous."""
+    slot = _pick(data, _pairable(scene), "slot")
+    values = st.sampled_from(scene.said_for(slot))
+    first, second = data.draw(st.tuples(values, values).filter(
+        lambda pair: value_key(pair[0].canonical) != value_key(pair[1].canonical)
+        and pair[0].text not in pair[1].text and pair[1].text not in pair[0].text), label="candidates")
+    noun = slot.label[scene.language]
+    text = words.TWO_CANDIDATES[scene.language].format(noun=noun, first=first.text, second=second.text)
+    return _utterance(scene, text, "two_candidates", mentions=(first, second), entity=slot.entity)
+
+
+Pointing = tuple[Reference, str | None, str, str | None]
+"""(reference, pronoun family, text, the flow whose trigger example the text is)."""
+
+
+def _pronoun_requests(scene: Scene, family: str) -> list[Pointing]:
+    """The bot's own trigger examples that hold a pronoun of ``family`` ("问他项目进度")."""
+    pronouns = words.PRONOUN_WORDS[family][scene.language]
+    return [("pronoun", family, text, flow.name) for flow, text in _requests(scene, keywords=False)
+            if language_of(text) == scene.language and any(re.search(word_pattern(p), text, re.I) for p in pronouns)]
+
+
+def _references(scene: Scene) -> list[Pointing]:
+    """Every way of pointing back, in the scene's language: pronouns in small questions and in the
+    bot's own requests, demonstratives, ordinals."""
+    lang = scene.language
+    out: list[Pointing] = []
+    for family, questions in words.PRONOUNS.items():
+        out += [("pronoun", family, question, None) for question in questions[lang]]
+        out += _pronoun_requests(scene, family)
+    out += [("demonstrative", None, text, None) for text in words.DEMONSTRATIVES[lang]]
+    out += [("ordinal", None, text, None) for text in words.ORDINALS[lang]]
+    return out
+
+
+def refer(data: st.DataObject, scene: Scene) -> Utterance:
+    """A pronoun, demonstrative or ordinal pointing back at what was named. A pronoun fits the
+    kind of the two candidates just named, when there are any."""
+    candidates = scene.memory.candidates
+    kind = scene.catalog.entities[candidates.entity].kind if candidates is not None else None
+    options = [o for o in _references(scene) if kind not in words.PRONOUNS or o[1] in (None, kind)]
+    reference, family, text, flow = _pick(data, options, "reference")
+    return _utterance(scene, text, "refer", reference=reference, entity=family, flow=flow)
+
+
+# -- the table ------------------------------------------------------------------------------------------
+
+def _in_task(scene: Scene) -> bool:
+    return scene.before.state in IN_TASK
+
+
+MOVES: tuple[MoveKind, ...] = (
+    MoveKind("cooperate", 6, can_cooperate, cooperate),
+    MoveKind("trigger", 2, lambda s: bool(_requests(s, keywords=True)), trigger),
+    MoveKind("answer", 2, can_answer, answer),
+    MoveKind("trigger_with_values", 2, lambda s: any(_fillable(s, f) for f in s.catalog.flows.values()),
+             trigger_with_values),
+    MoveKind("correct", 2, lambda s: bool(_corrections(s)), correct),
+    MoveKind("several", 1, lambda s: len(_fillable(s, s.active())) >= 2, several),
+    MoveKind("yes", 1, _in_task, yes),
+    MoveKind("no", 1, _in_task, no),
+    MoveKind("cancel", 1, lambda s: True, cancel),
+    MoveKind("two_candidates", 1, lambda s: bool(_pairable(s)), two_candidates),
+    MoveKind("refer", 2, lambda s: True, refer),
+    MoveKind("forget", 1, lambda s: bool(s.memory.turns), forget),
+    MoveKind("off_topic", 1, lambda s: bool(s.catalog.off_topic(s.language)), off_topic),
+    MoveKind("bare_value", 1, lambda s: bool(_mentionable(s)), bare_value),
+)
+
+Turn = tuple[MoveKind, str]
+
+
+def move_table(languages: tuple[str, ...], primary: str) -> tuple[Turn, ...]:
+    """Every (move, language) pair, weighted: the conversation's language four times as often as
+    the other one when both are simulated."""
+    spoken = [primary] * 4 + [lang for lang in languages if lang != primary]
+    return tuple((move, lang) for move in MOVES for _ in range(move.weight) for lang in spoken)
+
+
+def draw_move(data: st.DataObject, scene: Scene, table: tuple[Turn, ...]) -> Utterance:
+    """One applicable move in one language, drawn in a single choice.
+
+    The draw is over the whole table, filtered, rather than over the moves that apply: a move
+    keeps its index whatever the situation, so a conversation with a turn deleted by shrinking
+    still makes the same later moves.
+    """
+    scenes = {lang: replace(scene, language=lang) for lang in {t[1] for t in table}}
+    applies: dict[tuple[str, str], bool] = {}
+
+    def applicable(turn: Turn) -> bool:
+        key = (turn[0].name, turn[1])
+        if key not in applies:
+            applies[key] = turn[0].applies(scenes[turn[1]])
+        return applies[key]
+
+    move, language = data.draw(st.sampled_from(table).filter(applicable), label="move")
+    return move.make(data, scenes[language])

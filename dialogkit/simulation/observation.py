@@ -1,0 +1,83 @@
+"""What the simulator sees of the bot after a turn: the reply and a snapshot of the session.
+
+The snapshot holds only what the public API shows (``Bot.handle``'s reply and ``Bot.session``):
+the invariants judge behaviour, not internals. The slot a reply asks for is read from its text,
+as a user would read it.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from dialogkit.model.reply import Reply
+from dialogkit.simulation.catalog import Catalog
+from dialogkit.simulation.utterances import Utterance
+from dialogkit.strings.cjk import has_cjk
+from dialogkit.text.labels import Texts
+
+LATIN_WORD = re.compile(r"[A-Za-z\u00c0-\u024f]+(?:['\u2019][A-Za-z]+)?")
+MIN_LATIN_WORDS = 3
+
+
+def turn_language(text: str, current: str) -> str:
+    """The language a reply to ``text`` must be in: CJK makes zh, three Latin words make en,
+    anything shorter keeps the session's language (docs/bot-file.md, "language")."""
+    if has_cjk(text):
+        return "zh"
+    if len(LATIN_WORD.findall(text)) >= MIN_LATIN_WORDS:
+        return "en"
+    return current
+
+
+@dataclass(frozen=True, slots=True)
+class Snapshot:
+    """The session as the user can see it after a turn."""
+
+    state: str = "IDLE"
+    flow: str | None = None
+    slots: dict[str, Any] = field(default_factory=dict)       # reply.slots
+    stack: tuple[str, ...] = ()                              # flows on the task stack, bottom first
+    pending: tuple[Any, ...] = ()                            # candidates of a pending clarification
+    asked: str | None = None                                 # the slot the reply asks for
+
+
+@dataclass(frozen=True, slots=True)
+class TurnRecord:
+    """One simulated turn: what was said, what the bot answered, the session before and after."""
+
+    index: int
+    utterance: Utterance
+    language: str                      # the language the reply must be in
+    before: Snapshot
+    after: Snapshot
+    reply: Reply | None
+    error: str | None = None           # the traceback when the turn raised
+
+    @property
+    def text(self) -> str:
+        return self.reply.text if self.reply is not None else ""
+
+
+def asked_slot(catalog: Catalog, texts: Texts, reply: Reply) -> str | None:
+    """The slot whose question ends the reply's text (the last one asked), if any."""
+    flow = catalog.flows.get(reply.flow) if reply.flow else None
+    if flow is None or reply.state != "PARAM_COLLECT":
+        return None
+    best: tuple[int, str] | None = None
+    for slot in flow.slots:
+        if not slot.required:
+            continue
+        question = texts.ask(flow.spec, slot.spec, reply.language, reply.slots)
+        at = reply.text.rfind(question) if question else -1
+        if at >= 0 and (best is None or at > best[0]):
+            best = (at, slot.name)
+    return best[1] if best else None
+
+
+def snapshot(reply: Reply, session: Any, catalog: Catalog, texts: Texts) -> Snapshot:
+    """The snapshot after ``reply``; ``session`` is ``Bot.session``'s view of it."""
+    pending = tuple(session.pending or ()) if session is not None else ()
+    stack = tuple(session.stack) if session is not None else ()
+    return Snapshot(reply.state, reply.flow, dict(reply.slots), stack, pending, asked_slot(catalog, texts, reply))

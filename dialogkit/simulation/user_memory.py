@@ -1,0 +1,173 @@
+"""What the simulated user remembers of the conversation: the values they took back, the two
+candidates they just named, the language they speak, what they said in each turn.
+
+A value is *taken back* when the user corrects it away, answers "no" to the confirmation that
+showed it, or forgets the turn that gave it. Taken-back values belong to one task: they are kept
+while its flow is on the task stack and dropped when the task ends. Saying a value again takes it
+back no longer. ``take_back`` runs before the invariants look at a turn, ``settle`` after.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from decimal import Decimal, InvalidOperation
+from typing import Any, Literal
+
+from dialogkit.simulation.observation import TurnRecord
+from dialogkit.simulation.values import Said
+
+Reason = Literal["corrected", "denied", "forgotten"]
+
+
+def value_key(value: Any) -> str:
+    """A comparable form of a slot value: 150, 150.0 and "150" are one value; "0123" stays text."""
+    text = str(value).strip()
+    if isinstance(value, bool) or (text[:1] == "0" and text[1:2].isdigit()):
+        return text
+    try:
+        return format(Decimal(text).normalize(), "f")
+    except InvalidOperation:
+        return text
+
+
+@dataclass(frozen=True, slots=True)
+class TakenBack:
+    flow: str
+    slot: str
+    value: Any
+    reason: Reason
+    turn: int                 # the turn that took it back
+    since: int                # the turn the value entered the slot
+    replacement: Any = None   # what a correction meant instead
+
+
+@dataclass(frozen=True, slots=True)
+class Candidates:
+    """Two values of one type named in the same turn: a pronoun after them is ambiguous."""
+
+    first: Said
+    second: Said
+    entity: str
+    turn: int
+
+
+@dataclass(slots=True)
+class UserMemory:
+    language: str
+    turns: list[TurnRecord] = field(default_factory=list)
+    taken_back: list[TakenBack] = field(default_factory=list)
+    candidates: Candidates | None = None
+    last_list: tuple[Said, ...] = ()     # the values of the last two-candidate turn: what ordinals index
+    said: list[frozenset[str]] = field(default_factory=list)          # per turn: value keys said
+    entered: dict[tuple[str, str], int] = field(default_factory=dict)  # (flow, slot) -> turn its value came
+    held: dict[str, list[tuple[str | None, int]]] = field(default_factory=dict)  # value -> (holder, turn)
+
+    # -- before the invariants ---------------------------------------------------------------------
+
+    def take_back(self, turn: TurnRecord) -> None:
+        """Record what ``turn`` takes back; what it says again is no longer taken back."""
+        keys = self.keys_said(turn)
+        self.taken_back = [t for t in self.taken_back if value_key(t.value) not in keys]
+        move = turn.utterance.move
+        if move == "correct":
+            self._corrected(turn)
+        elif move == "no" and turn.before.state == "CONFIRMATION" and turn.before.flow:
+            for slot, value in turn.before.slots.items():
+                self._add(turn, turn.before.flow, slot, value, "denied")
+        elif move == "forget" and self.turns:
+            self._forgotten(turn, self.turns[-1])
+
+    def keys_said(self, turn: TurnRecord) -> frozenset[str]:
+        keys = {value_key(s.canonical) for s in turn.utterance.said} | {value_key(v) for v in turn.utterance.named}
+        if turn.utterance.move == "refer":     # pointing back names what it points at: either of the last two
+            keys |= {value_key(s.canonical) for s in self.last_list}
+        if turn.utterance.flow is not None:    # a trigger example may hold values of its own ("明天下午开会")
+            keys |= _entered(turn)
+        return frozenset(keys)
+
+    def _add(self, turn: TurnRecord, flow: str, slot: str, value: Any, reason: Reason,
+             replacement: Any = None) -> None:
+        since = self.entered.get((flow, slot), turn.index)
+        self.taken_back.append(TakenBack(flow, slot, value, reason, turn.index, since, replacement))
+
+    def _corrected(self, turn: TurnRecord) -> None:
+        slot, flow = turn.utterance.slot, turn.before.flow
+        if slot is None or flow is None or slot not in turn.utterance.fills:
+            return
+        old, new = turn.before.slots.get(slot), turn.utterance.fills[slot].canonical
+        if old is not None and value_key(old) != value_key(new):
+            self._add(turn, flow, slot, old, "corrected", new)
+
+    def _forgotten(self, turn: TurnRecord, last: TurnRecord) -> None:
+        flow = last.after.flow
+        if flow is None or flow != turn.before.flow:
+            return
+        earlier = last.before.slots if last.before.flow == flow else {}
+        self.taken_back = [t for t in self.taken_back if t.turn != last.index]
+        for slot, value in last.after.slots.items():
+            if value is not None and value_key(value) != value_key(earlier.get(slot)):
+                self.taken_back.append(TakenBack(flow, slot, value, "forgotten", turn.index, last.index))
+
+    # -- after the invariants ----------------------------------------------------------------------
+
+    def settle(self, turn: TurnRecord) -> None:
+        before, after = turn.before, turn.after
+        if after.flow is not None:
+            old = before.slots if before.flow == after.flow else {}
+            for slot, value in after.slots.items():
+                if value_key(value) != value_key(old.get(slot)):
+                    self.entered[(after.flow, slot)] = turn.index
+        alive = set(after.stack)
+        self.taken_back = [
+            t for t in self.taken_back
+            if t.flow in alive and not (t.reason == "denied" and after.state == "CONFIRMATION"
+                                        and t.flow == after.flow and t.turn < turn.index)
+        ]
+        self._remember_holders(turn)
+        self._remember_candidates(turn)
+        self.said.append(self.keys_said(turn))
+        self.language = turn.language
+        self.turns.append(turn)
+
+    def _remember_holders(self, turn: TurnRecord) -> None:
+        for holder, key in _holders(turn):
+            self.held.setdefault(key, []).append((holder, turn.index))
+
+    def _remember_candidates(self, turn: TurnRecord) -> None:
+        utterance = turn.utterance
+        if utterance.move == "two_candidates" and len(utterance.mentions) == 2 and utterance.entity:
+            first, second = utterance.mentions
+            self.candidates = Candidates(first, second, utterance.entity, turn.index)
+            self.last_list = utterance.mentions
+        elif utterance.move != "off_topic":
+            self.candidates = None
+
+    # -- questions the invariants ask ---------------------------------------------------------------
+
+    def taken_back_from(self, flow: str) -> list[TakenBack]:
+        return [t for t in self.taken_back if t.flow == flow]
+
+    def said_elsewhere(self, taken: TakenBack, now: TurnRecord) -> bool:
+        """Whether the value belongs elsewhere too: the user named it in another turn than the one
+        that put it in the slot, or another task (or an earlier one) held it, this turn included."""
+        key = value_key(taken.value)
+        if any(key in keys for index, keys in enumerate(self.said) if index != taken.since):
+            return True
+        held = [*self.held.get(key, ()), *((h, now.index) for h, v in _holders(now) if v == key)]
+        return any(holder != taken.flow or turn < taken.since for holder, turn in held)
+
+
+def _holders(turn: TurnRecord) -> list[tuple[str | None, str]]:
+    """(holder, value) for each value a task held after the turn: a slot of the active flow, or
+    the inputs of an action that ran."""
+    holders: list[tuple[str | None, dict[str, Any]]] = [(turn.after.flow, turn.after.slots)]
+    if turn.reply is not None:
+        holders += [(f"action:{run.name}", run.inputs) for run in turn.reply.actions]
+    return [(holder, value_key(v)) for holder, values in holders for v in values.values() if v is not None]
+
+
+def _entered(turn: TurnRecord) -> set[str]:
+    """The values that came into the active task's slots in this turn."""
+    before = turn.before.slots if turn.before.flow == turn.after.flow else {}
+    return {value_key(v) for k, v in turn.after.slots.items()
+            if v is not None and value_key(v) != value_key(before.get(k))}
