@@ -7,6 +7,7 @@ from typing import Annotated
 
 import typer
 
+from dialogkit.cli.simulate import simulate
 from dialogkit.cli.store import store_app
 from dialogkit.cli.user import user_app
 
@@ -75,6 +76,7 @@ def schema(output: Annotated[Path | None, typer.Option("-o", "--output", help="W
     raise typer.Exit(schema_command(output))
 
 
+app.command()(simulate)
 app.add_typer(user_app)
 app.add_typer(store_app)
 
