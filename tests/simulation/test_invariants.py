@@ -1,0 +1,245 @@
+"""Each invariant on hand-made turns: one that keeps the behaviour and one that breaks it, in
+Chinese and in English."""
+
+from __future__ import annotations
+
+import pytest
+
+from dialogkit.model.reply import ActionRun
+from dialogkit.simulation.invariants import INVARIANTS
+from dialogkit.simulation.invariants.asked_slot import bare_answer_goes_to_asked_slot
+from dialogkit.simulation.invariants.clarification import ambiguous_reference_is_clarified
+from dialogkit.simulation.invariants.forgetting import forget_asks_first_empty_slot
+from dialogkit.simulation.invariants.language import reply_in_turn_language
+from dialogkit.simulation.invariants.mentions import mention_starts_no_flow
+from dialogkit.simulation.invariants.rejected_values import action_never_runs_with_taken_back_value
+from dialogkit.simulation.invariants.sanity import turn_completes
+from dialogkit.simulation.invariants.summary import summary_holds_no_taken_back_value
+from dialogkit.simulation.observation import Snapshot
+from dialogkit.simulation.user_memory import UserMemory
+from tests.simulation._records import MEETING, TRANSFER, judge, record, remember, reply, said, utterance
+
+TASK = Snapshot("CONFIRMATION", "report_issue", {"order_id": "12345", "product": "phone", "issue_type": "damaged"},
+                ("report_issue",))
+SLOTS = {"order_id": "12345", "product": "phone", "issue_type": "damaged"}
+
+
+def test_every_invariant_has_a_name_a_letter_and_says_what_it_checks() -> None:
+    assert [i.letter for i in INVARIANTS] == list("abcdefgh")
+    for invariant in INVARIANTS:
+        assert invariant.doc and invariant.title and "docs/behaviours.md" in (invariant.check.__doc__ or "")
+
+
+# -- (a) taken-back values --------------------------------------------------------------------------
+
+@pytest.mark.parametrize(("language", "text", "yes"), [("zh", "不对，订单号是67890", "确认"),
+                                                        ("en", "actually 67890", "yes")])
+def test_an_action_with_the_corrected_away_value_is_a_violation(language: str, text: str, yes: str) -> None:
+    fix = record(utterance(text, "correct", language, slot="order_id",
+                           fills={"order_id": said("67890", entity="order_id")}),
+                 reply("…", state="CONFIRMATION", flow="report_issue", slots={**SLOTS, "order_id": "67890"},
+                       language=language), before=TASK)
+    memory = remember(UserMemory(language), fix)
+    confirmed = utterance(yes, "yes", language)
+    good = reply("ok", slots={**SLOTS, "order_id": "67890"}, language=language,
+                 actions=[ActionRun("create_ticket", {**SLOTS, "order_id": "67890"})])
+    bad = reply("ok", slots=SLOTS, language=language, actions=[ActionRun("create_ticket", dict(SLOTS))])
+    before = fix.after
+    assert action_never_runs_with_taken_back_value(record(confirmed, good, before=before, index=1),
+                                                   judge(memory=memory)) is None
+    finding = action_never_runs_with_taken_back_value(record(confirmed, bad, before=before, index=1),
+                                                      judge(memory=memory))
+    assert finding is not None and finding.kind == "corrected"
+    assert finding.expect == {"slots": {"order_id": "67890"}}
+
+
+def test_a_no_at_the_confirmation_takes_back_what_it_showed_until_it_is_shown_again() -> None:
+    memory = remember(UserMemory("en"), record(utterance("no", "no", "en"), reply(
+        "OK, what would you like to change?", state="PARAM_COLLECT", flow="report_issue", slots=SLOTS,
+        language="en"), before=TASK))
+    ran = reply("done", slots=SLOTS, language="en", actions=[ActionRun("create_ticket", dict(SLOTS))])
+    finding = action_never_runs_with_taken_back_value(record(utterance("yes", "yes", "en"), ran, index=1),
+                                                      judge(memory=memory))
+    assert finding is not None and finding.kind == "denied" and finding.expect == {"action": None}
+    reconfirmed = record(utterance("ok", "yes", "en"), reply("Shall I?", state="CONFIRMATION",
+                                                            flow="report_issue", slots=SLOTS), index=1)
+    remember(memory, reconfirmed)
+    assert action_never_runs_with_taken_back_value(record(utterance("yes", "yes", "en"), ran, index=2),
+                                                   judge(memory=memory)) is None
+
+
+def test_saying_a_value_again_takes_it_back_no_longer() -> None:
+    fix = record(utterance("actually 67890", "correct", "en", slot="order_id",
+                           fills={"order_id": said("67890", entity="order_id")}),
+                 reply("…", state="CONFIRMATION", flow="report_issue", slots={**SLOTS, "order_id": "67890"}),
+                 before=TASK)
+    back = record(utterance("actually 12345", "correct", "en", slot="order_id",
+                            fills={"order_id": said("12345", entity="order_id")}),
+                  reply("…", state="CONFIRMATION", flow="report_issue", slots=SLOTS), before=fix.after, index=1)
+    memory = remember(UserMemory("en"), fix, back)
+    assert [t.value for t in memory.taken_back] == ["67890"]
+
+
+# -- (b) the asked slot first -------------------------------------------------------------------------
+
+ASKING = Snapshot("PARAM_COLLECT", "transfer", {"payee": "John Smith"}, ("transfer",), (), "amount")
+
+
+@pytest.mark.parametrize("language", ["zh", "en"])
+def test_a_valid_bare_answer_fills_the_asked_slot_and_nothing_else(language: str) -> None:
+    answer = utterance("100", "answer", language, slot="amount", fills={"amount": said("100", 100, "number")})
+    good = reply("?", state="PARAM_COLLECT", flow="transfer", slots={"payee": "John Smith", "amount": 100},
+                 language=language)
+    assert bare_answer_goes_to_asked_slot(record(answer, good, before=ASKING), judge(TRANSFER)) is None
+    elsewhere = reply("?", state="PARAM_COLLECT", flow="transfer", slots={"payee": "John Smith", "currency": "CNY"},
+                      language=language)
+    finding = bare_answer_goes_to_asked_slot(record(answer, elsewhere, before=ASKING), judge(TRANSFER))
+    assert finding is not None and finding.kind == "filled_another_slot"
+    assert finding.expect == {"slots": {"currency": None}}
+
+
+@pytest.mark.parametrize(("language", "message"), [("zh", "单笔转账不能超过5000。"),
+                                                    ("en", "A single transfer cannot exceed 5000.")])
+def test_an_invalid_bare_answer_gets_the_rule_message(language: str, message: str) -> None:
+    answer = utterance("9000", "answer", language, slot="amount",
+                       mentions=(said("9000", 9000, "number", valid=False),))
+    refused = reply(f"{message} ?", state="PARAM_COLLECT", flow="transfer", slots={"payee": "John Smith"},
+                    language=language)
+    assert bare_answer_goes_to_asked_slot(record(answer, refused, before=ASKING), judge(TRANSFER)) is None
+    silent = reply("?", state="PARAM_COLLECT", flow="transfer", slots={"payee": "John Smith"}, language=language)
+    finding = bare_answer_goes_to_asked_slot(record(answer, silent, before=ASKING), judge(TRANSFER))
+    assert finding is not None and finding.kind == "no_rule_message" and finding.expect == {"bot": message}
+    taken = reply("?", state="PARAM_COLLECT", flow="transfer", slots={"payee": "John Smith", "amount": 9000})
+    finding = bare_answer_goes_to_asked_slot(record(answer, taken, before=ASKING), judge(TRANSFER))
+    assert finding is not None and finding.kind == "invalid_value_accepted"
+
+
+def test_the_failure_that_hands_off_needs_no_rule_message() -> None:
+    answer = utterance("9000", "answer", "en", slot="amount", mentions=(said("9000", 9000, "number", valid=False),))
+    handed = reply("Leave a phone number.", state="PARAM_COLLECT", flow="agent", language="en")
+    assert bare_answer_goes_to_asked_slot(record(answer, handed, before=ASKING), judge(TRANSFER)) is None
+
+
+# -- (c) mentions ---------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize(("language", "text", "canonical"), [("zh", "裂了", "damaged"), ("en", "cracked", "damaged")])
+def test_a_mention_in_idle_starts_no_flow(language: str, text: str, canonical: str) -> None:
+    mention = utterance(text, "bare_value", language, mentions=(said(text, canonical, "issue_type"),))
+    noted = reply("noted", language=language)
+    assert mention_starts_no_flow(record(mention, noted), judge()) is None
+    started = reply("?", state="PARAM_COLLECT", flow="report_issue", slots={"issue_type": canonical},
+                    language=language)
+    finding = mention_starts_no_flow(record(mention, started), judge())
+    assert finding is not None and finding.expect == {"state": "IDLE"}
+    with_keyword = utterance(text, "bare_value", language, keyword_free=False)
+    assert mention_starts_no_flow(record(with_keyword, started), judge()) is None
+
+
+# -- (d) clarification ------------------------------------------------------------------------------------
+
+def _two_people(language: str) -> UserMemory:
+    first, second = said("张经理", entity="person"), said("李主管", entity="person")
+    text = "我有两个同事 张经理 和 李主管" if language == "zh" else "I have colleague Manager Zhang and colleague Supervisor Li"
+    named = record(utterance(text, "two_candidates", language, mentions=(first, second), entity="person"),
+                   reply("noted", language=language))
+    return remember(UserMemory(language), named)
+
+
+@pytest.mark.parametrize(("language", "text"), [("zh", "问他项目进度"), ("en", "ask him about the project status")])
+def test_a_pronoun_after_two_candidates_is_clarified(language: str, text: str) -> None:
+    memory = _two_people(language)
+    ask = utterance(text, "refer", language, reference="pronoun", entity="person", flow="ask_colleague")
+    asked = reply("?", language=language, clarification=["张经理", "李主管"])
+    assert ambiguous_reference_is_clarified(record(ask, asked, index=1), judge(MEETING, memory)) is None
+    guessed = reply("?", state="PARAM_COLLECT", flow="ask_colleague", slots={"person": "张经理"}, language=language)
+    finding = ambiguous_reference_is_clarified(record(ask, guessed, index=1), judge(MEETING, memory))
+    assert finding is not None and finding.kind == "request_not_clarified"
+    assert finding.expect == {"clarify": ["张经理", "李主管"]}
+
+
+@pytest.mark.parametrize(("language", "small_talk"), [("zh", "天气真不错"), ("en", "the weather is lovely")])
+def test_a_clarification_survives_one_unrelated_turn(language: str, small_talk: str) -> None:
+    memory = _two_people(language)
+    asked = record(utterance("问他项目进度", "refer", language, reference="pronoun", entity="person"),
+                   reply("?", language=language, clarification=["张经理", "李主管"]), index=1)
+    remember(memory, asked)
+    chat = utterance(small_talk, "off_topic", language)
+    again = reply("?", language=language, clarification=["张经理", "李主管"])
+    assert ambiguous_reference_is_clarified(record(chat, again, index=2), judge(MEETING, memory)) is None
+    dropped = reply("I can help with", language=language)
+    finding = ambiguous_reference_is_clarified(record(chat, dropped, index=2), judge(MEETING, memory))
+    assert finding is not None and finding.kind == "dropped_by_unrelated_turn"
+    remember(memory, record(chat, again, index=2))
+    second = ambiguous_reference_is_clarified(record(chat, dropped, index=3), judge(MEETING, memory))
+    assert second is None                            # a second unrelated turn may drop it
+
+
+# -- (e) language -------------------------------------------------------------------------------------------
+
+def test_a_zh_reply_shows_zh_labels_and_holds_chinese() -> None:
+    turn = utterance("手机", "bare_value", "zh")
+    assert reply_in_turn_language(record(turn, reply("好的，已记下手机。")), judge()) is None
+    finding = reply_in_turn_language(record(turn, reply("好的，已记下phone。")), judge())
+    assert finding is not None and finding.kind == "other_language_label"
+    missing = reply_in_turn_language(record(turn, reply("OK, noted: phone.")), judge())
+    assert missing is not None and missing.kind == "no_chinese"
+
+
+def test_an_en_reply_shows_no_zh_label_where_an_en_one_exists() -> None:
+    turn = utterance("what about it", "refer", "en")
+    assert reply_in_turn_language(record(turn, reply("Do you mean phone or laptop?", language="en")), judge()) is None
+    finding = reply_in_turn_language(record(turn, reply("Do you mean 手机 or 笔记本电脑?", language="en")), judge())
+    assert finding is not None and finding.kind == "other_language_label"
+    wrong = reply_in_turn_language(record(turn, reply("您指的是手机吗？", language="zh")), judge())
+    assert wrong is not None and wrong.kind == "wrong_language"
+
+
+def test_a_form_inside_a_label_of_the_turns_language_is_no_violation() -> None:
+    turn = utterance("大会议室", "bare_value", "zh")
+    assert reply_in_turn_language(record(turn, reply("好的，已记下一号会议室A101。")), judge(MEETING)) is None
+
+
+# -- (f) forget -----------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize(("language", "text", "question"), [("zh", "忘记刚才说的", "请提供您的订单号。"),
+                                                             ("en", "forget what I just said", "What is your order number?")])
+def test_forget_asks_for_the_first_empty_required_slot(language: str, text: str, question: str) -> None:
+    forget = utterance(text, "forget", language)
+    slots = {"product": "phone", "issue_type": "damaged"}
+    good = reply(f"OK. {question}", state="PARAM_COLLECT", flow="report_issue", slots=slots, language=language)
+    assert forget_asks_first_empty_slot(record(forget, good), judge()) is None
+    wrong = reply("Which product is it?", state="PARAM_COLLECT", flow="report_issue", slots=slots, language=language)
+    finding = forget_asks_first_empty_slot(record(forget, wrong), judge())
+    assert finding is not None and finding.expect == {"bot": question}
+
+
+# -- (g) sanity ---------------------------------------------------------------------------------------------
+
+def test_a_turn_that_raises_or_reports_no_known_state_is_a_violation() -> None:
+    hello = utterance("你好", "off_topic")
+    assert turn_completes(record(hello, reply("您好")), judge()) is None
+    raised = turn_completes(record(hello, None, error="Traceback ...\nKeyError: 'x'"), judge())
+    assert raised is not None and raised.kind == "raised" and "KeyError" in raised.message
+    odd = turn_completes(record(hello, reply("?", state="WAITING")), judge())
+    assert odd is not None and odd.kind == "unknown_state"
+
+
+# -- (h) summary ----------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize(("language", "text", "kept", "stale"), [
+    ("zh", "不对，商品是笔记本", "用户陈述：报告订单问题（商品 笔记本电脑）", "用户陈述：报告订单问题（商品 手机）"),
+    ("en", "no, the product is laptop", "User stated: a problem (product laptop).", "User stated: a problem (product phone)."),
+])
+def test_the_summary_drops_a_corrected_value(language: str, text: str, kept: str, stale: str) -> None:
+    start = record(utterance("我上周买的手机屏幕碎了", "trigger", "zh", flow="report_issue"),
+                   reply("?", state="PARAM_COLLECT", flow="report_issue", slots={"product": "phone"}))
+    fix = utterance(text, "correct", language, slot="product", fills={"product": said("笔记本", "laptop", "product")})
+    memory = remember(UserMemory(language), start)
+    good = record(fix, reply("?", state="PARAM_COLLECT", flow="report_issue", slots={"product": "laptop"},
+                             language=language, summary=kept), before=start.after, index=1)
+    memory.take_back(good)
+    assert summary_holds_no_taken_back_value(good, judge(memory=memory)) is None
+    bad = record(fix, reply("?", state="PARAM_COLLECT", flow="report_issue", slots={"product": "laptop"},
+                            language=language, summary=stale), before=start.after, index=1)
+    finding = summary_holds_no_taken_back_value(bad, judge(memory=memory))
+    assert finding is not None and finding.kind == "corrected"
