@@ -10,9 +10,9 @@ import pytest
 from dialogkit.bot import Bot
 from dialogkit.model.session import Message, PersistedValue, Session, user_scope
 from dialogkit.store import open_store
-from tests.cli.test_user_commands import BOT, SAID, run, store_url
+from tests.cli.test_user_commands import BOT, SAID, logging_put_back, run, store_url
 
-__all__ = ["store_url"]
+__all__ = ["logging_put_back", "store_url"]
 
 DAY = 86400.0
 

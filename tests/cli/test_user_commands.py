@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import structlog
 import typer
 from rich.console import Console
 from typer.testing import CliRunner
@@ -44,6 +45,14 @@ LABEL = {"zh": "城市", "en": "city"}
 
 def run(*args: str, input: str | None = None) -> Any:
     return CliRunner().invoke(app, list(args), input=input)
+
+
+@pytest.fixture(autouse=True)
+def logging_put_back() -> Iterator[None]:
+    """The commands quiet logging for the whole process; later tests get it back as it was."""
+    saved = structlog.get_config()
+    yield
+    structlog.configure(**saved)
 
 
 @pytest.fixture
