@@ -15,7 +15,6 @@ from typing import Any
 from dialogkit.model.interpretation import Interpretation, Mention, RejectedValue
 from dialogkit.spec.schema import BotFile
 from dialogkit.understanding.builtins import ALWAYS_TRACKED, BUILTIN_FINDERS
-from dialogkit.understanding.choices import is_any
 from dialogkit.understanding.cues import detect_cues
 from dialogkit.understanding.entities import EntityExtractor
 from dialogkit.understanding.intents import IntentScorer, example_reader
@@ -60,24 +59,10 @@ class RuleUnderstanding:
         """Every mention of ``types`` (default: every declared and built-in type), overlaps kept.
 
         Used to fill a specific slot: the slot's own type must be found even where another type
-        claims the same span in ``interpret``. Unknown type names raise ``ValueError``. Asked for
-        one type that declares ``any:``, an answer that leaves the choice open ("随便", "哪个都行",
-        "I don't care": the ``any`` cue) is that type's ``any`` value: such an answer only means a
-        value in answer to a question about one type.
+        claims the same span in ``interpret``. Unknown type names raise ``ValueError``.
         """
         wanted = list(types) if types is not None else [*self.entities.custom, *BUILTIN_FINDERS]
-        folded = fold(text)
-        found = self.entities.find(text, folded, wanted, self.now)
-        if not found and len(wanted) == 1:
-            return self._any_answer(text, folded, wanted[0])
-        return found
-
-    def _any_answer(self, text: str, folded: str, type_name: str) -> list[Mention]:
-        entity = self.spec.entities.get(type_name)
-        if entity is None or entity.any is None or not is_any(folded.lower()):
-            return []
-        start, end = len(text) - len(text.lstrip()), len(text.rstrip())
-        return [Mention(type_name, entity.any, text[start:end], start, end, entity.kind)]
+        return self.entities.find(text, fold(text), wanted, self.now)
 
     def parse_value(self, type_name: str, text: str) -> Any | None:
         """The value of ``type_name`` first found in ``text``, or None."""
