@@ -24,11 +24,13 @@ def chat(
     session: Annotated[str | None, typer.Option("--session", help="Session id to continue.")] = None,
     store: Annotated[str | None, typer.Option("--store", help=STORE_HELP)] = None,
     log_level: Annotated[str, typer.Option("--log-level", help=LOG_LEVEL_HELP)] = "error",
+    reload: Annotated[bool, typer.Option(
+        "--reload", help="Reload the bot file when it changes between turns; sessions are kept.")] = False,
 ) -> None:
     """Chat with a bot; /help lists the in-chat commands."""
     from dialogkit.cli.chat import run_chat
 
-    raise typer.Exit(run_chat(bot_file, user, session, store, log_level))
+    raise typer.Exit(run_chat(bot_file, user, session, store, log_level, reload=reload))
 
 
 @app.command("test")
