@@ -9,12 +9,15 @@ back no longer. ``take_back`` runs before the invariants look at a turn, ``settl
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
 from typing import Any, Literal
 
+from dialogkit.simulation.catalog import word_pattern
 from dialogkit.simulation.observation import TurnRecord
 from dialogkit.simulation.values import Said
+from dialogkit.text.phrases import format_value
 
 Reason = Literal["corrected", "denied", "forgotten"]
 
@@ -60,6 +63,7 @@ class UserMemory:
     last_list: tuple[Said, ...] = ()     # the values of the last two-candidate turn: what ordinals index
     said: list[frozenset[str]] = field(default_factory=list)          # per turn: value keys said
     entered: dict[tuple[str, str], int] = field(default_factory=dict)  # (flow, slot) -> turn its value came
+    seen: dict[str, dict[str, Any]] = field(default_factory=dict)      # flow -> its slots when last active
     held: dict[str, list[tuple[str | None, int]]] = field(default_factory=dict)  # value -> (holder, turn)
 
     # -- before the invariants ---------------------------------------------------------------------
@@ -78,12 +82,26 @@ class UserMemory:
             self._forgotten(turn, self.turns[-1])
 
     def keys_said(self, turn: TurnRecord) -> frozenset[str]:
-        keys = {value_key(s.canonical) for s in turn.utterance.said} | {value_key(v) for v in turn.utterance.named}
-        if turn.utterance.move == "refer":     # pointing back names what it points at: either of the last two
+        """The values this turn names: those meant, those whose aliases or text it holds, and —
+        for a reference or a trigger example ("明天下午开会") — those it brought into a slot."""
+        utterance = turn.utterance
+        keys = {value_key(s.canonical) for s in utterance.said} | {value_key(v) for v in utterance.named}
+        keys |= {value_key(v) for v in turn.after.slots.values()
+                 if v is not None and re.search(word_pattern(format_value(v)), utterance.text, re.IGNORECASE)}
+        if utterance.move == "refer":          # pointing back names what it points at: either of the last two
             keys |= {value_key(s.canonical) for s in self.last_list}
-        if turn.utterance.flow is not None:    # a trigger example may hold values of its own ("明天下午开会")
-            keys |= _entered(turn)
+        if utterance.move == "refer" or utterance.flow is not None:
+            keys |= {value_key(turn.after.slots[slot]) for slot in self.entering(turn)}
         return frozenset(keys)
+
+    def entering(self, turn: TurnRecord) -> list[str]:
+        """The slots of the active task whose value came in this turn (a resumed task's old values did not)."""
+        flow = turn.after.flow
+        if flow is None:
+            return []
+        seen = self.seen.get(flow, {})
+        return [slot for slot, value in turn.after.slots.items()
+                if value is not None and value_key(value) != value_key(seen.get(slot))]
 
     def _add(self, turn: TurnRecord, flow: str, slot: str, value: Any, reason: Reason,
              replacement: Any = None) -> None:
@@ -99,25 +117,25 @@ class UserMemory:
             self._add(turn, flow, slot, old, "corrected", new)
 
     def _forgotten(self, turn: TurnRecord, last: TurnRecord) -> None:
+        """What the last turn put into the task's slots is taken back, and what it took back is not."""
         flow = last.after.flow
         if flow is None or flow != turn.before.flow:
             return
-        earlier = last.before.slots if last.before.flow == flow else {}
         self.taken_back = [t for t in self.taken_back if t.turn != last.index]
         for slot, value in last.after.slots.items():
-            if value is not None and value_key(value) != value_key(earlier.get(slot)):
+            if value is not None and self.entered.get((flow, slot)) == last.index:
                 self.taken_back.append(TakenBack(flow, slot, value, "forgotten", turn.index, last.index))
 
     # -- after the invariants ----------------------------------------------------------------------
 
     def settle(self, turn: TurnRecord) -> None:
-        before, after = turn.before, turn.after
-        if after.flow is not None:
-            old = before.slots if before.flow == after.flow else {}
-            for slot, value in after.slots.items():
-                if value_key(value) != value_key(old.get(slot)):
-                    self.entered[(after.flow, slot)] = turn.index
+        after = turn.after
+        for slot in self.entering(turn):
+            self.entered[(after.flow or "", slot)] = turn.index
         alive = set(after.stack)
+        self.seen = {flow: slots for flow, slots in self.seen.items() if flow in alive}
+        if after.flow is not None:
+            self.seen[after.flow] = dict(after.slots)
         self.taken_back = [
             t for t in self.taken_back
             if t.flow in alive and not (t.reason == "denied" and after.state == "CONFIRMATION"
@@ -165,9 +183,3 @@ def _holders(turn: TurnRecord) -> list[tuple[str | None, str]]:
         holders += [(f"action:{run.name}", run.inputs) for run in turn.reply.actions]
     return [(holder, value_key(v)) for holder, values in holders for v in values.values() if v is not None]
 
-
-def _entered(turn: TurnRecord) -> set[str]:
-    """The values that came into the active task's slots in this turn."""
-    before = turn.before.slots if turn.before.flow == turn.after.flow else {}
-    return {value_key(v) for k, v in turn.after.slots.items()
-            if v is not None and value_key(v) != value_key(before.get(k))}

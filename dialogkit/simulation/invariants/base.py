@@ -78,9 +78,7 @@ def slots_of_task(turn: TurnRecord, flow: str, catalog: Catalog) -> dict[str, An
     ran with when the turn ended it; None when the task was left (cancelled, suspended)."""
     if turn.reply is None:
         return None
-    if turn.after.flow == flow:
-        return turn.after.slots
-    for run in turn.reply.actions:
+    for run in turn.reply.actions:       # first: the task may have ended, and another of its flow resumed
         if flow in catalog.action_flows(run.name):
             return turn.after.slots if turn.after.flow is None else dict(run.inputs)
-    return None
+    return turn.after.slots if turn.after.flow == flow else None
