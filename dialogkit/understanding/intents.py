@@ -56,6 +56,7 @@ SYNONYM_WEIGHT = 0.4
 PATTERN_WEIGHT = 0.1
 SIMILARITY_FLOOR = 0.2  # example similarity below this is noise (shared particles, "the")
 VALUES_ALONE_CEILING = 0.45  # values without a keyword or a resembling example ask for nothing
+_ALONE_SLACK = 12            # beyond this many characters besides a value, a turn says more than it
 
 _CJK_STOP = frozenset("的了吗呢吧啊呀我你他她它们是在有个这那就都也还和与帮想要给一吗么")
 _CJK_STOP_TABLE = dict.fromkeys(map(ord, _CJK_STOP))  # str.translate drops them in C
@@ -261,6 +262,8 @@ class IntentScorer:
         value one too."""
         if (mention.type, str(mention.value)) not in self._request_words:
             return False
+        if len(folded) - (mention.end - mention.start) > _ALONE_SLACK:
+            return False  # that much more text says something
         rest = _masked(folded, [mention], whole)[0]
         runs, stems = _content(rest)
         return not any(runs) and not stems and not asks(rest)
