@@ -213,12 +213,12 @@ class LLMLayer:
         surface = next((m for m in ctx.interp.mentions if m.type == slot.entity and str(m.value) == str(value)), None)
         if surface is not None:
             return Mention(type=slot.entity, value=value, text=surface.text, start=surface.start, end=surface.end,
-                           kind=surface.kind)
+                           kind=surface.kind, builtin=surface.builtin)
         text = str(value)
         start = ctx.interp.text.find(text)
         start, end = (start, start + len(text)) if start >= 0 else (len(ctx.interp.text), len(ctx.interp.text))
         return Mention(type=slot.entity, value=value, text=text, start=start, end=end,
-                       kind=spec.entity_kind(slot.entity))
+                       kind=spec.entity_kind(slot.entity), builtin=slot.entity not in spec.entities)
 
     # ------------------------------------------------------------------------ summaries, rephrasing
 

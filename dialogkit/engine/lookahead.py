@@ -89,7 +89,8 @@ class LookAhead:
             ctx.interp.cues = ctx.interp.cues | again.cues
             ctx.bound_mentions = [
                 Mention(type=b.entity.type, value=b.entity.value, text=b.reference.expression,
-                        start=b.reference.start, end=b.reference.end, kind=b.entity.kind)
+                        start=b.reference.start, end=b.reference.end, kind=b.entity.kind,
+                        builtin=b.entity.type not in self.texts.spec.entities)
                 for b in resolution.bindings if (b.entity.type, str(b.entity.value)) not in own
             ]
 
