@@ -1,4 +1,4 @@
-"""The ``dialogkit`` command line: chat, test, validate, graph, schema."""
+"""The ``dialogkit`` command line: chat, test, validate, graph, schema, simulate, user, store."""
 
 from __future__ import annotations
 

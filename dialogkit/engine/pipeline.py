@@ -151,7 +151,7 @@ class Turns:
 
     def append(self, session: Session, role: Literal["user", "assistant"], content: str, turn: int,
                language: str) -> None:
-        session.history.append(Message(role=role, content=content, turn=turn, language=language))
+        session.history.append(Message(role=role, content=content, turn=turn, language=language, at=self.clock()))
         session.full_tokens += self.view.counter.count_message(role, content)
 
     def _record_action_results(self, ctx: TurnContext) -> None:

@@ -94,6 +94,12 @@ class Policy:
         if flow is not None:
             self._start(ctx, flow)
             return
+        ambiguity = ctx.resolution.ambiguity if ctx.resolution is not None else None
+        if ambiguity is not None:
+            # "它现在怎么样？" after two orders, with no request it clearly makes: ask which one first.
+            self._ask_clarification(ctx, clar.make_pending(ambiguity, original_text=ctx.interp.text,
+                                                           language=ctx.language, turn=ctx.turn, texts=self.texts))
+            return
         if "greeting" in ctx.interp.cues:
             ctx.say.append(R.phrase("greeting", ctx.language))
         elif (declared := ctx.interp.declared_mentions) and "help" not in ctx.interp.cues:
