@@ -15,6 +15,7 @@ import structlog
 from dialogkit.actions.registry import ActionContext
 from dialogkit.actions.table import ActionTable
 from dialogkit.engine import slot_writes
+from dialogkit.engine.forget_value import ForgetValue
 from dialogkit.engine.lookahead import LookAhead
 from dialogkit.engine.slots import SlotLayout, SlotOffer, missing_required, offer_slots, validate_slot
 from dialogkit.engine.turn import ClarificationNeeded, TurnContext
@@ -60,6 +61,7 @@ class Policy:
         self.actions = actions
         self.lookahead = lookahead
         self.settings = settings
+        self.forget_value = ForgetValue(texts.spec, texts)
         self._layouts = {name: SlotLayout.of(flow.spec) for name, flow in flows.items()}
 
     # ---- entry -------------------------------------------------------------------------
@@ -73,6 +75,9 @@ class Policy:
             return
         if "forget" in ctx.interp.cues:
             self._forget_last_turn(ctx)
+            return
+        if (names := self.forget_value.slots_in(ctx.interp.text)):
+            self._forget_values(ctx, names)
             return
         state = session.state
         if state == "IDLE":
@@ -634,6 +639,19 @@ class Policy:
                 self._fire(ctx, "deny")
             ctx.task.pending_slot = None      # the next question is the first required slot now empty
         self._reask(ctx)
+
+    def _forget_values(self, ctx: TurnContext, names: list[str]) -> None:
+        """'忘记我的订单号': delete those persisted values (this bot's, for this user) and say so."""
+        self._bind(ctx)
+        forgotten = [name for name in names if slot_writes.forget_persisted(ctx, name)]
+        labels = R.enumerate_items([self._slot_label(n, ctx.language) for n in (forgotten or names)], ctx.language)
+        ctx.say.append(R.phrase("forgot_value" if forgotten else "no_value_to_forget", ctx.language, slots=labels))
+        if ctx.task is not None:
+            self._reask(ctx)
+
+    def _slot_label(self, name: str, language: str) -> str:
+        slot = next((s for f in self.flows.values() if (s := f.spec.slot(name)) is not None), None)
+        return self.texts.slot_label(slot, language) or name
 
     # ---- helpers -----------------------------------------------------------------------------
     def _bind(self, ctx: TurnContext) -> None:

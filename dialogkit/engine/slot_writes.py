@@ -17,7 +17,7 @@ from dialogkit.memory import forgetting
 from dialogkit.model.session import PersistedValue, SlotChange, Task
 from dialogkit.spec.schema import FlowSpec
 
-__all__ = ["apply_updates", "forget_turn", "prefill", "user_values"]
+__all__ = ["apply_updates", "forget_persisted", "forget_turn", "prefill", "user_values"]
 
 log = structlog.get_logger("dialogkit.slots")
 
@@ -92,3 +92,21 @@ def _restore_slots(task: Task, turn: int) -> bool:
             task.slots.pop(name, None)
             task.slot_turns.pop(name, None)
     return bool(names)
+
+
+def forget_persisted(ctx: TurnContext, name: str) -> bool:
+    """Delete one persisted value (session scope, and this bot's user scope, and a value an older
+    version stored under the bare user id); a prefilled copy in the active task goes too."""
+    found = ctx.session.session_slots.pop(name, None) is not None
+    for key in dict.fromkeys((ctx.user_key, ctx.session.user_id)):
+        if name in ctx.txn.user_slots(key):
+            ctx.txn.delete_user_slot(key, name)
+            found = True
+    task = ctx.session.task
+    if task is not None and name in task.prefilled:
+        task.prefilled.remove(name)
+        task.slots.pop(name, None)
+        task.slot_turns.pop(name, None)
+        if task.state == "CONFIRMATION":
+            task.state = "PARAM_COLLECT"       # the confirmation named that value: ask again
+    return found
