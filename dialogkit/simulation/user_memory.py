@@ -117,9 +117,11 @@ class UserMemory:
             self._add(turn, flow, slot, old, "corrected", new)
 
     def _forgotten(self, turn: TurnRecord, last: TurnRecord) -> None:
-        """What the last turn put into the task's slots is taken back, and what it took back is not."""
+        """What the last turn put into the task's slots is taken back, and what it took back is not.
+        A forget after a forget takes back nothing: the turn before said nothing (what it restored
+        the user had said earlier)."""
         flow = last.after.flow
-        if flow is None or flow != turn.before.flow:
+        if flow is None or flow != turn.before.flow or last.utterance.move == "forget":
             return
         self.taken_back = [t for t in self.taken_back if t.turn != last.index]
         for slot, value in last.after.slots.items():

@@ -53,3 +53,21 @@ def test_a_trigger_example_or_a_reference_that_brings_a_value_back_says_it_again
                      reply("?", state="PARAM_COLLECT", flow="transfer", slots={"amount": 100, "payee": "Mary Jones"}),
                      before=fix.after, index=1)
     assert value_key("Mary Jones") in memory.keys_said(pointed)
+
+
+def test_a_second_forget_takes_back_nothing() -> None:
+    booked = record(utterance("B202", "answer", "en", slot="room", fills={"room": said("B202", entity="room")}),
+                    reply("?", state="CONFIRMATION", flow="schedule_meeting", slots={**MEETING_SLOTS, "room": "B202"}))
+    before = booked.after
+    changed = record(utterance("创建会议，会议室是一号会议室", "trigger_with_values", flow="schedule_meeting",
+                               fills={"room": said("一号会议室", "A101", "room")}),
+                     reply("?", state="CONFIRMATION", flow="schedule_meeting", slots=MEETING_SLOTS), before=before,
+                     index=1)
+    undo = record(utterance("忘记刚才说的", "forget"), reply("?", state="CONFIRMATION", flow="schedule_meeting",
+                                                          slots={**MEETING_SLOTS, "room": "B202"}),
+                  before=changed.after, index=2)
+    again = record(utterance("忘记刚才说的", "forget"), reply("没有需要忘记的内容。", state="CONFIRMATION",
+                                                           flow="schedule_meeting", slots={**MEETING_SLOTS, "room": "B202"}),
+                   before=undo.after, index=3)
+    memory = remember(UserMemory("zh"), booked, changed, undo, again)
+    assert [(t.value, t.reason) for t in memory.taken_back] == [("A101", "forgotten")]

@@ -13,13 +13,12 @@ from dialogkit.text.phrases import format_value
 
 
 def value_forms(catalog: Catalog, taken: TakenBack) -> list[str]:
-    """How a summary could show the value: as written, or as its label in either language."""
-    forms = {format_value(taken.value)}
+    """How a summary shows the value: its label in either language when its type lists it (the
+    canonical name itself may be a common word: "schedule" in "Schedule a meeting"), else as written."""
     slot = catalog.slot(taken.flow, taken.slot)
     entity = catalog.entities.get(slot.entity) if slot is not None and slot.entity else None
     value = entity.value(taken.value) if entity is not None else None
-    if value is not None:
-        forms |= set(value.shown.values())
+    forms = set(value.shown.values()) if value is not None else {format_value(taken.value)}
     return sorted(f for f in forms if f)
 
 
