@@ -222,3 +222,11 @@ class Bot:
         settings = self.spec.bot
         return users.purge(self.store, settings.name, retention_s=settings.retention_seconds,
                            timeout_s=settings.timeout_seconds, now=self.clock())
+
+    # ---- the turn, on an event loop (docs/serving.md) -----------------------------------------
+    async def ahandle(self, session_id: str, text: Any, *, user_id: str | None = None) -> Reply:
+        """The async twin of ``handle``, with the same reply. The turn runs in a thread pool, so
+        the event loop is never blocked; two calls for one session never interleave."""
+        from dialogkit.engine.async_turns import runner_of
+
+        return await runner_of(self).handle(str(session_id), text, user_id=user_id)
