@@ -111,13 +111,14 @@ def enumerate_items(items: list[str], language: str) -> str:
 
 
 def join(parts: list[str], language: str) -> str:
-    """Join reply pieces: Chinese text needs no space after full-width punctuation."""
-    pieces = [p for p in (s.strip() for s in parts) if p]
-    if language == "zh":
-        out = ""
-        for piece in pieces:
-            if out and not out.endswith(("。", "？", "！", "：", "）", "\n", "…")):
+    """Join reply pieces: Chinese text needs no space after full-width punctuation, and a piece
+    after a list (the help text) starts on a line of its own."""
+    out = ""
+    for piece in (p for p in (s.strip() for s in parts) if p):
+        if out:
+            if "\n" in out:
+                out += "\n"
+            elif language != "zh" or not out.endswith(("。", "？", "！", "：", "）", "…")):
                 out += " "
-            out += piece
-        return out
-    return " ".join(pieces)
+        out += piece
+    return out
