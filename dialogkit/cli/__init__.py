@@ -7,6 +7,7 @@ from typing import Annotated
 
 import typer
 
+from dialogkit.cli.serve import serve
 from dialogkit.cli.simulate import simulate
 from dialogkit.cli.store import store_app
 from dialogkit.cli.user import user_app
@@ -79,6 +80,7 @@ def schema(output: Annotated[Path | None, typer.Option("-o", "--output", help="W
 
 
 app.command()(simulate)
+app.command()(serve)
 app.add_typer(user_app)
 app.add_typer(store_app)
 

@@ -1,0 +1,77 @@
+"""``dialogkit serve BOTFILE``: the bot over HTTP (docs/serving.md).
+
+Only typer is imported when the command line starts; FastAPI, uvicorn and the bot load when the
+command runs, so ``dialogkit validate`` and the other commands never pay for them (and work
+without the ``serve`` extra installed).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+SERVE_EXTRA = ("fastapi", "uvicorn", "prometheus_client")
+LOG_LEVELS = ("critical", "error", "warning", "info", "debug")
+
+
+def serve(
+    bot_file: Annotated[Path, typer.Argument(help="The bot file (YAML).")],
+    host: Annotated[str, typer.Option("--host", help="Address to listen on; 0.0.0.0 for every interface.")]
+        = "127.0.0.1",
+    port: Annotated[int, typer.Option("--port", min=0, max=65535, help="TCP port.")] = 8000,
+    store: Annotated[str | None, typer.Option("--store", help="sqlite:///path, redis://host:port/db or memory://.")]
+        = None,
+    workers: Annotated[int, typer.Option("--workers", min=1, help="Worker processes (over redis:// to scale out).")]
+        = 1,
+    token: Annotated[str | None, typer.Option("--token", help="Require 'Authorization: Bearer TOKEN' "
+                                              "(default: $DIALOGKIT_TOKEN).")] = None,
+    reload: Annotated[bool, typer.Option("--reload", help="Reload the bot file when it changes; sessions are "
+                                         "kept.")] = False,
+    log_level: Annotated[str, typer.Option("--log-level", help="critical, error, warning, info or debug.")]
+        = "info",
+) -> None:
+    """Serve the bot over HTTP: JSON API, Rasa REST channel, /metrics, inspector page at /."""
+    if log_level.lower() not in LOG_LEVELS:
+        raise typer.BadParameter(", ".join(LOG_LEVELS), param_hint="--log-level")
+    raise typer.Exit(serve_command(bot_file, host, port, store, workers, token, reload, log_level.lower()))
+
+
+def serve_command(bot_file: Path, host: str, port: int, store: str | None, workers: int, token: str | None,
+                  reload: bool, log_level: str) -> int:
+    """Check the options, then serve until stopped; 1 when the bot or the store cannot be used."""
+    missing = [name for name in SERVE_EXTRA if importlib.util.find_spec(name) is None]
+    if missing:
+        typer.echo(f"dialogkit serve needs {', '.join(missing)}: pip install 'dialogkit[serve]'", err=True)
+        return 1
+    from dialogkit.errors import DialogkitError
+    from dialogkit.service.server import TOKEN_ENV, ServeOptions, check_options, serve
+
+    options = ServeOptions(bot_file=str(bot_file.resolve()), store=store, host=host, port=port, workers=workers,
+                           token=token or os.environ.get(TOKEN_ENV) or None, reload=reload, log_level=log_level)
+    try:
+        warnings = check_options(options)
+    except DialogkitError as error:
+        return _cannot_serve(bot_file, error)
+    for warning in warnings:
+        typer.echo(f"warning: {warning}", err=True)
+    serve(options)
+    return 0
+
+
+def _cannot_serve(bot_file: Path, error: Exception) -> int:
+    from rich.console import Console
+
+    from dialogkit.cli.validate import print_problem
+    from dialogkit.errors import FlowError
+
+    console = Console(highlight=False, stderr=True)
+    if isinstance(error, FlowError):
+        for problem in error.problems:
+            print_problem(console, problem)
+    else:
+        console.print(f"error: {error}", markup=False, soft_wrap=True)
+    return 1

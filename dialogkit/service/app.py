@@ -1,0 +1,72 @@
+"""``create_app(bot)``: the ASGI app that serves one bot (docs/serving.md).
+
+Built around a ready ``Bot`` so tests and embedding applications pass theirs (any store, stub
+actions, a fake clock); ``dialogkit serve`` builds the bot from the command line's options in
+each worker (``dialogkit.service.server``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncIterator, Callable
+from typing import TYPE_CHECKING, Any
+
+from fastapi import FastAPI
+from starlette.staticfiles import StaticFiles
+
+from dialogkit.service import api_sessions, api_users, operations, rasa
+from dialogkit.service.errors import install_error_handlers
+from dialogkit.service.guard import Guard
+from dialogkit.service.operations import STATIC_DIR
+from dialogkit.service.responses import Json
+from dialogkit.service.state import Service, ServiceSettings
+from dialogkit.service.watch import watch_bot_file
+
+if TYPE_CHECKING:
+    from dialogkit.bot import Bot
+
+__all__ = ["create_app"]
+
+DESCRIPTION = ("Run turns of a dialogkit bot, look at what its sessions remember, export or forget a user's "
+               "data. Rasa's REST channel at `/webhooks/rest/webhook`, Prometheus at `/metrics`, "
+               "the inspector page at `/`.")
+
+
+def create_app(bot: Bot, settings: ServiceSettings | None = None) -> FastAPI:
+    """The app serving ``bot``: the JSON API, the Rasa channel, metrics and the inspector page."""
+    settings = settings or ServiceSettings()
+    service = Service(bot, settings)
+    app = FastAPI(title=f"dialogkit: {bot.spec.bot.name}", description=DESCRIPTION, version=bot.loaded.version,
+                  default_response_class=Json, lifespan=_lifespan(service))
+    app.state.service = service
+    install_error_handlers(app, service.metrics.error)
+    app.add_middleware(Guard, token=settings.token, max_body=settings.max_body, count=service.metrics.error)
+    for module in (api_sessions, api_users, rasa, operations):
+        app.include_router(module.router)
+    app.mount("/static", StaticFiles(directory=STATIC_DIR, check_dir=False), name="static")
+    return app
+
+
+def _lifespan(service: Service) -> Callable[[FastAPI], contextlib.AbstractAsyncContextManager[None]]:
+    """Before the first request, load the token encoding (about 0.15 s, else paid by the first
+    turn) and start the bot file's watch (``--reload``); at the end stop it and, when the app owns
+    the bot, close it (its store and LLM client) once every turn has finished."""
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        await asyncio.to_thread(service.bot.view.counter.count_message, "user", "warm up / 预热")
+        watcher: asyncio.Task[Any] | None = None
+        if service.settings.reload:
+            watcher = asyncio.create_task(watch_bot_file(service.bot, service.settings.reload_interval_s))
+        try:
+            yield
+        finally:
+            if watcher is not None:
+                watcher.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await watcher
+            if service.settings.close_bot:
+                await asyncio.to_thread(service.bot.close)
+
+    return lifespan

@@ -1,0 +1,79 @@
+"""Every error the HTTP API answers: JSON with a stable code, never a traceback (docs/serving.md, "Errors").
+
+Clients branch on ``code``; ``message`` is for people and may change. Anything unexpected is
+logged here with its traceback and answered as ``internal_error`` with nothing of it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import Any
+
+import structlog
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from starlette.exceptions import HTTPException
+from starlette.responses import JSONResponse, Response
+
+from dialogkit.errors import StoreError
+
+__all__ = ["ApiError", "error_body", "install_error_handlers"]
+
+log = structlog.get_logger("dialogkit.service")
+
+_CODES = {400: "bad_request", 401: "unauthorized", 403: "forbidden", 404: "not_found",
+          405: "method_not_allowed", 413: "body_too_large", 422: "invalid_request",
+          500: "internal_error", 503: "store_unavailable"}
+
+
+class ApiError(HTTPException):
+    """An error answered as ``{"error": {"code", "message"}}`` with ``status``.
+
+    An ``HTTPException``, so FastAPI passes it through untouched even when it is raised while
+    the request body is being read (the body limit does that).
+    """
+
+    def __init__(self, status: int, code: str, message: str, headers: dict[str, str] | None = None) -> None:
+        super().__init__(status_code=status, detail=message, headers=headers)
+        self.code = code
+
+
+def error_body(code: str, message: str, details: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+    error: dict[str, Any] = {"code": code, "message": message}
+    if details is not None:
+        error["details"] = details
+    return {"error": error}
+
+
+def install_error_handlers(app: FastAPI, count: Callable[[str], None]) -> None:
+    """Answer every failure as JSON; ``count(code)`` is told the code of each error answered."""
+
+    def answer(status: int, code: str, message: str, details: list[dict[str, Any]] | None = None,
+               headers: Mapping[str, str] | None = None) -> Response:
+        count(code)
+        return JSONResponse(error_body(code, message, details), status_code=status, headers=headers)
+
+    async def http_error(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, HTTPException)
+        code = getattr(exc, "code", None) or _CODES.get(exc.status_code, "error")
+        message = exc.detail if isinstance(exc.detail, str) else code.replace("_", " ")
+        return answer(exc.status_code, code, message, headers=exc.headers)
+
+    async def invalid(request: Request, exc: Exception) -> Response:
+        assert isinstance(exc, RequestValidationError)
+        details = [{"loc": [str(p) for p in e.get("loc", ())], "message": str(e.get("msg", ""))}
+                   for e in exc.errors()]
+        return answer(422, "invalid_request", "the request is not valid", details)
+
+    async def store_failed(request: Request, exc: Exception) -> Response:
+        log.error("store_unavailable", path=request.url.path, error=str(exc))
+        return answer(503, "store_unavailable", "the session store is unavailable; nothing was applied")
+
+    async def unexpected(request: Request, exc: Exception) -> Response:
+        log.error("internal_error", path=request.url.path, exc_info=exc)
+        return answer(500, "internal_error", "the server failed to answer; the error is in its log")
+
+    app.add_exception_handler(HTTPException, http_error)
+    app.add_exception_handler(RequestValidationError, invalid)
+    app.add_exception_handler(StoreError, store_failed)
+    app.add_exception_handler(Exception, unexpected)

@@ -1,0 +1,94 @@
+"""What every request passes before a route sees it: the bearer token, then the body limit.
+
+Plain ASGI rather than FastAPI dependencies: a request without the token is refused before its
+body is read or parsed (so it learns nothing from a 422), and a body over the limit is refused by
+its ``Content-Length`` before a byte of it is read, or as soon as a chunked one passes the limit.
+"""
+
+from __future__ import annotations
+
+import hmac
+import json
+from collections.abc import Callable
+
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from dialogkit.service.errors import ApiError, error_body
+
+__all__ = ["MAX_BODY_BYTES", "PUBLIC_PATHS", "Guard"]
+
+MAX_BODY_BYTES = 64 * 1024
+"""A turn is a few hundred characters; the bot reads 4,000 at most. 64 KiB leaves room for any
+message a person types and refuses a paste that could only cost memory."""
+
+PUBLIC_PATHS = frozenset({"/", "/healthz", "/readyz", "/docs", "/docs/oauth2-redirect", "/openapi.json", "/redoc"})
+"""Health checks, and pages that hold no data: the inspector's shell and the API documentation."""
+
+
+class Guard:
+    """Refuses requests without the token (401) and bodies over ``max_body`` (413), as JSON errors."""
+
+    def __init__(self, app: ASGIApp, *, token: str | None, max_body: int, count: Callable[[str], None]) -> None:
+        self.app = app
+        self.token = token.encode() if token else None
+        self.max_body = max_body
+        self.count = count
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        if self.token is not None and not self._public(scope["path"]) and not self._authorized(scope):
+            await self._refuse(send, 401, "unauthorized", "a valid 'Authorization: Bearer <token>' header is needed",
+                               [(b"www-authenticate", b"Bearer")])
+            return
+        length = _content_length(scope)
+        if length is not None and length > self.max_body:
+            await self._refuse(send, 413, "body_too_large", f"the body is over {self.max_body} bytes")
+            return
+        await self.app(scope, self._limited(receive), send)
+
+    @staticmethod
+    def _public(path: str) -> bool:
+        return path in PUBLIC_PATHS or path.startswith("/static/")
+
+    def _authorized(self, scope: Scope) -> bool:
+        for name, value in scope["headers"]:
+            if name == b"authorization":
+                scheme, _, given = value.partition(b" ")
+                return scheme.lower() == b"bearer" and hmac.compare_digest(given.strip(), self.token or b"")
+        return False
+
+    def _limited(self, receive: Receive) -> Receive:
+        """``receive`` that counts the body's bytes and refuses the chunk that passes the limit."""
+        seen = 0
+
+        async def limited() -> Message:
+            nonlocal seen
+            message = await receive()
+            if message["type"] == "http.request":
+                seen += len(message.get("body", b""))
+                if seen > self.max_body:
+                    raise ApiError(413, "body_too_large", f"the body is over {self.max_body} bytes")
+            return message
+
+        return limited
+
+    async def _refuse(self, send: Send, status: int, code: str, message: str,
+                      headers: list[tuple[bytes, bytes]] | None = None) -> None:
+        self.count(code)
+        body = json.dumps(error_body(code, message)).encode()
+        await send({"type": "http.response.start", "status": status,
+                    "headers": [(b"content-type", b"application/json"),
+                                (b"content-length", str(len(body)).encode()), *(headers or [])]})
+        await send({"type": "http.response.body", "body": body})
+
+
+def _content_length(scope: Scope) -> int | None:
+    for name, value in scope["headers"]:
+        if name == b"content-length":
+            try:
+                return int(value)
+            except ValueError:
+                return None
+    return None

@@ -1,0 +1,135 @@
+"""``dialogkit serve``: uvicorn running the app in one or several worker processes.
+
+Every worker builds its own bot from the same options, which reach it through one environment
+variable (uvicorn starts workers as fresh processes that import the app by name). The options
+are checked once, in the parent, before any worker starts: a bot file with problems or a store
+that does not answer is reported once, plainly, rather than as a traceback per worker.
+
+SIGTERM and Ctrl-C stop gracefully: uvicorn stops accepting connections and waits for the
+requests in flight, each of which waits for its turn to be saved; then the app closes its bot.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from dialogkit.errors import DialogkitError
+
+if TYPE_CHECKING:
+    from fastapi import FastAPI
+
+__all__ = ["OPTIONS_ENV", "ServeOptions", "app_from_environment", "check_options", "serve"]
+
+OPTIONS_ENV = "DIALOGKIT_SERVE_OPTIONS"
+TOKEN_ENV = "DIALOGKIT_TOKEN"
+GRACEFUL_S = 30          # how long a stopping worker waits for the requests in flight
+
+
+@dataclass(frozen=True, slots=True)
+class ServeOptions:
+    """The command line's options, as every worker reads them."""
+
+    bot_file: str
+    store: str | None = None
+    host: str = "127.0.0.1"
+    port: int = 8000
+    workers: int = 1
+    token: str | None = None
+    reload: bool = False
+    log_level: str = "info"
+
+    def to_env(self) -> str:
+        return json.dumps(asdict(self))
+
+    @classmethod
+    def from_env(cls) -> ServeOptions:
+        raw = os.environ.get(OPTIONS_ENV)
+        if not raw:
+            raise DialogkitError(f"{OPTIONS_ENV} is not set: start the server with 'dialogkit serve BOTFILE'")
+        return cls(**json.loads(raw))
+
+
+def check_options(options: ServeOptions) -> list[str]:
+    """Warnings about ``options``; raises ``FlowError`` / ``DialogkitError`` when they cannot work.
+
+    Loads the bot file (every problem at once) and opens the store once, so a typing mistake is
+    reported before any worker starts.
+    """
+    from dialogkit.actions.loading import load_bot_file
+    from dialogkit.store import open_store
+
+    load_bot_file(options.bot_file)
+    store = open_store(options.store)
+    url = store.url
+    store.close()
+    warnings: list[str] = []
+    if options.workers > 1 and url.startswith("memory:"):
+        raise DialogkitError("--workers above 1 needs a shared store (redis:// or sqlite:///): with memory:// "
+                             "each worker would keep sessions of its own")
+    if options.workers > 1 and url.startswith("sqlite:"):
+        warnings.append(f"{options.workers} workers share one SQLite file: turns stay correct, but every commit "
+                        "waits for the file's write lock; use a redis:// store to scale out")
+    if options.token is None and options.host not in ("127.0.0.1", "localhost", "::1"):
+        warnings.append(f"listening on {options.host} without a token: anyone who can reach it can read every "
+                        f"session; set --token or {TOKEN_ENV}")
+    return warnings
+
+
+def app_from_environment() -> FastAPI:
+    """The app of one worker: uvicorn's factory, built from ``DIALOGKIT_SERVE_OPTIONS``."""
+    from dialogkit.bot import Bot
+    from dialogkit.logging import configure_logging
+    from dialogkit.service.app import create_app
+    from dialogkit.service.state import ServiceSettings
+
+    options = ServeOptions.from_env()
+    configure_logging(level=options.log_level, force=True)
+    bot = Bot.from_file(options.bot_file, store=options.store)
+    settings = ServiceSettings(token=options.token, reload=options.reload, close_bot=True)
+    return create_app(bot, settings)
+
+
+def serve(options: ServeOptions) -> None:
+    """Run the server until SIGTERM or Ctrl-C (the options already checked)."""
+    import uvicorn
+
+    os.environ[OPTIONS_ENV] = options.to_env()
+    made = _metrics_dir(options.workers)
+    try:
+        uvicorn.run("dialogkit.service.server:app_from_environment", factory=True, host=options.host,
+                    port=options.port, workers=options.workers if options.workers > 1 else None,
+                    log_level=_uvicorn_level(options.log_level), access_log=options.log_level == "debug",
+                    timeout_graceful_shutdown=GRACEFUL_S, lifespan="on")
+    finally:
+        if made is not None:
+            shutil.rmtree(made, ignore_errors=True)
+
+
+def _metrics_dir(workers: int) -> Path | None:
+    """With several workers, the directory where each one writes its metrics; the one made here
+    (to delete at the end), or None when there is one worker or the caller chose the directory."""
+    from dialogkit.service.metrics import MULTIPROC_ENV
+
+    given = os.environ.get(MULTIPROC_ENV)
+    if given:
+        Path(given).mkdir(parents=True, exist_ok=True)
+        for kind in ("counter", "histogram", "gauge", "summary"):   # a previous run's figures would add in
+            for stale in Path(given).glob(f"{kind}_*.db"):
+                stale.unlink(missing_ok=True)
+        return None
+    if workers <= 1:
+        return None
+    made = Path(tempfile.mkdtemp(prefix="dialogkit-metrics-"))
+    os.environ[MULTIPROC_ENV] = str(made)
+    return made
+
+
+def _uvicorn_level(level: str) -> str:
+    level = level.lower()
+    return level if level in ("critical", "error", "warning", "info", "debug", "trace") else "info"

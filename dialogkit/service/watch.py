@@ -1,0 +1,87 @@
+"""``dialogkit serve --reload``: reload the bot file when it changes, keeping every session.
+
+One ``stat`` a second; only when the modification time or the size moved are the bytes read and
+hashed, and only different bytes reload, so saving the file unchanged does nothing. The reload
+runs in a thread (it reads and compiles the file) while turns go on with the bot as it was; a
+turn already running keeps the parts it started with (docs/lifecycle.md). A file with problems
+is logged, problem by problem, and the running bot goes on.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import structlog
+
+from dialogkit.errors import DialogkitError, FlowError
+
+if TYPE_CHECKING:
+    from dialogkit.bot import Bot
+
+__all__ = ["FileWatch", "watch_bot_file"]
+
+log = structlog.get_logger("dialogkit.service")
+
+
+class FileWatch:
+    """Notices that a file's bytes changed since the last look."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.stamp = self._stamp()
+        self.digest = self._digest()
+
+    def _stamp(self) -> tuple[int, int] | None:
+        try:
+            info = self.path.stat()
+        except OSError:
+            return None
+        return info.st_mtime_ns, info.st_size
+
+    def _digest(self) -> str | None:
+        try:
+            return hashlib.sha256(self.path.read_bytes()).hexdigest()
+        except OSError:
+            return None
+
+    def changed(self) -> bool:
+        stamp = self._stamp()
+        if stamp == self.stamp:
+            return False
+        self.stamp = stamp
+        digest = self._digest()
+        if digest == self.digest:
+            return False
+        self.digest = digest
+        return True
+
+
+def reload_now(bot: Bot) -> bool:
+    """Reload ``bot`` from its file; False (and the problems logged) when the file does not load."""
+    try:
+        changed = bot.reload()
+    except FlowError as exc:
+        for problem in exc.problems:
+            log.warning("reload_problem", problem=str(problem))
+        log.warning("reload_failed", path=str(bot.path), reason="the bot file has problems; the previous "
+                                                                "version keeps running")
+        return False
+    except DialogkitError as exc:
+        log.warning("reload_failed", path=str(bot.path), reason=str(exc))
+        return False
+    return changed
+
+
+async def watch_bot_file(bot: Bot, interval_s: float = 1.0) -> None:
+    """Reload ``bot`` whenever its file changes, until cancelled."""
+    if bot.path is None:
+        return
+    watch = FileWatch(Path(bot.path))
+    while True:
+        await asyncio.sleep(interval_s)
+        changed = await asyncio.to_thread(watch.changed)
+        if changed:
+            await asyncio.to_thread(reload_now, bot)
