@@ -17,13 +17,18 @@ from dialogkit.simulation.utterances import Utterance
 from dialogkit.strings.cjk import has_cjk
 from dialogkit.text.labels import Texts
 
-LATIN_WORD = re.compile(r"[A-Za-z\u00c0-\u024f]+(?:['\u2019][A-Za-z]+)?")
+LATIN_WORD = re.compile(r"(?<![0-9A-Za-z\u00c0-\u024f])[A-Za-z\u00c0-\u024f]+(?:['\u2019][A-Za-z]+)?"
+                        r"(?![0-9A-Za-z\u00c0-\u024f])")
+"""A Latin word that is no part of an id: "room" is one, the "B" of "B202" is not."""
+ADDRESS = re.compile(r"\S+@\S+|(?:https?://|www\.)\S+", re.IGNORECASE)
 MIN_LATIN_WORDS = 3
 
 
 def turn_language(text: str, current: str) -> str:
     """The language a reply to ``text`` must be in: CJK makes zh, three Latin words make en,
-    anything shorter keeps the session's language (docs/bot-file.md, "language")."""
+    anything shorter keeps the session's language; an e-mail address or an id typed in one
+    language switches nothing (docs/bot-file.md, "language"; docs/behaviours.md, item 21)."""
+    text = ADDRESS.sub(" ", text)
     if has_cjk(text):
         return "zh"
     if len(LATIN_WORD.findall(text)) >= MIN_LATIN_WORDS:

@@ -142,3 +142,12 @@ def test_every_move_draws_a_turn_in_its_language() -> None:
             assert turn.slot == "order_id"
 
     check()
+
+
+def test_the_turns_language_follows_the_documented_rule() -> None:
+    assert turn_language("我的包裹没收到", "en") == "zh"
+    assert turn_language("no, make it 67890", "zh") == "en"
+    assert turn_language("yes", "zh") == "zh" and turn_language("12345", "en") == "en"
+    assert turn_language("actually room B202", "zh") == "zh"          # an id is no word
+    assert turn_language("我的邮箱是 alice@example.com", "en") == "zh"
+    assert turn_language("my email is 张伟@例子.中国", "zh") == "en"    # an address is in no language
