@@ -133,14 +133,14 @@ def _ordinal(text: str, count: int) -> int | None:
     m = _ZH_ORDINAL.search(text)
     if m:
         raw = m.group(1)
-        number = int(raw) if raw.isdigit() else lx.ZH_NUMERALS.get(raw) if len(raw) == 1 else None
+        number = int(raw) if raw.isdecimal() else lx.ZH_NUMERALS.get(raw) if len(raw) == 1 else None
         return number - 1 if number and number <= count else None
     m = _EN_ORDINAL.search(text)
     if m:
         index = lx.EN_ORDINALS[m.group(1).lower()]
         return index % count if -count <= index < count else None
     bare = text.strip().strip("#.。!！")
-    if bare.isdigit() and 1 <= int(bare) <= count:
+    if bare.isdecimal() and 1 <= int(bare) <= count:     # "②" and "²" are digits, not decimals
         return int(bare) - 1
     return None
 

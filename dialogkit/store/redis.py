@@ -289,7 +289,7 @@ class RedisStore:
     def _holder_dead(holder: str) -> bool:
         host, _, rest = holder.partition(":")
         pid, _, _ = rest.partition(":")
-        return host == HOST and pid.isdigit() and not pid_alive(int(pid))
+        return host == HOST and pid.isdecimal() and not pid_alive(int(pid))
 
     def _read(self, session_id: str, history_tail: int | None) -> tuple[Session | None, int, int]:
         """Blob, history length and tail in one MULTI/EXEC, so they describe the same moment; the
