@@ -21,6 +21,7 @@ from dialogkit.engine.context_view import ContextView
 from dialogkit.engine.lookahead import LookAhead
 from dialogkit.engine.memory_actions import MemoryActions
 from dialogkit.engine.migration import migrate_session
+from dialogkit.engine.ownership import check_owner
 from dialogkit.engine.policy import Policy
 from dialogkit.engine.slots import Validator
 from dialogkit.engine.turn import TurnContext
@@ -138,15 +139,15 @@ class Turns:
         if session is not None and now - session.updated_at > self.spec.bot.timeout_seconds:
             log.info("session_expired", session_id=session_id)
             offset = session.history_offset + len(session.history)
-            session = Session(id=session_id, user_id=user_id or session.user_id, language=session.language,
+            session = Session(id=session_id, user_id=session.user_id, language=session.language,
                               history_offset=offset, full_tokens=session.full_tokens, created_at=now, updated_at=now,
                               bot_version=self.version)
         if session is None:
             initial = self.spec.bot.language if self.spec.bot.language != "auto" else "en"
             session = Session(id=session_id, user_id=user_id or session_id, language=initial, created_at=now,
                               updated_at=now, bot_version=self.version)
-        elif user_id and session.user_id != user_id:
-            session.user_id = user_id
+        else:
+            check_owner(session, user_id)      # never re-owned, even once expired: SessionOwnerError
         return session
 
     def append(self, session: Session, role: Literal["user", "assistant"], content: str, turn: int,

@@ -1,0 +1,28 @@
+"""A session belongs to the user who started it.
+
+Another ``user_id`` on an existing session never re-owns it: the session's slots and the values
+persisted for its user would otherwise become the newcomer's (docs/behaviours.md, sessions). The
+API raises ``SessionOwnerError``; ``dialogkit chat`` starts a fresh session instead.
+"""
+
+from __future__ import annotations
+
+from dialogkit.errors import DialogkitError
+from dialogkit.model.session import Session
+
+__all__ = ["SessionOwnerError", "check_owner"]
+
+
+class SessionOwnerError(DialogkitError):
+    """A turn named a user other than the one the session belongs to; nothing was changed."""
+
+    def __init__(self, session_id: str) -> None:
+        super().__init__(f"session {session_id!r} belongs to another user; start a new session "
+                         "(a session id is never shared between users)")
+        self.session_id = session_id
+
+
+def check_owner(session: Session, user_id: str | None) -> None:
+    """Raise ``SessionOwnerError`` when ``user_id`` is given and is not the session's user."""
+    if user_id and session.user_id != user_id:
+        raise SessionOwnerError(session.id)
