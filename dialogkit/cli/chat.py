@@ -17,11 +17,13 @@ from rich.console import Console
 from rich.table import Table
 
 from dialogkit.bot import Bot
+from dialogkit.cli.context_export import ExportError, check_target, parse_export, render, write_export
+from dialogkit.engine.ownership import SessionOwnerError
 from dialogkit.errors import DialogkitError, FlowError
 from dialogkit.logging import configure_logging
 from dialogkit.model.reply import Reply
 
-HELP = "/state /summary /entities /stats /context /export FILE /clear /help /exit"
+HELP = "/state /summary /entities /stats /context /export FILE [--force] [--raw] /clear /help /exit"
 
 
 def _lines(console: Console, interactive: bool) -> Iterator[str]:
@@ -79,13 +81,15 @@ def _context(console: Console, bot: Bot, sid: str) -> None:
 
 
 def _export(console: Console, bot: Bot, sid: str, arg: str) -> None:
-    if not arg:
-        console.print("usage: /export FILE")
+    """``/export FILE [--force] [--raw]``: a mistake is a message and the chat goes on."""
+    try:
+        path, force, raw = parse_export(arg)
+        fmt = check_target(path, force)
+        write_export(path, render(bot.build_context(sid), sid, fmt, raw), force)
+    except ExportError as exc:
+        console.print(str(exc), markup=False, soft_wrap=True)
         return
-    path = Path(arg).expanduser()
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(bot.export_context(sid), encoding="utf-8")
-    console.print(f"exported to {path}")
+    console.print(f"exported to {path}", markup=False, soft_wrap=True)
 
 
 def _summary(console: Console, bot: Bot, sid: str) -> None:
@@ -183,7 +187,19 @@ def _answer(console: Console, bot: Bot, sid: str, text: str, user: str | None) -
     elif text.startswith("/"):
         console.print(f"unknown command {head}; commands: {HELP}")
     else:
-        _render_reply(console, bot.handle(sid, text, user_id=user), text)
+        sid = _turn(console, bot, sid, text, user)
+    return sid
+
+
+def _turn(console: Console, bot: Bot, sid: str, text: str, user: str | None) -> str:
+    """Answer ``text``; a session of another user is never joined: a fresh one starts instead."""
+    try:
+        reply = bot.handle(sid, text, user_id=user)
+    except SessionOwnerError:
+        sid = _new_session()
+        console.print(f"that session belongs to another user; new session {sid}", markup=False)
+        reply = bot.handle(sid, text, user_id=user)
+    _render_reply(console, reply, text)
     return sid
 
 
