@@ -434,6 +434,12 @@ class BotSettings(_Model):
                     "deletes what is older. Not set: kept until deleted.",
         examples=["90d"],
     )
+    timezone: str = Field(
+        default="UTC",
+        description="The bot's time zone, an IANA name: relative dates and times (\"明天下午三点\", "
+                    "\"next Friday\", \"in two hours\") are read on the bot's clock in this zone.",
+        examples=["Asia/Shanghai"],
+    )
     max_reprompts: int = Field(
         default=2, ge=0,
         description="How often a question is asked again after failed answers (an invalid value, or "

@@ -13,6 +13,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from typing import Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 
 from dialogkit.errors import Problem
 from dialogkit.spec.schema import (
@@ -73,6 +74,7 @@ class BotChecks:
         self._check_entity_patterns()
         self._check_entity_any()
         self._check_handoff()
+        self._check_timezone()
         intents: dict[str, str] = {}
         for name, flow in self.spec.flows.items():
             base: YamlPath = ("flows", name)
@@ -123,6 +125,19 @@ class BotChecks:
             guess = did_you_mean(handoff, self.spec.flows)
             self._add(("bot", "handoff"), f"handoff names no flow: '{handoff}'",
                       f"did you mean '{guess}'?" if guess else "flows: " + ", ".join(self.spec.flows))
+
+    def _check_timezone(self) -> None:
+        """The zone is looked up once here, so that a bot never starts with a clock it cannot read."""
+        name = self.spec.bot.timezone
+        try:
+            ZoneInfo(name)
+            return
+        except (ZoneInfoNotFoundError, ValueError, OSError):   # "", "../x", "Asia" (a folder)...
+            pass
+        guess = did_you_mean(name, available_timezones() | {"UTC"})   # listed only on a mistake: slow
+        self._add(("bot", "timezone"), f"unknown time zone '{name}'",
+                  f"did you mean '{guess}'?" if guess else
+                  "write an IANA name such as Asia/Shanghai, Europe/Berlin, America/New_York or UTC")
 
     # -- per flow ------------------------------------------------------------------------------
 
