@@ -1,7 +1,8 @@
 """Built-in entity types, usable in a bot file without declaring them.
 
-number, integer, phone, email, date, time, yes_no. Each finder takes folded text and the clock
-and returns ``Found`` spans; ``entities`` turns them into mentions and settles overlaps.
+number, integer, phone, email, date, time, yes_no. Each finder takes folded text and ``now`` (the
+time the turn is read at, in the bot's time zone: dates and times are relative to it) and returns
+``Found`` spans; ``entities`` turns them into mentions and settles overlaps.
 
 Values: number -> int/float; integer -> int; phone -> digits with a leading "+" when the number
 was written in international form ("+8613812345678", "13812345678", "4155552671"); email -> as
@@ -21,8 +22,7 @@ from dialogkit.understanding.cues import leading_answer
 from dialogkit.understanding.datetimes import find_dates, find_times, read_dates, read_times
 from dialogkit.understanding.numbers import Found, find_integers, find_numbers
 
-Clock = Callable[[], datetime]
-Finder = Callable[[str, Clock], list[Found]]
+Finder = Callable[[str, datetime], list[Found]]
 
 _CN_MOBILE = re.compile(r"(?<![\d+])(?:(?:\+|00)86[\s-]?)?1[3-9]\d(?:[\s-]?\d{4}){2}(?!\d)")
 _INTERNATIONAL = re.compile(
@@ -54,7 +54,7 @@ def _may_hold_phone(text: str) -> bool:
     return len(_DIGIT.findall(text)) >= MIN_PHONE_DIGITS
 
 
-def find_phones(text: str, _now: Clock | None = None) -> list[Found]:
+def find_phones(text: str, _now: datetime | None = None) -> list[Found]:
     """Chinese mobiles (1[3-9] + 9 digits, with +86 and separators), international, US forms."""
     if not _may_hold_phone(text):
         return []
@@ -67,7 +67,7 @@ def find_phones(text: str, _now: Clock | None = None) -> list[Found]:
     return found
 
 
-def find_emails(text: str, _now: Clock | None = None) -> list[Found]:
+def find_emails(text: str, _now: datetime | None = None) -> list[Found]:
     found: list[Found] = []
     for match in _EMAIL.finditer(text):
         local = match.group()[: match.start(1) - match.start() - 1]
@@ -75,7 +75,7 @@ def find_emails(text: str, _now: Clock | None = None) -> list[Found]:
     return found
 
 
-def find_yes_no(text: str, _now: Clock | None = None) -> list[Found]:
+def find_yes_no(text: str, _now: datetime | None = None) -> list[Found]:
     """The answer an utterance is (the same reading as the yes/no cues), as a bool."""
     answer = leading_answer(text)
     if answer is None or answer.correction:
@@ -86,8 +86,8 @@ def find_yes_no(text: str, _now: Clock | None = None) -> list[Found]:
 BUILTIN_FINDERS: dict[str, Finder] = {
     "email": find_emails,
     "phone": find_phones,
-    "date": lambda text, now: find_dates(text, now),
-    "time": lambda text, _now: find_times(text),
+    "date": find_dates,
+    "time": find_times,
     "integer": lambda text, _now: find_integers(text),
     "number": lambda text, _now: find_numbers(text),
     "yes_no": find_yes_no,
@@ -95,8 +95,8 @@ BUILTIN_FINDERS: dict[str, Finder] = {
 """Finders in tie-break order: at equal length an email beats a phone beats a date ... ."""
 
 READERS: dict[str, Finder] = {
-    "date": lambda text, now: read_dates(text, now),
-    "time": lambda text, _now: read_times(text),
+    "date": read_dates,
+    "time": read_times,
 }
 """Finders that also return what has their type's form but is impossible ("2月30日", "25:00"),
 with a ``datetimes.Impossible`` value."""

@@ -1,7 +1,9 @@
-"""The built-in ``date`` and ``time`` types, relative to an injected clock.
+"""The built-in ``date`` and ``time`` types, relative to ``now``: the time the turn is read at.
 
-Dates become ISO strings "YYYY-MM-DD", times "HH:MM" on a 24-hour clock. Choices, the same in
-both languages:
+``now`` is the bot's clock in the bot's time zone (docs/bot-file.md, ``timezone``), so "明天" and
+"tomorrow" are the day after the bot's local date, whatever the machine's zone or date is. Dates
+become ISO strings "YYYY-MM-DD", times "HH:MM" on a 24-hour clock. Choices, the same in both
+languages:
 
 - A bare weekday ("周五", "friday", "on friday") is its next occurrence, today included.
   "这周五"/"本周五"/"this friday" is that day of the current Monday-based week, even if past;
@@ -16,6 +18,8 @@ both languages:
   "早上6点", "3am", "3 in the morning". Other bare hours are literal ("七点" is 07:00, "十点" 10:00),
   and so is a 24-hour clock with a leading zero ("03:30"). "晚上12点" and "midnight" are 00:00,
   "中午"/"noon" 12:00.
+- "in two hours", "半小时后" are the time of day the span comes to from ``now``
+  (``relative_times``): at 09:00, 11:00 and 09:30.
 - A date or time in the right form but impossible ("2025-13-45", "2月30日", "Feb 30", "25:00",
   "13:75", "3点75分") is no value, but it is not silently dropped either: ``read_dates`` and
   ``read_times`` return it with an ``Impossible`` value naming the part that cannot be ("month",
@@ -26,11 +30,12 @@ both languages:
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from datetime import date, datetime, timedelta
 from typing import NamedTuple
 
 from dialogkit.strings.cjk import is_cjk_char
+from dialogkit.understanding import relative_times
 from dialogkit.understanding.numbers import CN_DIGITS, EN_UNITS, Found, longest_first, parse_cn_integer
 
 _CN_NUM_CHAR = "[零〇一二两三四五六七八九十]"
@@ -251,16 +256,16 @@ _DATE_HINT = _FirstLook([*_CN_RELATIVE_DAYS, "月", "天", "周", "星期", "礼
                         digit_tails=[r"\s?[-/.年]\s?\d"])          # 2024-05-01, 2024年5月1日, 5/1
 
 
-def find_dates(text: str, now: Callable[[], datetime]) -> list[Found]:
-    """Every date in ``text`` as an ISO string, resolved against ``now()``."""
+def find_dates(text: str, now: datetime) -> list[Found]:
+    """Every date in ``text`` as an ISO string, resolved against the local date of ``now``."""
     return possible(read_dates(text, now))
 
 
-def read_dates(text: str, now: Callable[[], datetime]) -> list[Found]:
+def read_dates(text: str, now: datetime) -> list[Found]:
     """``find_dates`` with the impossible dates too, their value an ``Impossible``."""
     if _DATE_HINT.search(text) is None:
         return []
-    today = now().date()
+    today = now.date()
     found = _written_dates(text, today)
     found += _cn_relative_dates(text, today)
     found += _en_relative_dates(text, today)
@@ -441,21 +446,24 @@ def _en_hour(text: str) -> int:
 
 
 _TIME_HINT = _FirstLook([*_CN_PERIOD.split("|"), "点", "點", "时", "時", "正午", "午夜", *_EN_HOUR_WORDS,
-                         "noon", "midday", "midnight", "half", "quarter", "o'clock", "oclock"],
-                        digit_tails=[r"\s?[:：]", r"\s*[ap]\.?m"],   # 15:30, 3pm
+                         "noon", "midday", "midnight", "half", "quarter", "o'clock", "oclock",
+                         *relative_times.WORDS],
+                        digit_tails=[r"\s?[:：]", r"\s*[ap]\.?m",    # 15:30, 3pm
+                                     *relative_times.DIGIT_TAILS],
                         latin_shapes=[r"at\s+\d"])                    # at 3
 
 
-def find_times(text: str) -> list[Found]:
-    """Every time of day in ``text`` as "HH:MM" (24-hour)."""
-    return possible(read_times(text))
+def find_times(text: str, now: datetime) -> list[Found]:
+    """Every time of day in ``text`` as "HH:MM" (24-hour); "in two hours" counts from ``now``."""
+    return possible(read_times(text, now))
 
 
-def read_times(text: str) -> list[Found]:
+def read_times(text: str, now: datetime) -> list[Found]:
     """``find_times`` with the impossible times too, their value an ``Impossible``."""
     if _TIME_HINT.search(text) is None:
         return []
     found = _cn_times(text)
+    found += relative_times.find_relative_times(text, now)
     for m in _CLOCK.finditer(text):
         period = m[4] and f"{m[4].lower()}m"
         literal = len(m[2]) == 2 and m[2].startswith("0")   # "03:30" is a 24-hour clock

@@ -20,11 +20,12 @@ from __future__ import annotations
 import re
 from collections.abc import Collection, Iterable
 from dataclasses import replace
+from datetime import datetime
 
 from dialogkit.model.interpretation import Mention, RejectedValue
 from dialogkit.spec.schema import BotFile, EntityTypeSpec
 from dialogkit.strings.cjk import has_cjk
-from dialogkit.understanding.builtins import BUILTIN_FINDERS, READERS, Clock
+from dialogkit.understanding.builtins import BUILTIN_FINDERS, READERS
 from dialogkit.understanding.datetimes import Impossible
 from dialogkit.understanding.numbers import (
     Found,
@@ -145,9 +146,11 @@ class EntityExtractor:
     def known(self, type_name: str) -> bool:
         return type_name in self.custom or type_name in BUILTIN_FINDERS
 
-    def find(self, original: str, folded: str, types: Collection[str], now: Clock,
+    def find(self, original: str, folded: str, types: Collection[str], now: datetime,
              rejected: list[RejectedValue] | None = None) -> list[Mention]:
         """Every mention of ``types`` in the text, in text order; overlaps across types kept.
+
+        Dates and times are read relative to ``now`` (the bot's local time of the turn).
 
         ``folded`` is the matching text (``language.fold``), ``original`` what the user wrote:
         spans are identical in both, mentions carry the original surface. A built-in type's

@@ -400,7 +400,7 @@ def _best_similarity(flow: _FlowIndex, utterance: AbstractSet[str], marks: Abstr
     return best
 
 
-def example_reader(extractor: EntityExtractor, types: Collection[str], now: Callable[[], datetime]) -> Reader:
+def example_reader(extractor: EntityExtractor, types: Collection[str], now: datetime) -> Reader:
     """Reads an example as ``interpret`` reads an utterance: the same types, overlaps resolved."""
 
     def read(text: str) -> list[Mention]:

@@ -4,13 +4,20 @@ This is what offline bots and tests run, and what validates every value an LLM p
 is built for speed: every regex, alternation and example index is compiled once in
 ``__init__``; a short utterance costs a fraction of a millisecond. Input longer than
 ``strings.limits.MAX_UNDERSTOOD_CHARS`` is read up to that cap.
+
+Dates and times are read relative to ``now``, an aware datetime in the bot's time zone
+(``bot.timezone``, docs/lifecycle.md "Clock and timezone"): the pipeline passes the turn's time
+from the bot's clock, so a fake clock decides what "明天" and "next Friday" mean. A call given no
+``now`` reads ``clock`` (the bot's, given when it is built; else the real time).
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Collection
 from datetime import datetime
 from typing import Any
+from zoneinfo import ZoneInfo
 
 from dialogkit.model.interpretation import Interpretation, Mention, RejectedValue
 from dialogkit.spec.schema import BotFile
@@ -24,9 +31,10 @@ from dialogkit.understanding.language import detect_language, fold
 class RuleUnderstanding:
     """Regex + synonym dictionaries + keyword/example similarity, Chinese and English alike."""
 
-    def __init__(self, spec: BotFile, *, now: Callable[[], datetime] | None = None) -> None:
+    def __init__(self, spec: BotFile, *, clock: Callable[[], float] = time.time) -> None:
         self.spec = spec
-        self.now: Callable[[], datetime] = now or datetime.now
+        self.clock = clock                      # seconds since the epoch, like the bot's clock
+        self.zone = ZoneInfo(spec.bot.timezone)
         self.entities = EntityExtractor(spec)
         used = {s.entity for flow in spec.flows.values() for s in flow.slots if s.entity}
         # Built-ins only when a slot needs them or entity memory wants them: numbers are
@@ -35,15 +43,23 @@ class RuleUnderstanding:
         self.tracked_types: tuple[str, ...] = (*self.entities.custom, *builtins)
         # Trigger examples are read like utterances, so that their mentions and the user's are
         # compared by type, not by wording (the clock only places dates, which are masked anyway).
-        read = example_reader(self.entities, self.tracked_types, self.now)
+        read = example_reader(self.entities, self.tracked_types, self.now())
         self.intents = IntentScorer(spec, self.entities, read)
 
-    def interpret(self, text: str, current_language: str) -> Interpretation:
-        """The whole reading of one user turn."""
+    def local_time(self, seconds: float) -> datetime:
+        """The bot's local time at ``seconds`` since the epoch: what a turn at that time reads with."""
+        return datetime.fromtimestamp(seconds, self.zone)
+
+    def now(self) -> datetime:
+        """The bot's local time now, by its clock."""
+        return datetime.fromtimestamp(self.clock(), self.zone)
+
+    def interpret(self, text: str, current_language: str, *, now: datetime | None = None) -> Interpretation:
+        """The whole reading of one user turn; relative dates and times count from ``now``."""
         folded = fold(text)
         rejected: list[RejectedValue] = []
         mentions = self.entities.resolve_overlaps(
-            self.entities.find(text, folded, self.tracked_types, self.now, rejected)
+            self.entities.find(text, folded, self.tracked_types, self.now() if now is None else now, rejected)
         )
         return Interpretation(
             text=text,
@@ -55,18 +71,19 @@ class RuleUnderstanding:
             rejected=_unclaimed(rejected, mentions) if rejected else rejected,
         )
 
-    def extract(self, text: str, types: Collection[str] | None = None) -> list[Mention]:
+    def extract(self, text: str, types: Collection[str] | None = None, *,
+                now: datetime | None = None) -> list[Mention]:
         """Every mention of ``types`` (default: every declared and built-in type), overlaps kept.
 
         Used to fill a specific slot: the slot's own type must be found even where another type
         claims the same span in ``interpret``. Unknown type names raise ``ValueError``.
         """
         wanted = list(types) if types is not None else [*self.entities.custom, *BUILTIN_FINDERS]
-        return self.entities.find(text, fold(text), wanted, self.now)
+        return self.entities.find(text, fold(text), wanted, self.now() if now is None else now)
 
-    def parse_value(self, type_name: str, text: str) -> Any | None:
+    def parse_value(self, type_name: str, text: str, *, now: datetime | None = None) -> Any | None:
         """The value of ``type_name`` first found in ``text``, or None."""
-        found = self.extract(text, [type_name])
+        found = self.extract(text, [type_name], now=now)
         return found[0].value if found else None
 
 

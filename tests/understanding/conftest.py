@@ -1,9 +1,9 @@
-"""Shared fixtures: the shipped support bot, a fixed clock, and a helper for inline bot files."""
+"""Shared fixtures: the shipped support bot, a stopped clock, and a helper for inline bot files."""
 
 from __future__ import annotations
 
 import textwrap
-from datetime import datetime
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -13,11 +13,12 @@ from dialogkit.spec.schema import BotFile
 from dialogkit.understanding.rules import RuleUnderstanding
 
 SUPPORT_BOT = Path(__file__).resolve().parents[2] / "flows" / "support_ticket.yaml"
-NOW = datetime(2026, 11, 30, 10, 0)  # a Monday
+NOW = datetime(2026, 11, 30, 10, 0, tzinfo=UTC)  # a Monday; the bots here keep the default zone, UTC
 
 
-def fixed_now() -> datetime:
-    return NOW
+def fixed_clock() -> float:
+    """The bot's clock (seconds since the epoch) stopped at ``NOW``."""
+    return NOW.timestamp()
 
 
 def bot_from_yaml(text: str) -> BotFile:
@@ -32,4 +33,4 @@ def support_spec() -> BotFile:
 
 @pytest.fixture(scope="session")
 def rules(support_spec: BotFile) -> RuleUnderstanding:
-    return RuleUnderstanding(support_spec, now=fixed_now)
+    return RuleUnderstanding(support_spec, clock=fixed_clock)

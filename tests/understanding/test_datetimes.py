@@ -9,15 +9,15 @@ import pytest
 from dialogkit.understanding import datetimes
 from dialogkit.understanding.datetimes import Impossible, find_dates, find_times, read_dates, read_times
 from dialogkit.understanding.rules import RuleUnderstanding
-from tests.understanding.conftest import fixed_now
+from tests.understanding.conftest import NOW
 
 
 def dates(text: str) -> list[str]:
-    return [f.value for f in sorted(find_dates(text, fixed_now))]
+    return [f.value for f in sorted(find_dates(text, NOW))]
 
 
 def times(text: str) -> list[str]:
-    return [f.value for f in sorted(find_times(text))]
+    return [f.value for f in sorted(find_times(text, NOW))]
 
 
 class TestChineseDates:
@@ -181,7 +181,7 @@ class TestImpossibleValues:
         ],
     )
     def test_dates_say_which_part_is_impossible(self, text: str, reason: str) -> None:
-        (found,) = read_dates(f"改到 {text} 吧", fixed_now)
+        (found,) = read_dates(f"改到 {text} 吧", NOW)
         assert found.value == Impossible(reason)
 
     @pytest.mark.parametrize(
@@ -190,13 +190,13 @@ class TestImpossibleValues:
          ("25 o'clock", "hour")],
     )
     def test_times_say_which_part_is_impossible(self, text: str, reason: str) -> None:
-        (found,) = read_times(f"改到 {text} 吧")
+        (found,) = read_times(f"改到 {text} 吧", NOW)
         assert found.value == Impossible(reason)
 
     @pytest.mark.parametrize("text", ["30/2", "5/35", "积分25点", "还差25点", "at 25 degrees", "16:9"])
     def test_ratios_scores_and_counts_are_not_reported(self, text: str) -> None:
         """Only what is unmistakably a date or time is reported impossible."""
-        assert read_dates(text, fixed_now) == [] and read_times(text) == []
+        assert read_dates(text, NOW) == [] and read_times(text, NOW) == []
 
     @pytest.mark.parametrize(
         ("text", "rejected"),

@@ -7,7 +7,7 @@ import itertools
 import pytest
 
 from dialogkit.understanding.rules import RuleUnderstanding
-from tests.understanding.conftest import bot_from_yaml, fixed_now
+from tests.understanding.conftest import bot_from_yaml, fixed_clock
 
 
 def found(rules: RuleUnderstanding, text: str) -> list[tuple[str, object, str]]:
@@ -41,7 +41,7 @@ class TestSynonyms:
               product: {values: {phone: [phone]}}
             flows: {f: {slots: [{name: p, entity: product}]}}
         """)
-        rules = RuleUnderstanding(spec, now=fixed_now)
+        rules = RuleUnderstanding(spec, clock=fixed_clock)
         assert rules.extract("my iphone broke", ["product"]) == []
         assert rules.extract("我的phone坏了", ["product"])[0].value == "phone"
 
@@ -59,7 +59,7 @@ class TestSynonyms:
                   laptop: [笔记本电脑, laptop computer, 笔记本, laptop]
             flows: {f: {slots: [{name: p, entity: product}]}}
         """)
-        rules = RuleUnderstanding(spec, now=fixed_now)
+        rules = RuleUnderstanding(spec, clock=fixed_clock)
         (mention,) = rules.extract(text, ["product"])
         assert (mention.value, mention.text) == ("laptop", alias)
 
@@ -90,7 +90,7 @@ class TestRegexTypes:
               code: {pattern: '[A-Z]{3}\d{2}'}
             flows: {f: {slots: [{name: t, entity: ticket}, {name: c, entity: code}]}}
         """)
-        rules = RuleUnderstanding(spec, now=fixed_now)
+        rules = RuleUnderstanding(spec, clock=fixed_clock)
         assert rules.parse_value("ticket", "ticket T-1001 please") == "1001"
         assert rules.parse_value("ticket", "查一下工单2002") == "2002"
         assert rules.parse_value("code", "code ABC12 ok") == "ABC12"
@@ -110,7 +110,7 @@ class TestOverlapPolicy:
             flows:
               f: {slots: [{name: o, entity: order_id}, {name: n, entity: number}]}
         """)
-        rules = RuleUnderstanding(spec, now=fixed_now)
+        rules = RuleUnderstanding(spec, clock=fixed_clock)
         types = [(m.type, m.value) for m in rules.interpret("订单12345，买了3个", "zh").mentions]
         assert types == [("order_id", "12345"), ("number", 3)]
         types = [(m.type, m.value) for m in rules.interpret("order 12345, 3 items", "en").mentions]

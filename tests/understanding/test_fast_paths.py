@@ -11,7 +11,6 @@ from __future__ import annotations
 import ast
 import re
 from collections.abc import Callable
-from datetime import datetime
 from functools import cache
 from pathlib import Path
 
@@ -26,7 +25,7 @@ from dialogkit.understanding.entities import EntityExtractor, SynonymMatcher, no
 from dialogkit.understanding.language import fold
 from dialogkit.understanding.numbers import find_integers, find_numbers, non_overlapping
 from dialogkit.understanding.rules import RuleUnderstanding
-from tests.understanding.conftest import SUPPORT_BOT, bot_from_yaml, fixed_now
+from tests.understanding.conftest import NOW, SUPPORT_BOT, bot_from_yaml, fixed_clock
 
 TESTS = Path(__file__).resolve().parents[1]
 MEETING_BOT = TESTS.parent / "flows" / "meeting.yaml"
@@ -85,7 +84,7 @@ def bots() -> tuple[RuleUnderstanding, ...]:
             """
         )
     )
-    return tuple(RuleUnderstanding(spec, now=fixed_now) for spec in specs)
+    return tuple(RuleUnderstanding(spec, clock=fixed_clock) for spec in specs)
 
 
 # -------------------------------------------------------------------------- intents
@@ -205,7 +204,7 @@ def test_resolving_one_mention_or_none_takes_the_general_path_result() -> None:
     for rules in bots():
         extractor = rules.entities
         for text in corpus():
-            found = extractor.find(text, fold(text), rules.tracked_types, fixed_now)
+            found = extractor.find(text, fold(text), rules.tracked_types, NOW)
             general = non_overlapping(entities._trim_units(list(found), extractor.custom), _general_rank(extractor))
             assert extractor.resolve_overlaps(found) == general, text
 
@@ -224,12 +223,12 @@ def test_the_phone_first_look_loses_nothing(monkeypatch: pytest.MonkeyPatch) -> 
 
 def test_the_date_and_time_first_looks_lose_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
     """The split, prefix-tree first looks skip no text that holds a date or a time, possible or not."""
-    now = lambda: datetime(2026, 11, 30, 10, 0)  # noqa: E731
+    now = NOW
     texts = corpus()
-    gated = [(datetimes.read_dates(fold(t), now), datetimes.read_times(fold(t))) for t in texts]
+    gated = [(datetimes.read_dates(fold(t), now), datetimes.read_times(fold(t), now)) for t in texts]
     monkeypatch.setattr(datetimes, "_DATE_HINT", re.compile(""))
     monkeypatch.setattr(datetimes, "_TIME_HINT", re.compile(""))
-    assert [(datetimes.read_dates(fold(t), now), datetimes.read_times(fold(t))) for t in texts] == gated
+    assert [(datetimes.read_dates(fold(t), now), datetimes.read_times(fold(t), now)) for t in texts] == gated
     assert sum(1 for d, t in gated if d or t) > 20
 
 

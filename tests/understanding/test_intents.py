@@ -6,7 +6,7 @@ import pytest
 
 from dialogkit.understanding.intents import INTENT_THRESHOLD, features, similarity
 from dialogkit.understanding.rules import RuleUnderstanding
-from tests.understanding.conftest import bot_from_yaml, fixed_now
+from tests.understanding.conftest import bot_from_yaml, fixed_clock
 
 REPORT_ISSUE = [
     "我上周买的手机屏幕碎了",
@@ -85,12 +85,12 @@ MEETING_BOT = """
 
 class TestTriggers:
     def test_chinese_keywords_match_as_substrings(self) -> None:
-        rules = RuleUnderstanding(bot_from_yaml(MEETING_BOT), now=fixed_now)
+        rules = RuleUnderstanding(bot_from_yaml(MEETING_BOT), clock=fixed_clock)
         assert rules.interpret("我想订会议室", "zh").intents[0].flow == "book_room"
 
     def test_latin_keywords_match_whole_words_only(self) -> None:
         """The keyword "book" is not found inside "notebook" or "Facebook"."""
-        rules = RuleUnderstanding(bot_from_yaml(MEETING_BOT), now=fixed_now)
+        rules = RuleUnderstanding(bot_from_yaml(MEETING_BOT), clock=fixed_clock)
         assert rules.interpret("please book it", "en").intents[0].flow == "book_room"
         assert all(
             s.flow != "book_room" for s in rules.interpret("my notebook and Facebook", "en").intents
@@ -99,13 +99,13 @@ class TestTriggers:
     @pytest.mark.parametrize("text", ["蓝色会议室", "the blue room"])
     def test_slot_values_are_evidence_for_their_flow(self, text: str) -> None:
         """Naming a value of a flow's slot type is a reason to think of that flow."""
-        rules = RuleUnderstanding(bot_from_yaml(MEETING_BOT), now=fixed_now)
+        rules = RuleUnderstanding(bot_from_yaml(MEETING_BOT), clock=fixed_clock)
         assert rules.interpret(text, "en").intents[0].flow == "book_room"
 
     def test_a_flow_without_trigger_never_scores(self) -> None:
         spec = bot_from_yaml("flows: {silent: {}}")
         assert (
-            RuleUnderstanding(spec, now=fixed_now).interpret("anything at all here", "en").intents
+            RuleUnderstanding(spec, clock=fixed_clock).interpret("anything at all here", "en").intents
             == []
         )
 

@@ -19,7 +19,7 @@ from dialogkit.strings.cjk import has_cjk
 from dialogkit.understanding.intents import INTENT_THRESHOLD, features, similarity
 from dialogkit.understanding.rules import RuleUnderstanding
 from dialogkit.understanding.statements import MENTION, is_statement
-from tests.understanding.conftest import fixed_now
+from tests.understanding.conftest import fixed_clock
 
 ROOT = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent
@@ -38,7 +38,7 @@ EN_FRAMES = ("I have a {a} at home", "I bought a {a} and a {b}", "{a} is my neig
 @cache
 def rules(name: str) -> RuleUnderstanding:
     spec = BotFile.model_validate(YAML(typ="safe").load(BOTS[name].read_text(encoding="utf-8")))
-    return RuleUnderstanding(spec, now=fixed_now)
+    return RuleUnderstanding(spec, clock=fixed_clock)
 
 
 def requested(bot: RuleUnderstanding, text: str, language: str = "en") -> str | None:

@@ -6,7 +6,7 @@ import pytest
 
 from dialogkit.strings.limits import MAX_UNDERSTOOD_CHARS
 from dialogkit.understanding.rules import RuleUnderstanding
-from tests.understanding.conftest import NOW, bot_from_yaml, fixed_now
+from tests.understanding.conftest import NOW, bot_from_yaml, fixed_clock
 
 
 class TestInterpret:
@@ -169,7 +169,7 @@ class TestDeclaredAndBuiltinMentions:
                 trigger: {keywords: [订单, order]}
                 slots: [{name: n, entity: integer}, {name: order_id, entity: order_id}]
             """)
-        found = RuleUnderstanding(spec, now=fixed_now).interpret("我有两个订单 12345", "zh")
+        found = RuleUnderstanding(spec, clock=fixed_clock).interpret("我有两个订单 12345", "zh")
         assert [(m.type, m.value, m.builtin) for m in found.mentions] == [
             ("integer", 2, True), ("order_id", "12345", False)]
         assert [m.text for m in found.declared_mentions] == ["12345"]
