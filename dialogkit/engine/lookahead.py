@@ -12,7 +12,7 @@ from collections.abc import Mapping
 
 from dialogkit.engine.turn import TurnContext
 from dialogkit.memory import references, tracker
-from dialogkit.model.interpretation import Mention
+from dialogkit.model.interpretation import Interpretation, Mention
 from dialogkit.model.session import Candidate, PendingClarification
 from dialogkit.spec.compiler import CompiledFlow
 from dialogkit.spec.schema import prompt_text
@@ -81,9 +81,9 @@ class LookAhead:
             ref, first = resolution.ambiguity.reference, resolution.ambiguity.candidates[0]
             label = tracker.entity_label(first, ctx.language, self.texts)
             probe = resolution.text[:ref.start] + label + resolution.text[ref.end:]
-            ctx.interp.intents = self.understanding.interpret(probe, ctx.language).intents
+            ctx.interp.intents = self._interpret(ctx, probe).intents
         if resolution.bindings:
-            again = self.understanding.interpret(resolution.resolved_text, ctx.language)
+            again = self._interpret(ctx, resolution.resolved_text)
             own = {(m.type, str(m.value)) for m in ctx.interp.mentions}
             ctx.interp.intents = again.intents
             ctx.interp.cues = ctx.interp.cues | again.cues
@@ -94,10 +94,14 @@ class LookAhead:
                 for b in resolution.bindings if (b.entity.type, str(b.entity.value)) not in own
             ]
 
+    def _interpret(self, ctx: TurnContext, text: str) -> Interpretation:
+        """Text of this turn read again: at the turn's time, as the pipeline read the turn."""
+        return self.understanding.interpret(text, ctx.language, now=self.understanding.local_time(ctx.now))
+
     def replay_with_choice(self, ctx: TurnContext, pending: PendingClarification, choice: Candidate) -> None:
         """Continue the request a clarification interrupted, with the chosen referent bound."""
         entity = ctx.session.entity(choice.entity_id) if choice.entity_id else None
-        ctx.interp = self.understanding.interpret(pending.original_text, ctx.language)
+        ctx.interp = self._interpret(ctx, pending.original_text)
         ctx.text = pending.original_text
         resolution = references.resolve(ctx.session, pending.original_text, ctx.language, turn=ctx.turn,
                                         mentions=ctx.interp.mentions, texts=self.texts)

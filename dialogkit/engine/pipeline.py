@@ -100,10 +100,11 @@ class Turns:
 
     def _context(self, txn: StoreTxn, session: Session, understood: str) -> TurnContext:
         """The turn's context, with the text understood and the session's language updated."""
-        interp = self.understanding.interpret(understood, session.language)
+        now = self.clock()     # "明天" is read on the bot's clock, in the bot's time zone
+        interp = self.understanding.interpret(understood, session.language, now=self.understanding.local_time(now))
         session.language = interp.language        # detected once, by understanding
         return TurnContext(txn=txn, session=session, text=understood, interp=interp,
-                           language=interp.language, turn=session.turn, now=self.clock(),
+                           language=interp.language, turn=session.turn, now=now,
                            user_key=user_scope(self.spec.bot.name, session.user_id),
                            trace=enabled_for(logging.DEBUG), log_turn=enabled_for(logging.INFO))
 
