@@ -72,4 +72,4 @@ class _Found:
 _PIECES = re.compile(r"[；;]\s*|[，,]\s*(?=(?:助手|Bot)[：:])")
 _ROLE = re.compile(r"^\s*(?:用户|助手|User|Bot)[：:]\s*")
 _CLAUSES = re.compile(r"[，,。!！?？()（）]\s*")
-_IDENTIFIER = re.compile(r"[A-Za-z0-9-]*\d[A-Za-z0-9-]*")
+_IDENTIFIER = re.compile(r"(?:(?<![A-Za-z0-9-])|(?=\d))[A-Za-z0-9-]*\d[A-Za-z0-9-]*")  # starts at run starts: linear
