@@ -39,16 +39,41 @@ ActionFunc = Callable[[ActionContext], Any]
 """An action as the runtime calls it: one context in, the action's raw result out."""
 
 
-def action(name: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+@dataclass(frozen=True)
+class ActionOptions:
+    """What the runtime may do after a crash left an action's outcome unknown (docs/bot-file.md,
+    "Actions run at most once"): run it again with the same ``idempotency_key`` when the
+    receiving system deduplicates (``idempotent``), or ask ``reconcile(ctx)``, which returns the
+    action's result when it did run and None when it did not."""
+
+    idempotent: bool = False
+    reconcile: Callable[[ActionContext], Any] | None = None
+
+
+def action_options(func: object) -> ActionOptions | None:
+    """The options ``@action`` gave ``func``, or None for a function it did not register."""
+    options = getattr(func, "__dialogkit_options__", None)
+    return options if isinstance(options, ActionOptions) else None
+
+
+Decorator = Callable[[Callable[..., Any]], Callable[..., Any]]
+
+
+def action(name: str, *, idempotent: bool = False,
+           reconcile: Callable[[ActionContext], Any] | None = None) -> Decorator:
     """Register the decorated function as the action ``name`` of its module; returns it unchanged."""
     if not isinstance(name, str) or not name.strip():
         raise ValueError("@action needs a non-empty name, e.g. @action(\"create_ticket\")")
+    if reconcile is not None and not callable(reconcile):
+        raise ValueError(f"@action({name!r}, reconcile=...) needs a function of the action's context")
+    options = ActionOptions(bool(idempotent), reconcile)
 
     def register(func: Callable[..., Any]) -> Callable[..., Any]:
         module = getattr(func, "__module__", None) or "__main__"
         _REGISTRY.setdefault(module, {})[name] = func
-        # Whoever holds the function can ask which name it was registered under.
+        # Whoever holds the function can ask which name it was registered under, and its options.
         func.__dialogkit_action__ = name  # type: ignore[attr-defined]  # functions take attributes
+        func.__dialogkit_options__ = options  # type: ignore[attr-defined]
         return func
 
     return register

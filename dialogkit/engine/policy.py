@@ -277,7 +277,7 @@ class Policy:
         result: dict[str, Any] = {}
         error: str | None = None
         try:
-            result = self.actions.run(action, action_ctx)
+            result = run_at_most_once(ctx.txn, self.actions, action, action_ctx, ctx.now)
         except ActionError as exc:
             error = str(exc) or type(exc.original).__name__
             log.warning("action_failed", action=action, session_id=ctx.session.id, error=error)
@@ -298,6 +298,7 @@ class Policy:
 
     def _completed(self, ctx: TurnContext, result: Mapping[str, Any]) -> None:
         assert ctx.flow is not None
+        from dialogkit.engine.execution import run_at_most_once  # "about to run" is recorded first
         say = ctx.flow.spec.execute.say
         if say:
             # The summary keeps the task's outcome in both languages; the reply is the turn's one.

@@ -43,6 +43,7 @@ class MemoryStore:
         self._sessions: dict[str, _Record] = {}
         self._user_slots: dict[str, dict[str, str]] = {}
         self._users: dict[str, set[str]] = {}       # user id -> ids of that user's sessions
+        self._running: dict[str, dict[str, float]] = {}  # session id -> idempotency key -> when marked
         self._turn_locks = KeyedLocks()
 
     @contextmanager
@@ -51,7 +52,7 @@ class MemoryStore:
     ) -> Iterator[StagedTxn]:
         with self._turn_locks.hold(session_id, timeout_s, self.url):
             session, count = self._read(session_id, history_tail)
-            txn = StagedTxn(session_id, session, count, self.user_slots)
+            txn = StagedTxn(session_id, session, count, self.user_slots, self.mark_running)
             yield txn
             self._commit(txn.pending)
 
@@ -122,6 +123,15 @@ class MemoryStore:
     def close(self) -> None:
         """Nothing to release: the data lives as long as the object."""
 
+    def mark_running(self, session_id: str, key: str, at: float) -> float | None:
+        """``StoreTxn.mark_running``: the record lives as long as the session."""
+        with self._data_lock:
+            marks = self._running.setdefault(session_id, {})
+            earlier = marks.get(key)
+            if earlier is None:
+                marks[key] = at
+            return earlier
+
     def _read(self, session_id: str, history_tail: int | None) -> tuple[Session | None, int]:
         with self._data_lock:
             record = self._sessions.get(session_id)
@@ -135,6 +145,7 @@ class MemoryStore:
     def _drop(self, session_id: str) -> _Record | None:
         """Remove a session and its index entry; the caller holds the data lock."""
         record = self._sessions.pop(session_id, None)
+        self._running.pop(session_id, None)
         if record is not None:
             self._unindex(record.user_id, session_id)
         return record

@@ -42,6 +42,11 @@ class StoreTxn(Protocol):
 
     def save(self, session: Session) -> None: ...
 
+    def mark_running(self, key: str, at: float) -> float | None:
+        """Durably record, before an action runs, that it is about to (docs/stores.md, "Actions
+        run at most once"); the time of an earlier record of ``key``, or None."""
+        ...
+
 
 @runtime_checkable
 class SessionStore(Protocol):

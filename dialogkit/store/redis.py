@@ -89,7 +89,7 @@ class RedisStore:
         self._take_lock(session_id, token, timeout_s)
         try:
             session, count, base = self._read(session_id, history_tail)
-            txn = StagedTxn(session_id, session, count, self.user_slots)
+            txn = StagedTxn(session_id, session, count, self.user_slots, self.mark_running)
             yield txn
             self._commit(txn.pending, token, base)
         finally:
@@ -149,6 +149,16 @@ class RedisStore:
                 finally:
                     self._release(keys=[self._key("lock", sid)], args=[token])
         return purged
+
+    def mark_running(self, session_id: str, key: str, at: float) -> float | None:
+        """``StoreTxn.mark_running``: one HSETNX (Redis applies each write durably as its
+        persistence is configured); the hash goes with the session."""
+        runs = self._key("runs", session_id)
+        with self._errors():
+            if self._client.hsetnx(runs, key, repr(at)):
+                return None
+            earlier = self._client.hget(runs, key)
+        return float(_text(earlier)) if earlier is not None else None
 
     def sessions_of(self, user_id: str) -> list[str]:
         """The user's set, less ids whose session is gone (dropped from the set on the way)."""
@@ -215,7 +225,7 @@ class RedisStore:
             owner = _owner(self._client.get(self._key("session", session_id)))
             pipe = self._client.pipeline(transaction=True)
             pipe.llen(hist)
-            pipe.delete(self._key("session", session_id), hist)
+            pipe.delete(self._key("session", session_id), hist, self._key("runs", session_id))
             pipe.zrem(self._key("updated"), session_id)
             pipe.hdel(self._key("trimmed"), session_id)
             if owner is not None:

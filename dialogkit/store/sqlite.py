@@ -54,6 +54,9 @@ CREATE TABLE IF NOT EXISTS messages (
 CREATE TABLE IF NOT EXISTS user_slots (
     user_id TEXT NOT NULL, name TEXT NOT NULL, data TEXT NOT NULL, updated_at REAL NOT NULL,
     PRIMARY KEY (user_id, name)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS runs (
+    session_id TEXT NOT NULL, key TEXT NOT NULL, at REAL NOT NULL,
+    PRIMARY KEY (session_id, key)) WITHOUT ROWID;
 """
 
 # Files made before ``rev`` existed are upgraded in place when opened (and stay schema 1: older
@@ -119,7 +122,7 @@ class _Turn:
         except BaseException:
             self._unlock()
             raise
-        txn = self._txn = StagedTxn(self._session_id, session, count, store.user_slots)
+        txn = self._txn = StagedTxn(self._session_id, session, count, store.user_slots, store.mark_running)
         return txn
 
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
@@ -200,6 +203,7 @@ class SqliteStore:
                 with self._errors(), self._write() as conn:
                     deleted: int = conn.execute("DELETE FROM messages WHERE session_id = ?", (session_id,)).rowcount
                     conn.execute("DELETE FROM sessions WHERE id = ?", (session_id,))
+                    conn.execute("DELETE FROM runs WHERE session_id = ?", (session_id,))
             finally:
                 locks.release(offset, entry)
         return deleted
@@ -223,8 +227,20 @@ class SqliteStore:
                         if conn.execute("DELETE FROM sessions WHERE id = ? AND updated_at < ?",
                                         (sid, older_than)).rowcount:
                             conn.execute("DELETE FROM messages WHERE session_id = ?", (sid,))
+                            conn.execute("DELETE FROM runs WHERE session_id = ?", (sid,))
                             purged += 1
         return purged
+
+    def mark_running(self, session_id: str, key: str, at: float) -> float | None:
+        """``StoreTxn.mark_running``: its own committed write, apart from the turn's (which the
+        session's lock keeps from running meanwhile); the row goes with the session."""
+        with self._errors(), self._write() as conn:
+            if conn.execute("INSERT OR IGNORE INTO runs (session_id, key, at) VALUES (?, ?, ?)",
+                            (session_id, key, at)).rowcount:
+                return None
+            found = conn.execute("SELECT at FROM runs WHERE session_id = ? AND key = ?", (session_id, key)).fetchone()
+        earlier: float = found[0]
+        return earlier
 
     def sessions_of(self, user_id: str) -> list[str]:
         with self._errors():

@@ -14,7 +14,11 @@ from dialogkit.errors import StoreError
 from dialogkit.model.session import PersistedValue, Session
 from dialogkit.store.codec import decode_slot, encode_message, encode_session, encode_slot
 
-__all__ = ["PendingWrite", "StagedTxn"]
+__all__ = ["MarkRunning", "PendingWrite", "StagedTxn"]
+
+MarkRunning = Callable[[str, str, float], "float | None"]
+"""A store's ``mark_running(session_id, key, at)``: records durably, now, that the action of ``key``
+is about to run, and returns when an earlier record says it already was (None the first time)."""
 
 
 @dataclass
@@ -60,12 +64,22 @@ class StagedTxn:
         session: Session | None,
         stored_count: int,
         read_user_slots: Callable[[str], dict[str, PersistedValue]],
+        mark_running: MarkRunning | None = None,
     ) -> None:
         self.session = session
         self.pending = PendingWrite(session_id=session_id, first_index=stored_count,
                                     previous_user=None if session is None else session.user_id)
         self._read_user_slots = read_user_slots
+        self._mark_running = mark_running
         self._user_reads: dict[str, dict[str, PersistedValue]] = {}
+
+    def mark_running(self, key: str, at: float) -> float | None:
+        """Record, committed at once and outside this turn's staged writes, that the action of
+        ``key`` is about to run; when an earlier record exists, its time (the run's outcome is
+        unknown: the turn that made it never committed). A store without the record returns None."""
+        if self._mark_running is None:
+            return None
+        return self._mark_running(self.pending.session_id, key, at)
 
     def user_slots(self, user_id: str) -> dict[str, PersistedValue]:
         """The user's slots as this turn sees them: stored values plus this turn's staged writes.
