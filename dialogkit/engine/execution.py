@@ -20,7 +20,7 @@ from typing import Any
 
 import structlog
 
-from dialogkit.actions.registry import ActionContext, ActionOptions, action_options, find_registered
+from dialogkit.actions.registry import ActionContext, ActionOptions, action_options
 from dialogkit.actions.table import ActionTable
 from dialogkit.errors import ActionError
 from dialogkit.store.protocol import StoreTxn
@@ -36,10 +36,9 @@ OUTCOME_UNKNOWN = {
 
 
 def options_of(actions: ActionTable, name: str) -> ActionOptions:
-    """The ``@action`` options of ``name``: of the function the table runs, else of the function
-    registered under that name (the table may hold an adapter around it)."""
-    found = action_options(actions.get(name)) or action_options(find_registered(name))
-    return found or ActionOptions()
+    """The ``@action`` options of the function the table runs for ``name``; the defaults (not
+    idempotent, no reconcile: the safe side) when it has none."""
+    return action_options(actions.get(name)) or ActionOptions()
 
 
 def run_at_most_once(txn: StoreTxn, actions: ActionTable, name: str, ctx: ActionContext,
