@@ -2,11 +2,11 @@
 
 Starts a redis-server of its own on a free loopback port, then the server (`dialogkit serve
 flows/support_ticket.yaml --workers 2 --store redis://...`), and drives USERS simulated users of
-TURNS turns each, all at once, with one async httpx client over loopback (bounded: one request
-in flight per user, a timeout per request and one for the whole run; one client per user). Then the same against one
-worker on a SQLite file. Each user files tickets in Chinese or English with an order number of
-its own, so at the end every session must hold exactly its TURNS turns (none lost) and only its
-own order number (no leak between sessions).
+TURNS turns each, all at once, each with its own async httpx client over loopback (bounded: one
+request in flight per user, a timeout per request and one for the whole run). Then the same
+against one worker on a SQLite file. Each user files tickets in Chinese or English with an order
+number of its own, so at the end every session must hold exactly its TURNS turns (none lost) and
+only its own order number (no leak between sessions).
 
 Reported per run: turns/s, client-side p50/p99 latency, 5xx answers, lost turns, leaked
 sessions; and where the time goes: CPU seconds per turn of the server workers, of Redis and of
