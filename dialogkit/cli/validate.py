@@ -1,8 +1,9 @@
 """``dialogkit validate BOTFILE...``: load each file and print every problem, or that it is fine.
 
 Output is one ``file:line:col: message`` line per problem (editors and CI annotate from it) with
-an indented hint; the exit code is 1 when any file has a problem. Nothing here lets a traceback
-through for a user's mistake.
+an indented hint; the exit code is 1 when any file has a problem. Warnings (a shadowed flow, a
+prompt lacking one language, ``\b`` next to Chinese text...) are printed the same way and fail
+only with ``strict``. Nothing here lets a traceback through for a user's mistake.
 """
 
 from __future__ import annotations
@@ -12,8 +13,11 @@ from pathlib import Path
 from rich.console import Console
 from rich.markup import escape
 
-from dialogkit.actions.loading import load_bot_file
+from dialogkit.actions.loading import LoadedBot, load_bot_file
+from dialogkit.engine.shadowed_flows import shadowed_flows
 from dialogkit.errors import DialogkitError, FlowError, Problem
+from dialogkit.spec.checks_warnings import bot_warnings
+from dialogkit.spec.loader import check_bot_file
 
 
 def print_problem(console: Console, problem: Problem) -> None:
@@ -24,8 +28,8 @@ def print_problem(console: Console, problem: Problem) -> None:
         console.print(f"    hint: {escape(problem.hint)}", soft_wrap=True)
 
 
-def validate_command(paths: list[Path], console: Console | None = None) -> int:
-    """Check each bot file; 0 when all are valid, 1 otherwise."""
+def validate_command(paths: list[Path], console: Console | None = None, *, strict: bool = False) -> int:
+    """Check each bot file; 0 when all are valid (and, with ``strict``, free of warnings), 1 otherwise."""
     console = console or Console(highlight=False)
     failed = False
     for path in paths:
@@ -42,7 +46,22 @@ def validate_command(paths: list[Path], console: Console | None = None) -> int:
             failed = True
             print_problem(console, Problem(str(path), 1, 1, str(error)))
             continue
+        warnings = file_warnings(path, bot)
+        for problem in warnings:
+            print_problem(console, problem)
+        failed = failed or (strict and bool(warnings))
         flows, entities = len(bot.spec.flows), len(bot.spec.entities)
+        noted = f", {len(warnings)} warning{'s' if len(warnings) != 1 else ''}" if warnings else ""
         console.print(f"{escape(str(path))}: [green]ok[/green] ({flows} flow{'s' if flows != 1 else ''}, "
-                      f"{entities} entity type{'s' if entities != 1 else ''})", soft_wrap=True)
+                      f"{entities} entity type{'s' if entities != 1 else ''}{noted})", soft_wrap=True)
     return 1 if failed else 0
+
+
+def file_warnings(path: Path, bot: LoadedBot) -> list[Problem]:
+    """The warnings of a bot file that loaded: the spec's own, and flows no trigger can reach
+    (read with the bot's own understanding, one layer above the spec)."""
+    document = check_bot_file(path).document
+    found = bot_warnings(bot.spec, document)
+    found.extend(document.problem(where, "warning: " + message, hint)
+                 for where, message, hint in shadowed_flows(bot.spec))
+    return found

@@ -14,10 +14,12 @@ import structlog
 
 from dialogkit.actions.registry import ActionContext
 from dialogkit.actions.table import ActionTable
-from dialogkit.engine import slot_writes
+from dialogkit.engine import choices as choice_lists
+from dialogkit.engine import conditional_slots, slot_writes
+from dialogkit.engine.faq import FaqIndex
 from dialogkit.engine.forget_value import ForgetValue
 from dialogkit.engine.lookahead import LookAhead
-from dialogkit.engine.slots import SlotLayout, SlotOffer, missing_required, offer_slots, validate_slot
+from dialogkit.engine.slots import SlotLayout, SlotOffer, offer_slots, validate_slot
 from dialogkit.engine.turn import ClarificationNeeded, TurnContext
 from dialogkit.errors import ActionError
 from dialogkit.memory import clarification as clar
@@ -63,6 +65,7 @@ class Policy:
         self.settings = settings
         self.forget_value = ForgetValue(texts.spec, texts)
         self._layouts = {name: SlotLayout.of(flow.spec) for name, flow in flows.items()}
+        self.faq = FaqIndex(texts.spec.faq)
 
     # ---- entry -------------------------------------------------------------------------
     def respond(self, ctx: TurnContext) -> None:
@@ -94,6 +97,8 @@ class Policy:
     def _idle(self, ctx: TurnContext) -> None:
         if "cancel" in ctx.interp.cues:
             ctx.say.append(R.phrase("nothing_to_cancel", ctx.language))
+            return
+        if self._faq(ctx):
             return
         flow = self._intent(ctx) or self._follow_up(ctx)
         if flow is not None:
@@ -129,12 +134,12 @@ class Policy:
             return
         if task.state == "TASK_INIT":
             self._fire(ctx, "collect")
-        if self._aside(ctx, offer):
+        if self._aside(ctx, offer) or (offer.empty and self._faq(ctx)):
             return
         self._keep_to_asked_slot(ctx, offer)
         self._keep_filled_slots(ctx, offer)
         self._any_answer(ctx, offer)
-        if not self._apply_offer(ctx, offer):
+        if not self._choose(ctx, offer) or not self._apply_offer(ctx, offer):
             return
         if offer.empty and self._impossible_value(ctx):
             return
@@ -167,7 +172,7 @@ class Policy:
                 return
             self._advance(ctx)
             return
-        if self._aside(ctx, offer):
+        if self._aside(ctx, offer) or (not cues & {"yes", "no"} and self._faq(ctx)):
             return
         if "yes" in cues and "no" not in cues:
             self._fire(ctx, "confirm")
@@ -183,14 +188,17 @@ class Policy:
         self._failure(ctx, None)
 
     # ---- starting, digressing, ending -------------------------------------------------------
-    def _start(self, ctx: TurnContext, flow_name: str) -> None:
+    def _start(self, ctx: TurnContext, flow_name: str, carried: Mapping[str, Any] | None = None) -> None:
+        """Start ``flow_name``; ``carried`` are values of a finished task handed on by ``then``."""
         session = ctx.session
         task = Task(flow=flow_name, state="IDLE", started_turn=ctx.turn)
         ctx.task, ctx.flow = task, self.flows[flow_name]
-        offer = self._offer(ctx, free_text=False)
+        offer = self._offer(ctx, free_text=False) if carried is None else SlotOffer()
         errors = self._validated(ctx, offer)
+        carried = {s.name: carried[s.name] for s in ctx.flow.spec.slots if carried and carried.get(s.name) is not None}
         prefilled = slot_writes.prefill(ctx, ctx.flow.spec, exclude=set(offer.values) | set(offer.conflicts),
                                         validator=self.actions.validate)
+        prefilled.update(carried)
         ctx.updates = {**prefilled, **offer.values}
         ctx.prefilled = list(prefilled)      # prefill already skipped the slots the utterance offers
         session.stack.append(task)
@@ -251,13 +259,27 @@ class Policy:
         self._resume(ctx)
 
     def _execute(self, ctx: TurnContext) -> None:
-        """Run the task's action (at most once per task) and say how it went."""
+        """Run the task's action (at most once per task) and say how it went; a completed task
+        whose flow names ``then`` (and whose ``when`` holds) starts that flow with its values."""
+        assert ctx.task is not None and ctx.flow is not None
+        finished, then = dict(ctx.task.slots), self._then(ctx.flow, ctx.task.slots)
         result, error = self._run_action(ctx)
         if error is None:
             self._completed(ctx, result)
         else:
             self._failed(ctx, error)
+        if error is None and then is not None and not any(t.flow == then for t in ctx.session.stack):
+            self._start(ctx, then, carried=finished)
+            return
         self._resume(ctx)
+
+    def _then(self, flow: CompiledFlow, slots: Mapping[str, Any]) -> str | None:
+        then = flow.spec.execute.then
+        if then is None or then not in self.flows:
+            return None
+        if flow.then_when is not None and not flow.then_when.holds(slots, [s.name for s in flow.spec.slots]):
+            return None
+        return then
 
     def _run_action(self, ctx: TurnContext) -> tuple[dict[str, Any], str | None]:
         """(result, error) of the task's action; a task whose run is on record is not run again."""
@@ -276,6 +298,7 @@ class Policy:
         )
         result: dict[str, Any] = {}
         error: str | None = None
+        from dialogkit.engine.execution import run_at_most_once  # "about to run" is recorded first
         try:
             result = run_at_most_once(ctx.txn, self.actions, action, action_ctx, ctx.now)
         except ActionError as exc:
@@ -298,7 +321,6 @@ class Policy:
 
     def _completed(self, ctx: TurnContext, result: Mapping[str, Any]) -> None:
         assert ctx.flow is not None
-        from dialogkit.engine.execution import run_at_most_once  # "about to run" is recorded first
         say = ctx.flow.spec.execute.say
         if say:
             # The summary keeps the task's outcome in both languages; the reply is the turn's one.
@@ -502,14 +524,17 @@ class Policy:
 
     def _missing(self, ctx: TurnContext) -> list[Any]:
         assert ctx.task is not None and ctx.flow is not None
-        return missing_required(ctx.flow.spec, ctx.task.slots)
+        return conditional_slots.missing(ctx.flow, ctx.task.slots)
 
     def _advance(self, ctx: TurnContext) -> None:
         """Ask for the next missing slot, or move on to confirmation / execution."""
         task, flow = ctx.task, ctx.flow
         assert task is not None and flow is not None
+        conditional_slots.drop_unneeded(flow, task.slots)   # a correction may have made a slot unneeded
         missing = self._missing(ctx)
         if missing:
+            if task.state == "CONFIRMATION":     # a correction made a conditional slot needed
+                self._fire(ctx, "deny")
             task.pending_slot = missing[0].name
             self._ask(ctx, flow, missing[0])
             return
@@ -527,10 +552,52 @@ class Policy:
         """Ask for ``slot``; a slot of a closed set of values offers them as quick replies."""
         task = ctx.session.task
         assert task is not None
-        ctx.say.append(self.texts.ask(flow.spec, slot, ctx.language, task.slots))
+        asked = conditional_slots.prompt_variant(slot, task.reprompts)
+        question = self.texts.ask(flow.spec, asked, ctx.language, task.slots)
+        options = self._choices(ctx, slot) if slot.choices is not None else None
+        if options:
+            ctx.say.append(choice_lists.listed(question, options, ctx.language))
+            ctx.options = [c.label(ctx.language) for c in options]
+            return
+        ctx.say.append(question)
         entity = self.texts.spec.entities.get(slot.entity) if slot.entity else None
         if entity is not None and entity.values and len(entity.values) <= MAX_OPTIONS:
             ctx.options = [self.texts.value_label(slot, value, ctx.language) for value in entity.values]
+
+    def _choices(self, ctx: TurnContext, slot: SlotSpec) -> list[choice_lists.Choice] | None:
+        """The slot's options from its action; None when it fails (the question is then free-form)."""
+        task = ctx.session.task
+        if slot.choices is None or task is None:
+            return None
+        action_ctx = ActionContext(slots=dict(task.slots), session_id=ctx.session.id, user_id=ctx.session.user_id,
+                                   flow=task.flow, language=ctx.language, session=ctx.session)
+        try:
+            return choice_lists.parse_choices(self.actions.run(slot.choices.action, action_ctx))
+        except ActionError as exc:
+            log.warning("choices_failed", action=slot.choices.action, session_id=ctx.session.id, error=str(exc))
+            return None
+
+    def _choose(self, ctx: TurnContext, offer: SlotOffer) -> bool:
+        """An answer to a question with choices: the choice it names fills the slot; a value outside
+        them is refused with the list (False: the turn is answered)."""
+        task, flow = ctx.task, ctx.flow
+        pending = task.pending_slot if task is not None else None
+        slot = flow.spec.slot(pending) if flow is not None and pending else None
+        if slot is None or slot.choices is None or ctx.interp.cues & {"any", "cancel"}:
+            return True
+        options = self._choices(ctx, slot)
+        if not options:
+            return True
+        picked = choice_lists.pick(options, ctx.interp.text, offer.values.get(slot.name))
+        if picked is not None:
+            offer.values[slot.name] = picked.value
+            offer.surfaces.setdefault(slot.name, ctx.interp.text)
+            return True
+        if slot.name not in offer.values:
+            return True
+        refused = offer.surfaces.get(slot.name, str(offer.values[slot.name]))
+        self._failure(ctx, choice_lists.outside(refused, ctx.language))
+        return False
 
     def _failure(self, ctx: TurnContext, message: str | None, slot: str | None = None) -> None:
         """A failed answer: re-ask, at most ``max_reprompts`` times, then give up."""
@@ -560,13 +627,30 @@ class Policy:
             return
         slot = flow.spec.slot(task.pending_slot) if task.pending_slot else None
         if slot is None:
-            missing = missing_required(flow.spec, task.slots)
+            missing = conditional_slots.missing(flow, task.slots)
             slot = missing[0] if missing else None
         if slot is not None:
             task.pending_slot = slot.name
             self._ask(ctx, flow, slot)
         else:
             ctx.say.append(R.phrase("ask_what_to_change", ctx.language))
+
+    def _faq(self, ctx: TurnContext) -> bool:
+        """An FAQ question: answer it, then (inside a task) ask the pending question again.
+
+        It fires no transition, so reply.flow stays as it was, and it is no failed answer. A flow's
+        trigger that scores at least as high wins: the FAQ is for questions, not requests.
+        """
+        if not self.faq:
+            return False
+        hit = self.faq.match(ctx.interp.text)
+        top = ctx.interp.top_intent
+        if hit is None or (top is not None and top.flow in self.flows and top.score >= hit[1]):
+            return False
+        ctx.say.append(R.prompt(self.faq.faq[hit[0]].answer, ctx.language, {}))
+        if ctx.session.task is not None:
+            self._reask(ctx)
+        return True
 
     # ---- clarification -----------------------------------------------------------------------
     def _ask_conflict(self, ctx: TurnContext, offer: SlotOffer) -> None:

@@ -17,6 +17,7 @@ from typing import Any
 
 from transitions import EventData, Machine
 
+from dialogkit.spec.conditions import Condition, parse_condition
 from dialogkit.spec.schema import STATES, BotFile, FlowSpec
 from dialogkit.spec.transitions_table import TransitionDef, transition_table
 
@@ -49,6 +50,8 @@ class CompiledFlow:
     machine: Machine
     table: list[TransitionDef]
     memory: dict[str, list[str]] = field(default_factory=dict)   # trigger -> memory action names
+    conditions: dict[str, Condition] = field(default_factory=dict)   # slot -> its ask_if, parsed
+    then_when: Condition | None = None                             # execute.when, parsed
 
     def can_fire(self, trigger: str, state: str) -> bool:
         return any(t.trigger == trigger and state in t.sources for t in self.table)
@@ -98,7 +101,11 @@ def compile_flow(
         ignore_invalid_triggers=False,
         name=f"{name}:",
     )
-    return CompiledFlow(name=name, spec=spec, machine=machine, table=table, memory=memory)
+    names = [s.name for s in spec.slots]
+    conditions = {s.name: parse_condition(s.ask_if, names) for s in spec.slots if s.ask_if is not None}
+    when = parse_condition(spec.execute.when, names) if spec.execute.when is not None else None
+    return CompiledFlow(name=name, spec=spec, machine=machine, table=table, memory=memory,
+                        conditions=conditions, then_when=when)
 
 
 def compile_bot(

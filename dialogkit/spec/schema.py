@@ -213,6 +213,18 @@ class ValidationRule(_Model):
         return self
 
 
+class ChoicesSpec(_Model):
+    """Options offered for a slot, computed by an action when the question is asked."""
+
+    action: str = Field(
+        description="An @action returning the options as [{value:, label: {zh:, en:}}]; the question lists "
+                    "their labels (and reply.options carries them), and a label, a value, an alias or an "
+                    "ordinal (第二个, the last one) picks one. A value outside the list is refused with the "
+                    "list; when the action fails the question is asked without options.",
+        examples=["recent_orders"],
+    )
+
+
 class SlotSpec(_Model):
     """One value a task needs. Required slots are asked for in the order listed; several may be
     filled by one utterance, in any order, in either language."""
@@ -229,11 +241,26 @@ class SlotSpec(_Model):
                     "text: the whole answer when it is asked, or 'label: text' when offered unasked.",
         examples=["order_id"],
     )
-    ask: Prompt | None = Field(
-        default=None,
-        description="The question asking for this slot; placeholders name slots of the flow. Default: a "
-                    "question built from the slot's label.",
+    ask_: Prompt | list[Prompt] | None = Field(
+        default=None, alias="ask",
+        description="The question asking for this slot; placeholders name slots of the flow. A list gives "
+                    "variants: the n-th failed answer gets the n-th prompt (the last one repeats). Default: "
+                    "a question built from the slot's label.",
         examples=[{"zh": "请提供您的订单号。", "en": "What is your order number?"}],
+    )
+    ask_if: str | None = Field(
+        default=None,
+        description="A condition over the flow's slot values (issue_type == 'damaged', amount > 100 and "
+                    "not express); while it is false the slot is skipped and its value cleared, and a "
+                    "correction that changes it asks or drops the slot. Checked when the bot loads: a "
+                    "syntax error or an unknown slot name is a load error. Default: always asked.",
+        examples=["issue_type == 'damaged'"],
+    )
+    choices: ChoicesSpec | None = Field(
+        default=None,
+        description="Options from an action, listed with the question. Default: a free-form question (a slot "
+                    "whose entity has a few fixed values still offers them as quick replies).",
+        examples=[{"action": "recent_orders"}],
     )
     required: bool = Field(
         default=True,
@@ -272,6 +299,18 @@ class SlotSpec(_Model):
     )
 
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
+    @property
+    def ask(self) -> Prompt | None:
+        """The first question (the one asked before any failed answer)."""
+        return self.ask_[0] if isinstance(self.ask_, list) else self.ask_
+
+    @property
+    def asks(self) -> list[Prompt]:
+        """Every variant of the question, in order (empty without ``ask``)."""
+        if isinstance(self.ask_, list):
+            return list(self.ask_)
+        return [] if self.ask_ is None else [self.ask_]
 
 
 class TriggerSpec(_Model):
@@ -329,6 +368,25 @@ class ExecuteSpec(_Model):
         description="The reply when the action raised an exception; {error} is its message, other "
                     "placeholders name slots. Default: an apology quoting the error.",
         examples=[{"zh": "抱歉，工单创建失败：{error}", "en": "Sorry, the ticket could not be created: {error}"}],
+    )
+    returns: list[str] = Field(
+        default_factory=list, json_schema_extra=_shown_default([]),
+        description="The keys the action promises in the dict it returns; placeholders in say and on_error "
+                    "may name them, and dialogkit validate checks every placeholder against the slots and "
+                    "these keys.",
+        examples=[["ticket_id"]],
+    )
+    then: str | None = Field(
+        default=None,
+        description="A flow started when this task completes, its slots prefilled by name from the "
+                    "finished task's values.",
+        examples=["notify_user"],
+    )
+    when: str | None = Field(
+        default=None,
+        description="A condition over the finished task's slot values (the same language as ask_if): "
+                    "then starts only while it is true. Default: always.",
+        examples=["issue_type == 'damaged'"],
     )
 
 
@@ -591,6 +649,32 @@ class LLMSpec(_Model):
     temperature: float = Field(default=0.0, description="The sampling temperature of every call.", examples=[0.2])
 
 
+class FaqSpec(_Model):
+    """A question answered in any state without starting a task: matched like a flow's trigger, and
+    inside a task followed by the pending question again (never a failed answer)."""
+
+    examples: list[str] = Field(
+        default_factory=list, json_schema_extra=_shown_default([]),
+        description="Utterances asking this question, in both languages; scored like trigger examples.",
+        examples=[["你们几点下班", "营业时间", "what are your opening hours"]],
+    )
+    keywords: list[str] = Field(
+        default_factory=list, json_schema_extra=_shown_default([]),
+        description="Words or phrases that point to this question wherever they appear in an utterance.",
+        examples=[["营业时间", "opening hours"]],
+    )
+    answer: Prompt = Field(
+        description="The answer, a string or a {zh:, en:} map.",
+        examples=[{"zh": "客服时间：每天 9:00–21:00。", "en": "We are available 9:00–21:00 every day."}],
+    )
+
+    @model_validator(mode="after")
+    def _examples_or_keywords(self) -> FaqSpec:
+        if not self.examples and not self.keywords:
+            raise ValueError("an FAQ entry needs examples or keywords, else nothing can match it")
+        return self
+
+
 class BotFile(_Model):
     """A dialogkit bot file: settings, entity types and flows, and optionally the context window
     and an LLM."""
@@ -609,6 +693,12 @@ class BotFile(_Model):
     flows: dict[str, FlowSpec] = Field(
         description="The tasks the bot can do, by name.",
         examples=[{"check_status": {"trigger": {"keywords": ["状态", "status"]}}}],
+    )
+    faq: dict[str, FaqSpec] = Field(
+        default_factory=dict, json_schema_extra=_shown_default({}),
+        description="Questions answered in any state without starting a task, by name.",
+        examples=[{"opening_hours": {"examples": ["营业时间", "when are you open"],
+                                     "answer": {"zh": "客服时间：每天 9:00–21:00。", "en": "Open 9:00–21:00."}}}],
     )
     context: ContextSpec = Field(
         default_factory=ContextSpec, json_schema_extra=_shown_default({}),

@@ -16,6 +16,7 @@ from typing import Any
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError, available_timezones
 
 from dialogkit.errors import Problem
+from dialogkit.spec.checks_flow_language import flow_language_problems, slot_asks
 from dialogkit.spec.schema import (
     BUILTIN_ENTITY_TYPES,
     BUILTIN_MEMORY_ACTIONS,
@@ -84,6 +85,8 @@ class BotChecks:
             self._check_prompts(flow, base)
         for names, path in memory_lists(self.spec):
             self._check_memory_list(names, path)
+        for path, message, hint in flow_language_problems(self.spec):
+            self._add(path, message, hint)
         return self.problems
 
     # -- helpers -------------------------------------------------------------------------------
@@ -242,12 +245,13 @@ class BotChecks:
     def _check_prompts(self, flow: FlowSpec, base: YamlPath) -> None:
         slot_names = [slot.name for slot in flow.slots]
         for index, slot in enumerate(flow.slots):
-            self._check_placeholders(slot.ask, (*base, "slots", index, "ask"), slot_names, "ask")
+            for ask, path in slot_asks(slot, (*base, "slots", index)):
+                self._check_placeholders(ask, path, slot_names, "ask")
         if flow.confirm is not None:
             self._check_placeholders(flow.confirm.ask, (*base, "confirm", "ask"), slot_names, "confirm.ask")
         # say/on_error may also name the action's result keys, unknowable here: with an action they
         # are only checked for balanced braces.
-        strict = flow.execute.action is None
+        strict = flow.execute.action is None and not flow.execute.returns
         self._check_placeholders(flow.execute.say, (*base, "execute", "say"),
                                  slot_names if strict else None, "say")
         self._check_placeholders(flow.execute.on_error, (*base, "execute", "on_error"),

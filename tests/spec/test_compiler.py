@@ -97,6 +97,6 @@ class TestSharedMachines:
     def test_one_machine_per_flow(self) -> None:
         """Each flow of the bot file has exactly one compiled machine."""
         bot = Bot.from_file(SUPPORT, store="memory://")
-        assert set(bot.flows) == {"report_issue", "check_status"}
-        assert len({id(f.machine) for f in bot.flows.values()}) == 2
+        assert set(bot.flows) == {"report_issue", "check_status", "return_order"}
+        assert len({id(f.machine) for f in bot.flows.values()}) == 3
         bot.close()

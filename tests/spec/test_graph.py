@@ -27,10 +27,10 @@ def support() -> BotFile:
 
 class TestMermaid:
     def test_one_block_per_flow_with_a_title_comment(self, support: BotFile) -> None:
-        """Both shipped flows are drawn, each after a '%% flow:' comment with its description."""
+        """Every shipped flow is drawn, each after a '%% flow:' comment with its description."""
         text = render_graph(support)
         assert isinstance(text, str)
-        assert text.count("stateDiagram-v2") == 2
+        assert text.count("stateDiagram-v2") == 3
         assert "%% flow: report_issue — 报告订单问题并创建工单 / Report a problem" in text
         assert "%% flow: check_status" in text
 

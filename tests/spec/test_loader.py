@@ -30,7 +30,7 @@ class TestShippedBot:
     def test_support_bot_loads_with_stubbed_actions(self) -> None:
         """flows/support_ticket.yaml loads; stubs count as known actions."""
         bot = load_bot_file(SUPPORT, actions=STUBS)
-        assert set(bot.spec.flows) == {"report_issue", "check_status"}
+        assert set(bot.spec.flows) == {"report_issue", "check_status", "return_order"}
         assert {"create_ticket", "order_status"} <= set(bot.actions.names)
         assert bot.path == SUPPORT
         assert bot.base_dir == SUPPORT.parent
@@ -130,9 +130,10 @@ class TestUnknownKeys:
 
 
 class TestShapeErrors:
-    @pytest.mark.parametrize("value", ["5", "[请输入, enter]"], ids=["number", "list"])
+    @pytest.mark.parametrize("value", ["5", "true"], ids=["number", "boolean"])
     def test_prompt_of_the_wrong_type_is_one_problem(self, value: str) -> None:
-        """A prompt is text or a {zh:, en:} map; a wrong value is one plain-worded problem."""
+        """A slot's ask is text, a {zh:, en:} map or a list of them (variants); a wrong value is one
+        plain-worded problem."""
         problem = only(problems(f"""\
             flows:
               pay:
@@ -142,7 +143,7 @@ class TestShapeErrors:
                     ask: {value}
             """))
         assert (problem.line, problem.col) == (6, 14)
-        assert "must be text or a {zh: ..., en: ...} map" in problem.message
+        assert "must be text or a mapping (key: value) or a list" in problem.message
 
     @pytest.mark.parametrize("lang", ["zh", "en"])
     def test_language_text_of_the_wrong_type(self, lang: str) -> None:

@@ -1,0 +1,90 @@
+"""Choices from an action (``choices: {action: NAME}``): the options a question lists, and which
+one an answer picks.
+
+The action runs when the question is asked and again when it is answered, so the bot keeps no
+copy of a list that may have changed in between (a user's recent orders). A failing action, or
+one that returns no list, leaves a free-form question.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from dialogkit.memory.lexicon import EN_ORDINALS
+
+_ZH_DIGITS = {"一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10}
+_ZH_ORDINAL = re.compile(r"第\s*([一二两三四五六七八九十]|\d+)\s*[个项条种件笔单]?")
+_ZH_LAST = re.compile(r"最后一[个项条种件笔单]?")
+_EN_ORDINAL = re.compile(r"\b(" + "|".join(sorted(EN_ORDINALS, key=len, reverse=True)) + r")\b", re.IGNORECASE)
+
+
+@dataclass(frozen=True, slots=True)
+class Choice:
+    value: Any
+    labels: dict[str, str]          # language -> label
+
+    def label(self, language: str) -> str:
+        return self.labels.get(language) or next(iter(self.labels.values()), str(self.value))
+
+
+def parse_choices(result: Mapping[str, Any]) -> list[Choice] | None:
+    """The action's list (``[{value, label: {zh, en}}]``, returned bare or as ``choices``), or None."""
+    items = result.get("choices", result.get("result"))
+    if not isinstance(items, Sequence) or isinstance(items, str) or not items:
+        return None
+    out: list[Choice] = []
+    for item in items:
+        if not isinstance(item, Mapping) or "value" not in item:
+            return None
+        label = item.get("label")
+        labels = dict(label) if isinstance(label, Mapping) else {"zh": str(label or item["value"]),
+                                                                  "en": str(label or item["value"])}
+        out.append(Choice(value=item["value"], labels={k: str(v) for k, v in labels.items()}))
+    return out
+
+
+def ordinal_index(text: str) -> int | None:
+    """The 0-based position an ordinal names ("第二个" 1, "the last one" -1), or None."""
+    if _ZH_LAST.search(text):
+        return -1
+    if (zh := _ZH_ORDINAL.search(text)) is not None:
+        raw = zh.group(1)
+        return (int(raw) if raw.isdigit() else _ZH_DIGITS[raw]) - 1
+    if (en := _EN_ORDINAL.search(text)) is not None:
+        return EN_ORDINALS[en.group(1).lower()]
+    return None
+
+
+def pick(choices: Sequence[Choice], text: str, offered: Any = None) -> Choice | None:
+    """The choice an answer names: the value the understanding found, a label or value written
+    in the text (longest first), or an ordinal."""
+    if offered is not None:
+        found = next((c for c in choices if str(c.value) == str(offered)), None)
+        if found is not None:
+            return found
+    lowered = text.lower()
+    named = [(len(s), c) for c in choices for s in (str(c.value), *c.labels.values()) if s and s.lower() in lowered]
+    if named:
+        return max(named, key=lambda pair: pair[0])[1]
+    index = ordinal_index(text)
+    if index is not None and -len(choices) <= index < len(choices):
+        return choices[index]
+    return None
+
+
+_LISTED = {"zh": "{ask}可选：{items}。", "en": "{ask} Options: {items}."}
+_OUTSIDE = {"zh": "“{value}”不在可选项中。", "en": "{value} is not one of the options."}
+
+
+def listed(ask: str, choices: Sequence[Choice], language: str) -> str:
+    """The question followed by the options' labels."""
+    items = ("、" if language == "zh" else ", ").join(c.label(language) for c in choices)
+    return _LISTED["zh" if language == "zh" else "en"].format(ask=ask, items=items)
+
+
+def outside(value: Any, language: str) -> str:
+    """The refusal of a value that is not among the choices (the question after it lists them)."""
+    return _OUTSIDE["zh" if language == "zh" else "en"].format(value=value)

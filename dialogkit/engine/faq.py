@@ -1,0 +1,62 @@
+"""FAQ entries: questions answered in any state without starting a task.
+
+They are matched like flow triggers (keywords anywhere in the utterance, or similarity to the
+examples, in either language), with the same threshold, so an author writes them the same way.
+The index is built once per bot; a bot without ``faq:`` does no work on a turn.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from dialogkit.spec.schema import FaqSpec
+from dialogkit.strings.cjk import has_cjk
+from dialogkit.understanding.intents import INTENT_THRESHOLD, features, similarity
+
+# A keyword hit counts as this sure: enough to answer, but a flow's example said nearly word for
+# word still wins.
+KEYWORD_SCORE = 0.8
+
+
+@dataclass(frozen=True, slots=True)
+class _Entry:
+    name: str
+    examples: tuple[frozenset[str], ...]
+    keywords: re.Pattern[str] | None
+
+
+def _keyword_pattern(keywords: list[str]) -> re.Pattern[str] | None:
+    parts = []
+    for keyword in sorted({k.strip().lower() for k in keywords if k.strip()}, key=len, reverse=True):
+        body = re.escape(keyword)
+        parts.append(body if has_cjk(keyword) else rf"(?<![a-z0-9]){body}(?![a-z0-9])")
+    return re.compile("|".join(parts)) if parts else None
+
+
+class FaqIndex:
+    """The bot's FAQ entries, ready to score an utterance."""
+
+    def __init__(self, faq: Mapping[str, FaqSpec]) -> None:
+        self.faq = dict(faq)
+        self._entries = tuple(
+            _Entry(name, tuple(features(e) for e in spec.examples), _keyword_pattern(spec.keywords))
+            for name, spec in faq.items()
+        )
+
+    def __bool__(self) -> bool:
+        return bool(self._entries)
+
+    def match(self, text: str) -> tuple[str, float] | None:
+        """The best entry for ``text`` and its score, or None below the trigger threshold."""
+        said = features(text)
+        lowered = text.lower()
+        best: tuple[str, float] | None = None
+        for entry in self._entries:
+            score = max((similarity(said, example) for example in entry.examples), default=0.0)
+            if entry.keywords is not None and entry.keywords.search(lowered):
+                score = max(score, KEYWORD_SCORE)
+            if score >= INTENT_THRESHOLD and (best is None or score > best[1]):
+                best = (entry.name, score)
+        return best
