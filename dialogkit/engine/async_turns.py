@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import time
 from collections.abc import Callable
 from concurrent.futures import Executor
 from functools import partial
@@ -50,6 +51,16 @@ class AsyncTurns:
     def sessions_in_flight(self) -> int:
         """Sessions with a turn running or waiting (the size of the lock map)."""
         return len(self._queues)
+
+    async def wait_idle(self, timeout_s: float) -> bool:
+        """Wait until no turn runs or waits (a server stopping: a turn whose caller left is still
+        running in its thread); False when ``timeout_s`` passed first."""
+        deadline = time.monotonic() + timeout_s
+        while self._queues:
+            if time.monotonic() >= deadline:
+                return False
+            await asyncio.sleep(0.01)
+        return True
 
     async def handle(self, session_id: str, text: object, *, user_id: str | None = None) -> Reply:
         queue = self._queues.get(session_id)

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 from fastapi import FastAPI
 from starlette.staticfiles import StaticFiles
 
+from dialogkit.engine.async_turns import runner_of
 from dialogkit.service import api_sessions, api_users, operations, rasa
 from dialogkit.service.errors import install_error_handlers
 from dialogkit.service.guard import Guard
@@ -28,6 +29,7 @@ if TYPE_CHECKING:
 
 __all__ = ["create_app"]
 
+DRAIN_S = 30.0             # how long a stopping app waits for turns still running before closing the bot
 DESCRIPTION = ("Run turns of a dialogkit bot, look at what its sessions remember, export or forget a user's "
                "data. Rasa's REST channel at `/webhooks/rest/webhook`, Prometheus at `/metrics`, "
                "the inspector page at `/`.")
@@ -67,6 +69,7 @@ def _lifespan(service: Service) -> Callable[[FastAPI], contextlib.AbstractAsyncC
                 with contextlib.suppress(asyncio.CancelledError):
                     await watcher
             if service.settings.close_bot:
+                await runner_of(service.bot).wait_idle(DRAIN_S)   # turns whose caller left finish first
                 await asyncio.to_thread(service.bot.close)
 
     return lifespan

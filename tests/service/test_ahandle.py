@@ -156,3 +156,19 @@ def test_the_runner_is_made_once_per_bot() -> None:
     with Bot.from_file(SUPPORT, store="memory://") as bot:
         first: Callable[[], AsyncTurns] = lambda: runner_of(bot)   # noqa: E731
         assert first() is first()
+
+
+def test_wait_idle_waits_for_a_turn_whose_caller_left() -> None:
+    recorder = Recorder(0.2)
+    runner = AsyncTurns(recorder)
+
+    async def run() -> tuple[bool, bool]:
+        abandoned = asyncio.create_task(runner.handle("s1", "x"))
+        await asyncio.sleep(0.02)
+        abandoned.cancel()
+        early = await runner.wait_idle(0.01)
+        late = await runner.wait_idle(5)
+        return early, late
+
+    early, late = asyncio.run(run())
+    assert (early, late) == (False, True) and len(recorder.spans) == 1
