@@ -18,11 +18,12 @@ Found = tuple[YamlPath, str, str]
 
 
 def _winner(understanding: RuleUnderstanding, flow: str, example: str) -> str | None:
-    """The other flow that scores higher than ``flow`` on its own example, if any."""
-    scores = {s.flow: s.score for s in understanding.interpret(example, "auto").intents}
-    own = scores.get(flow, 0.0)
-    rivals = [(score, name) for name, score in scores.items() if name != flow and score > own]
-    return max(rivals)[1] if rivals else None
+    """The flow chosen for ``flow``'s own example when it is another one (scores are sorted best
+    first, ties in declaration order: a copied trigger loses to the flow declared before it)."""
+    scores = understanding.interpret(example, "auto").intents
+    if not scores or scores[0].flow == flow:
+        return None
+    return scores[0].flow
 
 
 def shadowed_flows(spec: BotFile) -> Iterator[Found]:

@@ -7,7 +7,9 @@ not exist, a reply that prints an empty hole).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
+from typing import Any
 
 from dialogkit.spec.conditions import ConditionError, parse_condition
 from dialogkit.spec.schema import BotFile, FlowSpec, LocalizedText, Prompt, SlotSpec
@@ -25,6 +27,7 @@ def flow_language_problems(spec: BotFile) -> Iterator[Found]:
         yield from _conditions(flow, base)
         yield from _then(spec, flow, base)
         yield from _returns_placeholders(flow, base)
+        yield from _impossible_one_of(spec, flow, base)
 
 
 def _condition(source: str, names: list[str], path: YamlPath) -> Iterator[Found]:
@@ -98,3 +101,33 @@ def _names(text: str) -> list[str]:
         return list(dict.fromkeys(placeholders(text)))
     except ValueError:
         return []          # unbalanced braces: reported by the placeholder check
+
+
+def _producible(spec: BotFile, entity: str, item: Any) -> bool | None:
+    """Whether the entity type can ever produce ``item``; None when that cannot be told here."""
+    if entity in ("number", "integer"):
+        try:
+            number = float(str(item))
+        except ValueError:
+            return False
+        return entity == "number" or number.is_integer()
+    declared = spec.entities.get(entity)
+    if declared is None or declared.pattern is None:
+        return None                      # value sets are checked with the slot's rules
+    try:
+        return re.search(declared.pattern, str(item)) is not None
+    except re.error:
+        return None                      # a broken pattern is reported on its own
+
+
+def _impossible_one_of(spec: BotFile, flow: FlowSpec, base: YamlPath) -> Iterator[Found]:
+    """``one_of: [one, two]`` on an integer slot: a value the slot can never be filled with."""
+    for index, slot in enumerate(flow.slots):
+        if slot.entity is None:
+            continue
+        for rule_index, rule in enumerate(slot.validate_):
+            for item_index, item in enumerate(rule.one_of or []):
+                if _producible(spec, slot.entity, item) is False:
+                    yield ((*base, "slots", index, "validate", rule_index, "one_of", item_index),
+                           f"one_of lists '{item}', which entity type '{slot.entity}' can never produce",
+                           f"list values of type {slot.entity}, or change the slot's entity")

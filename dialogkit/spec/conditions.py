@@ -48,11 +48,10 @@ def parse_condition(source: str, names: Collection[str]) -> Condition:
         raise ConditionError(f"condition is not an expression: {exc.msg}") from None
     if not isinstance(tree, ast.Expr):
         raise ConditionError("condition is not an expression")
+    if any(isinstance(n, ast.Call | ast.Attribute) for n in ast.walk(tree)):
+        raise ConditionError("a condition compares slot values; it calls no functions and reads no attributes")
     unknown = sorted({n.id for n in ast.walk(tree) if isinstance(n, ast.Name)} - set(names) - set(CONSTANTS))
     if unknown:
         raise ConditionError(f"condition names unknown slot '{unknown[0]}'")
-    calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call | ast.Attribute)]
-    if calls:
-        raise ConditionError("a condition compares slot values; it calls no functions and reads no attributes")
     return Condition(source=source, tree=tree)
 
