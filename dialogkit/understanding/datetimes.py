@@ -448,9 +448,8 @@ def _en_hour(text: str) -> int:
 _TIME_HINT = _FirstLook([*_CN_PERIOD.split("|"), "点", "點", "时", "時", "正午", "午夜", *_EN_HOUR_WORDS,
                          "noon", "midday", "midnight", "half", "quarter", "o'clock", "oclock",
                          *relative_times.WORDS],
-                        digit_tails=[r"\s?[:：]", r"\s*[ap]\.?m",    # 15:30, 3pm
-                                     *relative_times.DIGIT_TAILS],
-                        latin_shapes=[r"at\s+\d"])                    # at 3
+                        digit_tails=[r"\s?[:：]", r"\s*[ap]\.?m"],   # 15:30, 3pm
+                        latin_shapes=[r"at\s+\d", *relative_times.LATIN_SHAPES])   # at 3, in 5 min
 
 
 def find_times(text: str, now: datetime) -> list[Found]:

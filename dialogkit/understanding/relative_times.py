@@ -16,10 +16,10 @@ from datetime import UTC, datetime, timedelta
 from dialogkit.understanding.numbers import EN_UNITS, Found, parse_cn_integer
 
 WORDS: tuple[str, ...] = ("小时", "钟头", "分钟", "hour", "hr", "minute", "mins")
-"""Every match holds one of these (Latin ones at a word start), or a digit before its unit:
-``datetimes`` adds them to the first look of the time finder."""
-DIGIT_TAILS: tuple[str, ...] = (r"\s*min",)
-""""in 5 min": the one unit not among ``WORDS`` at a word start."""
+"""Every match holds one of these (Latin ones at a word start) or ``LATIN_SHAPES``: ``datetimes``
+adds them to the first look of the time finder."""
+LATIN_SHAPES: tuple[str, ...] = (r"min\b",)
+""""in 5 min": "min" as a word of its own (as a word start it would let "never mind" through)."""
 
 _MAX_MINUTES = 24 * 60
 _EN_COUNT = "|".join(sorted([*EN_UNITS, "an", "a"], key=len, reverse=True))

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import re
+from datetime import UTC, datetime
+from zoneinfo import ZoneInfo
 
 import pytest
 
@@ -155,6 +157,70 @@ class TestEnglishTimes:
         assert times("at one point it broke") == []
 
 
+class TestSpansFromNow:
+    """"in two hours" / "两小时后": the time of day the span comes to from NOW (Monday 10:00)."""
+
+    @pytest.mark.parametrize(
+        ("text", "expected"),
+        [
+            ("两小时后", "12:00"), ("2小时以后", "12:00"), ("三个小时之后", "13:00"), ("半小时后", "10:30"),
+            ("半个小时以后", "10:30"), ("一个半小时后", "11:30"), ("两个半钟头后", "12:30"), ("十分钟后", "10:10"),
+            ("45分钟后", "10:45"), ("十五个小时后", "01:00"),
+        ],
+    )
+    def test_chinese(self, text: str, expected: str) -> None:
+        assert times(f"请{text}提醒我") == [expected]
+
+    @pytest.mark.parametrize(
+        ("text", "expected"),
+        [
+            ("in two hours", "12:00"), ("in 2 hours", "12:00"), ("in an hour", "11:00"), ("in half an hour", "10:30"),
+            ("in 45 minutes", "10:45"), ("in twenty mins", "10:20"), ("in 5 min", "10:05"), ("in 3 hrs", "13:00"),
+            ("two hours from now", "12:00"), ("90 minutes later", "11:30"), ("in fifteen hours", "01:00"),
+        ],
+    )
+    def test_english(self, text: str, expected: str) -> None:
+        assert times(f"remind me {text} please") == [expected]
+
+    @pytest.mark.parametrize(
+        "text",
+        ["三小时", "开了两小时的会", "十分好", "一个半分钟后", "in a minute", "just a minute", "in 3 days",
+         "in 30 hours", "48小时后", "for two hours"],
+    )
+    def test_durations_and_far_spans_are_no_time(self, text: str) -> None:
+        """A duration said without 后/in, a half minute, "in a minute" (soon), a day or more ahead."""
+        assert times(text) == []
+
+    def test_the_span_counts_from_the_given_now_across_midnight(self) -> None:
+        late = datetime(2026, 12, 1, 23, 30, tzinfo=UTC)
+        assert [f.value for f in find_times("in two hours", late)] == ["01:30"]
+        shanghai = late.astimezone(ZoneInfo("Asia/Shanghai"))
+        assert [f.value for f in find_times("两小时后", shanghai)] == ["09:30"]
+
+    def test_a_span_across_a_change_of_summer_time_is_as_long_as_it_says(self) -> None:
+        """Berlin puts its clocks back at 03:00 on 2026-10-25: two hours after 01:30 is 02:30."""
+        berlin = datetime(2026, 10, 25, 1, 30, tzinfo=ZoneInfo("Europe/Berlin"))
+        assert [f.value for f in find_times("in two hours", berlin)] == ["02:30"]
+
+
+class TestTheDateIsNowsLocalDate:
+    @pytest.mark.parametrize(
+        ("zone", "today", "tomorrow", "next_friday"),
+        [
+            ("UTC", "2026-12-01", "2026-12-02", "2026-12-11"),
+            ("Asia/Shanghai", "2026-12-02", "2026-12-03", "2026-12-11"),
+            ("America/Los_Angeles", "2026-12-01", "2026-12-02", "2026-12-11"),
+        ],
+    )
+    def test_relative_dates_at_a_day_boundary(self, zone: str, today: str, tomorrow: str, next_friday: str) -> None:
+        """2026-12-01T23:30Z is Tuesday Dec 1 in UTC and Los Angeles, already Wednesday Dec 2 in Shanghai."""
+        now = datetime(2026, 12, 1, 23, 30, tzinfo=UTC).astimezone(ZoneInfo(zone))
+        for zh, en, expected in (("今天", "today", today), ("明天", "tomorrow", tomorrow),
+                                 ("下周五", "next friday", next_friday)):
+            assert [f.value for f in find_dates(zh, now)] == [expected]
+            assert [f.value for f in find_dates(en, now)] == [expected]
+
+
 class TestAfternoonHours:
     @pytest.mark.parametrize(
         ("text", "date", "time"),
@@ -225,8 +291,11 @@ class TestCheapFirstLook:
         "下午三点", "早上7点05", "15：30", "中午", "凌晨两点", "三点三刻", "下午3點半",
         "3pm", "3 p.m.", "3:30 pm", "at 3", "8 o'clock in the evening", "half past 3", "quarter to four",
         "noon", "at three pm",
+        "两小时后", "半个小时以后", "十分钟后", "in two hours", "in 5 min", "in twenty mins", "90 minutes later",
+        "in half an hour", "5 min later",
     )
-    WITHOUT = ("order 24680", "我的订单号是 12345", "my phone arrived broken", "someone took it", "电话 13812345678")
+    WITHOUT = ("order 24680", "我的订单号是 12345", "my phone arrived broken", "someone took it", "电话 13812345678",
+               "never mind", "a minimum of 5")
 
     @pytest.mark.parametrize("text", HOLDING)
     def test_the_skip_loses_nothing(self, text: str, monkeypatch: pytest.MonkeyPatch) -> None:
