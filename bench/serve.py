@@ -231,14 +231,18 @@ def lines_for(runs: list[Run], users: int, turns: int) -> list[str]:
         rate = len(d.latencies) / d.seconds if d.seconds else 0.0
         lines.append(f"| {r.name} | **{rate:,.0f}** | {percentile(d.latencies, 50) * 1000:.1f} | "
                      f"{percentile(d.latencies, 99) * 1000:.1f} | {d.errors_5xx} | {d.failures} | {r.lost} | {r.leaked} |")
-    lines += ["", "where the time goes, per turn (CPU ms of each process; server-measured turn latency):", "",
-              "| run | server workers CPU | redis CPU | client CPU | turn p50 ms (server) | turn p99 ms (server) |",
-              "|---|---|---|---|---|---|"]
+    lines += ["", "where the time goes, per turn: CPU ms of each process, the server's own turn latency, the share "
+              "of the machine the run got, and the ceiling its CPU per turn allows with every core free:", "",
+              "| run | workers CPU | redis CPU | client CPU | server turn p50 / p99 ms | machine share | ceiling turns/s |",
+              "|---|---|---|---|---|---|---|"]
     for r in runs:
         n = max(1, len(r.drive.latencies))
+        total = sum(r.cpu.values())
+        share = total / (r.drive.seconds * cores) if r.drive.seconds else 0.0
+        ceiling = cores / (total / n) if total else 0.0
         lines.append(f"| {r.name} | {r.cpu['server'] / n * 1000:.2f} | {r.cpu['redis'] / n * 1000:.2f} | "
-                     f"{r.cpu['client'] / n * 1000:.2f} | {percentile(r.drive.server_ms, 50):.1f} | "
-                     f"{percentile(r.drive.server_ms, 99):.1f} |")
+                     f"{r.cpu['client'] / n * 1000:.2f} | {percentile(r.drive.server_ms, 50):.1f} / "
+                     f"{percentile(r.drive.server_ms, 99):.1f} | {share:.0%} | {ceiling:,.0f} |")
     return lines
 
 
