@@ -7,6 +7,7 @@
 """
 
 from dialogkit.testing.cases import Step, TestCase, TestFile, load_test_file
+from dialogkit.testing.clock import TestClock
 from dialogkit.testing.conversation import Conversation, ConversationFailure, conversation
 from dialogkit.testing.coverage import CoverageTracker
 from dialogkit.testing.expectations import Mismatch
@@ -22,6 +23,7 @@ __all__ = [
     "Mismatch",
     "Step",
     "TestCase",
+    "TestClock",
     "TestFile",
     "TestResult",
     "Turn",

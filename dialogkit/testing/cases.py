@@ -13,13 +13,14 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from dialogkit.errors import FlowError, Problem
-from dialogkit.spec.schema import STATES
+from dialogkit.spec.schema import STATES, parse_duration
 from dialogkit.spec.yaml_source import (
     FileKind,
     compose_yaml,
@@ -29,10 +30,11 @@ from dialogkit.spec.yaml_source import (
     read_text_file,
 )
 from dialogkit.strings.suggest import did_you_mean
+from dialogkit.testing.clock import parse_moment
 
 FILE_KEYS: tuple[str, ...] = ("bot", "actions", "tests")
 TEST_KEYS: tuple[str, ...] = ("name", "user_id", "tags", "steps")
-STEP_KEYS: tuple[str, ...] = ("user", "expect", "session", "restart")
+STEP_KEYS: tuple[str, ...] = ("user", "expect", "session", "restart", "now", "wait")
 EXPECT_KEYS: tuple[str, ...] = (
     "flow", "state", "slots", "bot", "action", "clarify", "resolved", "summary", "entities",
     "max_context_tokens",
@@ -53,6 +55,8 @@ class Step:
     line: int
     session: str | None = None        # None: stay in the session the previous step used
     restart: bool = False
+    now: datetime | None = None       # the clock before this turn; naive: the bot's local time
+    wait: float | None = None         # seconds the clock moves before this turn
 
 
 @dataclass(frozen=True, slots=True)
@@ -259,10 +263,37 @@ class _Reader:
         user = self.field(keys, "user")
         session = self.field(keys, "session")
         restart = self.flag(keys["restart"][1], "`restart`") if "restart" in keys else False
+        now = self.moment(keys["now"][1]) if "now" in keys else None
+        wait = self.duration(keys["wait"][1]) if "wait" in keys else None
         expect = self.expect(keys["expect"][1]) if "expect" in keys else {}
         if user is None:
             return None
-        return Step(user=user, expect=expect, line=node_position(node)[0], session=session, restart=restart)
+        return Step(user=user, expect=expect, line=node_position(node)[0], session=session, restart=restart,
+                    now=now, wait=wait)
+
+    def moment(self, node: Node) -> datetime | None:
+        """``now:`` — an ISO date and time; the test clock reads a naive one in the bot's time zone."""
+        text = self.text(node, "`now`")
+        if text is None:
+            return None
+        try:
+            return parse_moment(text)
+        except ValueError:
+            self.problem(node, f"`now` is not a date and time: {text!r}",
+                         'write it as "2026-12-01T09:00" (the bot\'s time zone) or with an offset, '
+                         '"2026-12-01T09:00+08:00"')
+            return None
+
+    def duration(self, node: Node) -> float | None:
+        """``wait:`` — a duration as ``session_timeout`` takes it: 31m, 2h, 45s, 1d, or seconds."""
+        text = self.text(node, "`wait`")
+        if text is None:
+            return None
+        try:
+            return parse_duration(text)
+        except ValueError:
+            self.problem(node, f"`wait` is not a duration: {text!r}", "write e.g. 31m, 2h, 45s or 1d")
+            return None
 
     # -- expectations ----------------------------------------------------------------------
 

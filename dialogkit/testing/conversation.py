@@ -1,7 +1,9 @@
 """A conversation driver for Python tests: ``Conversation(bot).say("...").expect(state=...)``.
 
 The YAML runner is built on it, so a Python test and a YAML test check a turn the same way and
-fail with the same text: the expectation that broke and the transcript so far.
+fail with the same text: the expectation that broke and the transcript so far. A conversation
+opened from a file runs on a ``TestClock`` (``testing.clock``), so its dates never depend on the
+day it runs.
 """
 
 from __future__ import annotations
@@ -10,11 +12,13 @@ import shutil
 import tempfile
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
+from datetime import datetime
 from pathlib import Path
 from types import TracebackType
 from typing import Any
 
 from dialogkit.testing.cases import DEFAULT_SESSION
+from dialogkit.testing.clock import TestClock, zone_of
 from dialogkit.testing.expectations import Mismatch, Observation, check
 from dialogkit.testing.factory import open_bot
 from dialogkit.testing.logs import capture_turn_logs
@@ -42,7 +46,7 @@ class Conversation:
     ``session`` names are the test's own: ``default`` is the conversation's own session and
     any other name is another session of the same user. A ``restart()`` closes the bot and
     builds a new one through ``reopen`` (the same file and store), so persisted state must
-    really survive it.
+    really survive it. ``clock``: the ``TestClock`` the bot was built with; each ``say`` moves it.
     """
 
     def __init__(
@@ -53,8 +57,10 @@ class Conversation:
         session_id: str = "test-session",
         reopen: Callable[[], BotLike] | None = None,
         capture_logs: bool = False,
+        clock: TestClock | None = None,
     ) -> None:
         self.bot = bot
+        self.clock = clock
         self.user_id = user_id
         self.base_session_id = session_id
         self.reopen = reopen
@@ -78,18 +84,22 @@ class Conversation:
     ) -> Conversation:
         """A conversation on a bot file with a fresh SQLite store in a temporary folder.
 
-        ``restart()`` reloads the bot from that store; ``close()`` removes the folder.
+        The bot runs on a ``TestClock`` started at ``testing.clock.START`` in its time zone;
+        ``restart()`` reloads the bot from that store (on the same clock); ``close()`` removes the folder.
         """
         folder = Path(tempfile.mkdtemp(prefix="dialogkit-test-"))
         store = f"sqlite:///{folder / 'sessions.db'}"
         build = factory or open_bot
         stubs = dict(actions or {})
+        clock = TestClock()
         try:
-            bot = build(Path(path), store, stubs)
+            bot = build(Path(path), store, stubs, clock)
         except BaseException:
             shutil.rmtree(folder, ignore_errors=True)
             raise
-        convo = cls(bot, user_id=user_id, reopen=lambda: build(Path(path), store, stubs), capture_logs=capture_logs)
+        clock.start(zone_of(bot))
+        convo = cls(bot, user_id=user_id, reopen=lambda: build(Path(path), store, stubs, clock),
+                    capture_logs=capture_logs, clock=clock)
         convo._cleanup = lambda: shutil.rmtree(folder, ignore_errors=True)
         return convo
 
@@ -100,8 +110,18 @@ class Conversation:
         name = name or self.current_session
         return self.base_session_id if name == DEFAULT_SESSION else f"{self.base_session_id}:{name}"
 
-    def say(self, text: str, *, session: str | None = None) -> Conversation:
-        """Send one user turn; ``session`` switches to another session of the same user (and stays)."""
+    def say(self, text: str, *, session: str | None = None, now: str | datetime | None = None,
+            wait: float | None = None) -> Conversation:
+        """Send one user turn; ``session`` switches to another session of the same user (and stays).
+
+        ``now`` (a time, naive ones in the bot's zone) and ``wait`` (seconds) move the test clock
+        before the turn, as a YAML step's ``now:`` and ``wait:`` do; without them the turn is a
+        second after the last one.
+        """
+        if self.clock is not None:
+            self.clock.before_step(now, wait)
+        elif now is not None or wait is not None:
+            raise RuntimeError("this conversation has no test clock: build it with clock= or Conversation.from_file")
         if session is not None:
             self.current_session = session
         sid = self.session_id()

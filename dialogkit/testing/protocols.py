@@ -22,8 +22,12 @@ class BotLike(Protocol):
     def close(self) -> None: ...
 
 
-BotFactory = Callable[[Path, str, Mapping[str, Any]], BotLike]
-"""Builds a bot from (bot file, store URL, action stubs): the harness's only way to make one."""
+Clock = Callable[[], float]
+"""Seconds since the epoch, like ``time.time``: what ``Bot.from_file(clock=)`` takes."""
+
+BotFactory = Callable[[Path, str, Mapping[str, Any], Clock], BotLike]
+"""Builds a bot from (bot file, store URL, action stubs, clock): the harness's only way to make one.
+The clock is the test's (``testing.clock.TestClock``): the bot must read time from it."""
 
 TurnObserver = Callable[[str | None, str | None, Any, Any], None]
 """Called after each turn with (flow before, state before, reply, bot): coverage listens here."""

@@ -2,7 +2,8 @@
 
 Every test gets its own temporary folder holding a SQLite store, so tests never see each
 other's sessions, and ``restart: true`` closes the bot and builds a new one on that same file:
-persistence is proved through the store, not assumed from an object kept in memory.
+persistence is proved through the store, not assumed from an object kept in memory. Every test
+also gets its own ``TestClock``, started at the same local time whatever day it runs.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from pathlib import Path
 
 from dialogkit.errors import DialogkitError, FlowError
 from dialogkit.testing.cases import TestCase, TestFile, load_test_file
+from dialogkit.testing.clock import TestClock, zone_of
 from dialogkit.testing.conversation import Conversation
 from dialogkit.testing.coverage import CoverageTracker
 from dialogkit.testing.factory import open_bot
@@ -59,15 +61,17 @@ def run_test(
     """
     build = factory or open_bot
     started = time.perf_counter()
+    clock = TestClock()
     with tempfile.TemporaryDirectory(prefix="dialogkit-test-", ignore_cleanup_errors=True) as folder:
         store = f"sqlite:///{Path(folder) / 'sessions.db'}"
         try:
-            bot = build(test_file.bot, store, test_file.actions)
+            bot = build(test_file.bot, store, test_file.actions, clock)
         except Exception as exc:  # a bot that fails to load fails the test, with why
             failure = StepFailure(step=0, user="", line=case.line, error=_load_error(test_file.bot, exc))
             return TestResult(test_file.path, case.name, case.line, [], failure, time.perf_counter() - started)
+        clock.start(zone_of(bot))
         convo = Conversation(bot, user_id=case.user_id, session_id="test-session",
-                             reopen=lambda: build(test_file.bot, store, test_file.actions))
+                             reopen=lambda: build(test_file.bot, store, test_file.actions, clock), clock=clock)
         if coverage is not None:
             convo.observers.append(coverage.observer(test_file.bot))
         try:
@@ -83,7 +87,7 @@ def _run_steps(convo: Conversation, case: TestCase) -> StepFailure | None:
         try:
             if step.restart:
                 convo.restart()
-            convo.say(step.user, session=step.session)
+            convo.say(step.user, session=step.session, now=step.now, wait=step.wait)
             mismatches = convo.check(step.expect)
         except Exception as exc:  # the bot's crash is this step's failure
             error = "".join(traceback.format_exception(exc, limit=-8)).rstrip()

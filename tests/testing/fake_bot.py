@@ -20,6 +20,7 @@ from ruamel.yaml import YAML
 
 from dialogkit.model.reply import ActionRun, Reply
 from dialogkit.spec.schema import BotFile, FlowSpec, prompt_text
+from dialogkit.testing.protocols import Clock
 
 YES = ("确认", "是的", "好的", "yes", "ok", "sure")
 NO = ("不对", "不是", "no", "nope")
@@ -54,7 +55,8 @@ class SessionView:
 class FakeBot:
     """Implements handle / session / context / spec / close like ``dialogkit.Bot``."""
 
-    def __init__(self, path: Path, store: str, actions: Mapping[str, Any]) -> None:
+    def __init__(self, path: Path, store: str, actions: Mapping[str, Any], clock: Clock | None = None) -> None:
+        self.clock = clock
         self.spec = BotFile.model_validate(YAML(typ="safe").load(Path(path).read_text(encoding="utf-8")))
         self.actions = dict(actions)
         if not store.startswith("sqlite:///"):
@@ -64,8 +66,8 @@ class FakeBot:
         self.closed = False
 
     @classmethod
-    def from_file(cls, path: Path, store: str, actions: Mapping[str, Any]) -> FakeBot:
-        return cls(path, store, actions)
+    def from_file(cls, path: Path, store: str, actions: Mapping[str, Any], clock: Clock | None = None) -> FakeBot:
+        return cls(path, store, actions, clock)
 
     # -- store -------------------------------------------------------------------------------
 
@@ -283,7 +285,7 @@ class _Blank(dict[str, Any]):
 class BareBot:
     """A bot offering only ``handle`` and ``close``: every richer expectation is unsupported."""
 
-    def __init__(self, path: Path, store: str, actions: Mapping[str, Any]) -> None:
+    def __init__(self, path: Path, store: str, actions: Mapping[str, Any], clock: Clock | None = None) -> None:
         self.closed = False
 
     def handle(self, session_id: str, text: str, user_id: str | None = None) -> Any:

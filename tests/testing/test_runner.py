@@ -122,8 +122,8 @@ class TestIsolationAndRestart:
         """The bot object is closed and rebuilt, with the same store URL: nothing survives in memory."""
         built: list[tuple[FakeBot, str]] = []
 
-        def factory(path: Path, store: str, actions: Any) -> FakeBot:
-            bot = FakeBot(path, store, actions)
+        def factory(path: Path, store: str, actions: Any, clock: Any) -> FakeBot:
+            bot = FakeBot(path, store, actions, clock)
             built.append((bot, store))
             return bot
 
