@@ -33,6 +33,7 @@ from dialogkit.model.session import Message, Session, SummaryState, user_scope
 from dialogkit.spec.compiler import CompiledFlow
 from dialogkit.spec.schema import BotFile
 from dialogkit.store.protocol import SessionStore, StoreTxn
+from dialogkit.store.secrets import warn_if_plain
 from dialogkit.strings.limits import MAX_STORED_CHARS, MAX_UNDERSTOOD_CHARS, clean_text
 from dialogkit.strings.redaction import MASK, mask_values
 from dialogkit.text.labels import Texts
@@ -147,6 +148,7 @@ class Turns:
             initial = self.spec.bot.language if self.spec.bot.language != "auto" else "en"
             session = Session(id=session_id, user_id=user_id or session_id, language=initial, created_at=now,
                               updated_at=now, bot_version=self.version)
+            warn_if_plain(self.store.url, lambda: any(s.sensitive for f in self.spec.flows.values() for s in f.slots))
         else:
             check_owner(session, user_id)      # never re-owned, even once expired: SessionOwnerError
         return session

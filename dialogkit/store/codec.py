@@ -15,6 +15,7 @@ from pydantic_core import PydanticSerializationError
 
 from dialogkit.errors import StoreError
 from dialogkit.model.session import SCHEMA_VERSION, Message, PersistedValue, Session
+from dialogkit.store.secrets import PREFIX, box, open_row, seal_bytes, seal_text
 
 __all__ = [
     "decode_messages",
@@ -40,21 +41,21 @@ def encode_session(session: Session) -> bytes:
     session with Chinese text). Every store and ``decode_session`` take the bytes as they are.
     """
     try:
-        return _SESSION.dump_json(session, exclude=_NOT_IN_BLOB)
+        return seal_bytes(_SESSION.dump_json(session, exclude=_NOT_IN_BLOB))     # sealed with a key set
     except PydanticSerializationError as exc:
         raise StoreError(f"session {session.id!r} holds a value that cannot be saved: {exc}") from exc
 
 
 def encode_message(session_id: str, message: Message) -> str:
     try:
-        return message.model_dump_json()
+        return seal_text(message.model_dump_json())
     except PydanticSerializationError as exc:
         raise StoreError(f"session {session_id!r}: a history message cannot be saved: {exc}") from exc
 
 
 def encode_slot(user_id: str, name: str, value: PersistedValue) -> str:
     try:
-        return value.model_dump_json()
+        return seal_text(value.model_dump_json())
     except PydanticSerializationError as exc:
         raise StoreError(f"user {user_id!r}: slot {name!r} holds a value that cannot be saved: {exc}") from exc
 
@@ -62,7 +63,7 @@ def encode_slot(user_id: str, name: str, value: PersistedValue) -> str:
 def decode_session(session_id: str, blob: str | bytes, messages: list[str], offset: int) -> Session:
     """Rebuild a session from its blob and a tail of message rows starting at ``offset``."""
     try:
-        session = Session.model_validate_json(blob)
+        session = Session.model_validate_json(open_row(blob))
     except ValidationError as exc:
         raise StoreError(f"session {session_id!r} is corrupt in the store and cannot be loaded: "
                          f"{_first_error(exc)}") from exc
@@ -79,6 +80,8 @@ def decode_messages(session_id: str, rows: list[str]) -> list[Message]:
     if not rows:
         return []
     try:
+        if box() is not None or rows[-1].startswith(PREFIX):      # sealed rows: a key is set (or missing)
+            rows = [_text(open_row(r)) for r in rows]
         return _MESSAGES.validate_json("[" + ",".join(rows) + "]")
     except ValidationError as exc:
         raise StoreError(f"session {session_id!r} has a corrupt history message: "
@@ -87,7 +90,7 @@ def decode_messages(session_id: str, rows: list[str]) -> list[Message]:
 
 def decode_slot(user_id: str, name: str, raw: str | bytes) -> PersistedValue:
     try:
-        return PersistedValue.model_validate_json(raw)
+        return PersistedValue.model_validate_json(open_row(raw))
     except ValidationError as exc:
         raise StoreError(f"user {user_id!r}: stored slot {name!r} is corrupt: {_first_error(exc)}") from exc
 
@@ -96,8 +99,8 @@ def written_before(row: str | bytes, older_than: float) -> bool:
     """Whether a stored message or persisted value was written (its ``at``) before ``older_than``,
     read without building the model. A corrupt row is not: the load that meets it reports it."""
     try:
-        at = json.loads(row).get("at")
-    except (ValueError, AttributeError):
+        at = json.loads(open_row(row)).get("at")
+    except (ValueError, AttributeError, StoreError):
         return False
     return isinstance(at, (int, float)) and at < older_than
 
@@ -111,6 +114,10 @@ def older_prefix(rows: list[str], older_than: float) -> int:
         if written_before(row, older_than):
             cut = index + 1
     return cut
+
+
+def _text(row: str | bytes) -> str:
+    return row.decode("utf-8") if isinstance(row, bytes) else row
 
 
 def _first_error(exc: ValidationError) -> str:

@@ -33,6 +33,7 @@ from dialogkit.model.session import Message, PersistedValue, Session
 from dialogkit.store.codec import decode_messages, decode_session, decode_slot, older_prefix, written_before
 from dialogkit.store.locks import HOST, lock_timeout_message, pid_alive
 from dialogkit.store.protocol import slice_bounds
+from dialogkit.store.secrets import open_row
 from dialogkit.store.staging import PendingWrite, StagedTxn
 from dialogkit.store.urls import redact_url
 
@@ -374,8 +375,8 @@ def _owner(blob: object) -> str | None:
     if blob is None:
         return None
     try:
-        owner = json.loads(_text(blob)).get("user_id")
-    except (ValueError, AttributeError):
+        owner = json.loads(_text(open_row(blob) if isinstance(blob, (str, bytes)) else blob)).get("user_id")
+    except (ValueError, AttributeError, StoreError):
         return None
     return owner if isinstance(owner, str) else None
 

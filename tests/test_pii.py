@@ -1,0 +1,157 @@
+"""Sensitive values and PII, asserted where they could leak: logs, store rows (with a key),
+exports and the bodies of LLM requests (docs/stores.md, "Sensitive values at rest").
+
+One conversation per language types a sensitive note, a phone number and an e-mail address;
+then each place is searched for them verbatim.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from cryptography.fernet import Fernet
+from structlog.testing import capture_logs
+
+from dialogkit import Bot
+from dialogkit.cli.context_export import render
+from dialogkit.errors import StoreError
+from dialogkit.llm.client import LLMClient
+from dialogkit.spec.schema import LLMSpec
+from dialogkit.store import open_store, secrets
+from dialogkit.testing.llm_server import ScriptedLLMServer
+
+ROOT = Path(__file__).resolve().parents[1]
+SUPPORT = ROOT / "flows" / "support_ticket.yaml"
+STUBS = {"create_ticket": {"ticket_id": "T-1001"}, "order_status": {"status": "shipped"}}
+NOTE = {"zh": "保险箱密码七三九一", "en": "safe code seven three nine one"}
+PHONE, EMAIL = "13812345678", "amy.lee@example.com"
+TURNS = {
+    "zh": [f"我的手机碎了。备注：{NOTE['zh']}", "订单号 12345", f"我的手机号是{PHONE}，邮箱 {EMAIL}"],
+    "en": [f"my phone arrived broken. note: {NOTE['en']}", "order 12345", f"my phone is {PHONE}, e-mail {EMAIL}"],
+}
+LANGS = pytest.mark.parametrize("lang", ["zh", "en"])
+
+
+@pytest.fixture
+def key(monkeypatch: pytest.MonkeyPatch) -> Iterator[str]:
+    value = Fernet.generate_key().decode()
+    monkeypatch.setenv(secrets.ENV, value)
+    secrets.reset()
+    yield value
+    monkeypatch.delenv(secrets.ENV)
+    secrets.reset()
+
+
+def talk(bot: Bot, lang: str, session: str = "s1") -> None:
+    for text in TURNS[lang]:
+        bot.handle(session, text, user_id="alice")
+
+
+def raw_rows(db: Path) -> str:
+    with sqlite3.connect(db) as conn:
+        rows = [r[0] for table in ("sessions", "messages", "user_slots")
+                for r in conn.execute(f"SELECT data FROM {table}")]
+    return "\n".join(r.decode("utf-8", "replace") if isinstance(r, bytes) else str(r) for r in rows)
+
+
+@LANGS
+def test_with_a_key_no_row_holds_a_sensitive_value_and_sessions_still_load(key: str, lang: str,
+                                                                           tmp_path: Path) -> None:
+    db = tmp_path / "s.db"
+    bot = Bot.from_file(SUPPORT, store=f"sqlite:///{db}", actions=STUBS)
+    talk(bot, lang)
+    bot.close()
+    stored = raw_rows(db)
+    assert stored and NOTE[lang] not in stored and PHONE not in stored and EMAIL not in stored
+    assert "12345" not in stored and "alice" not in stored                   # nothing a user said, in clear
+    again = Bot.from_file(SUPPORT, store=f"sqlite:///{db}", actions=STUBS)   # another process, the same key
+    assert again.session("s1").user_id == "alice" and len(again.session("s1").history) == 6
+    again.close()
+
+
+def test_sealed_rows_need_the_key_and_the_right_one(key: str, tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    db = tmp_path / "s.db"
+    bot = Bot.from_file(SUPPORT, store=f"sqlite:///{db}", actions=STUBS)
+    talk(bot, "en")
+    bot.close()
+    for value, message in (("", "set DIALOGKIT_SECRET_KEY"), (Fernet.generate_key().decode(), "another key")):
+        if value:
+            monkeypatch.setenv(secrets.ENV, value)
+        else:
+            monkeypatch.delenv(secrets.ENV)
+        secrets.reset()
+        store = open_store(f"sqlite:///{db}")
+        with pytest.raises(StoreError, match=message):
+            store.load("s1")
+        store.close()
+    monkeypatch.setenv(secrets.ENV, f"{Fernet.generate_key().decode()},{key}")   # rotation: old key listed second
+    secrets.reset()
+    store = open_store(f"sqlite:///{db}")
+    assert store.load("s1") is not None
+    store.close()
+
+
+def test_a_bad_key_is_a_store_error_with_a_hint(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv(secrets.ENV, "not-a-key")
+    secrets.reset()
+    try:
+        with pytest.raises(StoreError, match="Fernet"):
+            Bot.from_file(SUPPORT, store=f"sqlite:///{tmp_path / 's.db'}", actions=STUBS).handle("s", "hi")
+    finally:
+        monkeypatch.delenv(secrets.ENV)
+        secrets.reset()
+
+
+def test_without_a_key_a_warning_once_at_start(tmp_path: Path) -> None:
+    secrets.reset()
+    with capture_logs() as logs:
+        bot = Bot.from_file(SUPPORT, store=f"sqlite:///{tmp_path / 'w.db'}", actions=STUBS)
+        for session in ("a", "b"):
+            talk(bot, "en", session)
+        bot.close()
+    assert [e["event"] for e in logs].count("sensitive_values_in_plain_text") == 1
+
+
+@LANGS
+def test_logs_never_hold_a_sensitive_value_or_pii(lang: str) -> None:
+    bot = Bot.from_file(SUPPORT, store="memory://", actions=STUBS)
+    with capture_logs() as logs:
+        talk(bot, lang)
+    text = json.dumps(logs, ensure_ascii=False, default=str)
+    assert NOTE[lang] not in text and PHONE not in text and EMAIL not in text
+
+
+@LANGS
+def test_exports_mask_pii_unless_asked(lang: str) -> None:
+    bot = Bot.from_file(SUPPORT, store="memory://", actions=STUBS)
+    talk(bot, lang)
+    built = bot.build_context("s1")
+    for fmt in ("json", "csv", "txt"):
+        masked = render(built, "s1", fmt, raw=False)
+        assert PHONE not in masked and EMAIL not in masked
+    assert EMAIL in render(built, "s1", "json", raw=True)
+
+
+@pytest.mark.xfail(reason="issue 15 item 1 (a sensitive value reaches the LLM the turn it is typed) is being "
+                          "fixed elsewhere; drop this mark once it passes", strict=False)
+@LANGS
+def test_llm_requests_never_carry_a_sensitive_value(lang: str) -> None:
+    """Every request body the scripted server received, on every turn, the typing turn included."""
+    with ScriptedLLMServer(lambda body: "{}") as server:
+        spec = LLMSpec(model="scripted-model", timeout_s=2.0, max_retries=0, use_for=["understanding", "summaries"])
+        client = LLMClient(spec, api_key="sk-test", base_url=server.base_url, backoff_s=0.01, max_backoff_s=0.05)
+        try:
+            bot = Bot.from_file(SUPPORT, store="memory://", actions=STUBS, llm=client)
+            talk(bot, lang)
+            for _ in range(6):                                   # enough rounds to fold a summary
+                bot.handle("s1", "谢谢" if lang == "zh" else "thanks", user_id="alice")
+        finally:
+            client.close()
+        bodies = json.dumps(server.requests, ensure_ascii=False)
+    assert server.requests, "the LLM was never asked"
+    assert NOTE[lang] not in bodies
