@@ -1,7 +1,8 @@
 """Turns on an event loop: what ``Bot.ahandle`` runs (docs/serving.md, "ahandle").
 
-The stores and the LLM client are synchronous, so a turn runs in a thread pool and the loop goes
-on serving other requests while it waits for Redis, SQLite or an LLM. Turns of one session queue
+The stores and the LLM client are synchronous, so a turn runs in a thread pool (bounded, shared by
+every bot of the process) and the loop goes on serving other requests while it waits for Redis,
+SQLite or an LLM. Turns of one session queue
 on an ``asyncio.Lock`` of that session *before* they take a thread: the store's own lock would
 keep them apart as well, but only by parking a pool thread per waiting turn, and a burst on one
 session could then starve every other session of threads. The map of locks holds only sessions
@@ -16,17 +17,34 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import threading
 import time
 from collections.abc import Callable
-from concurrent.futures import Executor
+from concurrent.futures import Executor, ThreadPoolExecutor
 from functools import partial
 from typing import Any
 
 from dialogkit.model.reply import Reply
 
-__all__ = ["AsyncTurns", "runner_of"]
+__all__ = ["TURN_THREADS", "AsyncTurns", "runner_of"]
 
 TurnFunction = Callable[..., Reply]
+
+TURN_THREADS = 32
+"""Threads that run turns, shared by every bot of the process. More than the loop's default pool
+(CPU count + 4): a turn mostly waits (on the store, above all on an LLM), so a few cores keep many
+turns in flight; a rule-based turn holds its thread for about a millisecond."""
+
+_pool: ThreadPoolExecutor | None = None
+_pool_lock = threading.Lock()
+
+
+def _shared_pool() -> ThreadPoolExecutor:
+    global _pool
+    with _pool_lock:
+        if _pool is None:
+            _pool = ThreadPoolExecutor(max_workers=TURN_THREADS, thread_name_prefix="dialogkit-turn")
+        return _pool
 
 
 class _Queue:
@@ -44,7 +62,7 @@ class AsyncTurns:
 
     def __init__(self, handle: TurnFunction, executor: Executor | None = None) -> None:
         self._handle = handle
-        self._executor = executor          # None: the loop's default thread pool
+        self._executor = executor          # None: the process's pool of TURN_THREADS threads
         self._queues: dict[str, _Queue] = {}
 
     @property
@@ -74,7 +92,7 @@ class AsyncTurns:
             raise
         try:
             call = partial(contextvars.copy_context().run, self._handle, session_id, text, user_id=user_id)
-            future = asyncio.get_running_loop().run_in_executor(self._executor, call)
+            future = asyncio.get_running_loop().run_in_executor(self._executor or _shared_pool(), call)
         except BaseException:
             self._leave(session_id, queue, locked=True)
             raise
