@@ -35,6 +35,9 @@ class _Model:
 Engine = Literal["graphviz", "mermaid"]
 
 
+THEN_PREFIX = "start_"     # the state drawn for the flow ``execute.then`` starts
+
+
 def _machine(name: str, flow: FlowSpec, engine: Engine, prefix: str = "") -> Any:
     from transitions.extensions import GraphMachine
 
@@ -46,6 +49,11 @@ def _machine(name: str, flow: FlowSpec, engine: Engine, prefix: str = "") -> Any
     for transition in transition_table(flow):
         machine.add_transition(transition.trigger, [prefix + s for s in transition.sources],
                                prefix + transition.dest)
+    if flow.execute.then:
+        # The follow-up flow starts as the task completes: drawn as a state of its own name.
+        target = prefix + THEN_PREFIX + flow.execute.then
+        machine.add_state(target)
+        machine.add_transition("then" + (" (when)" if flow.execute.when else ""), prefix + "EXECUTION", target)
     return machine
 
 

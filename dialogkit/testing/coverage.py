@@ -16,6 +16,8 @@ from dialogkit.spec.schema import STATES, BotFile, FlowSpec
 from dialogkit.spec.transitions_table import TransitionDef, transition_table
 from dialogkit.testing.protocols import TurnObserver
 
+THEN = "then"      # a flow's execute.then: counted like a trigger of the finished flow
+
 
 @dataclass(slots=True)
 class FlowCoverage:
@@ -38,6 +40,8 @@ class FlowCoverage:
         # flow without `confirm`; only the states the flow's own task can be in count.
         states = [s for s in STATES if s != "CONFIRMATION" or flow.confirm is not None]
         triggers = list(dict.fromkeys(t.trigger for t in table))
+        if flow.execute.then:
+            triggers.append(THEN)          # the follow-up flow started as the task completed
         memory = [(trig, action) for trig in triggers for action in flow.memory_for(trig)]
         return cls(name, all_states=states, all_triggers=triggers,
                    all_slots=[s.name for s in flow.slots], all_memory=memory)
@@ -116,6 +120,8 @@ class CoverageTracker:
                 flow = _started_flow(spec, reply, stack[-1][0] if stack else None)
                 if flow is None or flow not in coverage.flows:
                     continue
+                if ended is not None and spec.flows[ended].execute.then == flow:
+                    self._mark(coverage.flows[ended], "EXECUTION", THEN, None, ran)
                 self._mark(coverage.flows[flow], "IDLE" if not stack else None, trigger, "TASK_INIT", ran)
                 stack.append((flow, "TASK_INIT"))
                 continue
