@@ -163,6 +163,7 @@ class Policy:
         offer = self._offer(ctx, free_text=False)
         if self._digression(ctx, offer):
             return
+        self._keep_filled_slots(ctx, offer)
         if offer.values or offer.conflicts:
             if cues & {"no", "correction"} and not self._fits(ctx, offer):
                 # A rejection whose new value cannot be taken as it is (invalid, or two of them): the
@@ -483,18 +484,27 @@ class Policy:
         for name in [n for n in offer.conflicts if n != task.pending_slot]:
             del offer.conflicts[name]
 
-    @staticmethod
-    def _keep_filled_slots(ctx: TurnContext, offer: SlotOffer) -> None:
+    def _keep_filled_slots(self, ctx: TurnContext, offer: SlotOffer) -> None:
         """A filled slot changes only when the user corrects it ("不对，是耳机" / "actually it's
-        67890"): a value that merely appears in another answer ("the weather is nice today" while
-        the cabin is asked) never silently replaces what the user said before."""
-        task = ctx.task
-        if task is None or not task.pending_slot or ctx.interp.cues & {"correction", "no"}:
-            return     # after "what would you like to change?" any value is a change
+        67890") or names it ("the attendee is Supervisor Li"): a value that merely appears in
+        another answer ("the weather is nice today" while the cabin is asked) never silently
+        replaces what the user said before."""
+        task, flow = ctx.task, ctx.flow
+        if task is None or flow is None or ctx.interp.cues & {"correction", "no"}:
+            return
+        if task.state == "CONFIRMATION":
+            if self._is_bare(ctx):
+                return     # "67890" in answer to the confirmation is the new value
+        elif not task.pending_slot:
+            return         # after "what would you like to change?" any value is a change
+        text = ctx.interp.text.lower()
         for name in [n for n, v in offer.values.items() if n != task.pending_slot
                      and task.slots.get(n) is not None and str(task.slots[n]) != str(v)]:
-            del offer.values[name]
-            offer.surfaces.pop(name, None)
+            slot = flow.spec.slot(name)
+            named = slot is not None and any(self.texts.slot_label(slot, lang).lower() in text for lang in ("zh", "en"))
+            if not named:
+                del offer.values[name]
+                offer.surfaces.pop(name, None)
 
     @staticmethod
     def _is_bare(ctx: TurnContext) -> bool:
@@ -688,12 +698,25 @@ class Policy:
                 return False
             ctx.updates = {pending.slot: choice.value} if pending.slot else {}
             ctx.resolved_text = clar.candidate_label(choice, ctx.language, self.texts)
-            self._fire(ctx, "provide_param")
+            try:
+                self._fire(ctx, "provide_param")
+            except ClarificationNeeded as question:     # the answer itself holds an ambiguous reference
+                self._ask_clarification(ctx, question.pending)
+                return True
             self._advance(ctx)
             return True
         self.lookahead.replay_with_choice(ctx, pending, choice)
         self.respond(ctx)
         return True
+
+    def _fills_active_task(self, ctx: TurnContext) -> bool:
+        """True when the turn brings a value of a type the active task's slots take ("2028年1月1日")."""
+        task = ctx.session.task
+        flow = self.flows.get(task.flow) if task is not None else None
+        if flow is None:
+            return False
+        types = {s.entity for s in flow.spec.slots if s.entity}
+        return any(m.type in types for m in ctx.interp.mentions)
 
     def _keep_question(self, ctx: TurnContext, pending: PendingClarification) -> bool:
         """An unrelated turn (help, small talk) while a clarification is pending: answer it and ask
@@ -701,8 +724,8 @@ class Policy:
         the turn is then handled as a new one)."""
         cues = ctx.interp.cues
         top = ctx.interp.top_intent
-        if (pending.kept >= 1 or cues & {"cancel", "forget", "yes", "no"} or ctx.interp.declared_mentions
-                or (top is not None and top.score >= INTENT_THRESHOLD)):
+        if (pending.kept >= 1 or cues & {"cancel", "forget", "yes", "no", "correction"} or ctx.interp.declared_mentions
+                or self._fills_active_task(ctx) or (top is not None and top.score >= INTENT_THRESHOLD)):
             return False
         if "help" in cues:
             ctx.say.append(self.texts.help(ctx.language))

@@ -8,7 +8,7 @@ fires for an utterance that is that act, not for one that merely contains the wo
   and do it"). "好的我要投诉手机碎了" is not a yes; a question ("可以吗？", "ok?") is neither.
   A Chinese answer word must end where a word can ("不知道", "好像", "不好意思" are not answers;
   "确认创建" is, as 确认/确定/同意 take objects).
-- ``correction``: 不对 / 不是…是 / 改成 / 改为 / 换成 / 应该是 / actually / I meant / change it to /
+- ``correction``: 不对 / 不是…是 / 改成 / 改为 / 换成 / 应该是 / 其实…是 / actually / I meant / change it to /
   not X but Y ... In Chinese a leading 不/不是/不对 followed by the new value is *only* a
   correction ("不对，订单号是67890"), because there the negation is part of the correction phrase;
   in English a leading "no" stays an answer too, so "no, it's 67890" is ``correction`` + ``no``.
@@ -228,6 +228,7 @@ _SEPARATORS = " \t\r\n,，。.!！?？;；:：、~～…-—\"'“”‘’()（
 _QUESTION_END = re.compile(r"(?:吗|么|嘛|\?|？)[\s?？!！。.~]*$")
 _CORRECTION = re.compile(
     r"不对|(?<!是)不是.{0,20}?是|改成|改为|换成|改到|应该是|我是说|我说的是|说错了|更正|纠正|弄错了|搞错了"
+    r"|(?:其实|实际上).{0,6}?是"
     r"|写错了|打错了|"
     r"\b(?:actually|i meant|i mean|change (?:it |that |this )?to|make it|should be|correction"
     r"|i said|not [^,.;!?]{1,30}? but|that's wrong|thats wrong|wrong|instead|rather"
