@@ -11,6 +11,7 @@ from typing import Any
 import pytest
 
 from dialogkit.engine.context_view import ContextView
+from dialogkit.engine.ownership import SessionOwnerError
 from dialogkit.engine.pipeline import TOO_LONG, Turns
 from dialogkit.engine.policy import Policy
 from dialogkit.engine.turn import TurnContext
@@ -65,14 +66,15 @@ class TestSession:
         assert [(m.role, m.content) for m in saved.history] == [("user", HELLO[lang]), ("assistant", reply.text)]
         assert saved.full_tokens > 0
 
-    def test_a_given_user_id_is_taken_and_a_new_one_replaces_it(self, parts: Parts, clock: Clock) -> None:
-        """The user a session belongs to follows the caller; a turn without one keeps it."""
+    def test_a_session_belongs_to_the_user_who_started_it(self, parts: Parts, clock: Clock) -> None:
+        """Another user id on the session is refused and changes nothing; a turn without one keeps it."""
         turns = turns_of(parts, clock)
         turns.handle("s", "hello", user_id="alice")
-        turns.handle("s", "hello", user_id="bob")
+        with pytest.raises(SessionOwnerError):
+            turns.handle("s", "hello", user_id="bob")
         turns.handle("s", "hello")
         saved = parts.store.load("s")
-        assert saved is not None and saved.user_id == "bob"
+        assert saved is not None and saved.user_id == "alice"
 
     @LANGS
     def test_a_session_within_its_timeout_continues(self, parts: Parts, clock: Clock, lang: str) -> None:
