@@ -18,6 +18,7 @@ from dialogkit.engine import choices as choice_lists
 from dialogkit.engine import conditional_slots, slot_writes
 from dialogkit.engine.faq import FaqIndex
 from dialogkit.engine.forget_value import ForgetValue
+from dialogkit.engine.handoff import handoff_context, take_over_message
 from dialogkit.engine.lookahead import LookAhead
 from dialogkit.engine.slots import SlotLayout, SlotOffer, offer_slots, validate_slot
 from dialogkit.engine.turn import ClarificationNeeded, TurnContext
@@ -26,7 +27,7 @@ from dialogkit.memory import clarification as clar
 from dialogkit.model.reply import ActionRun
 from dialogkit.model.session import Candidate, PendingClarification, Task
 from dialogkit.spec.compiler import CompiledFlow
-from dialogkit.spec.schema import BotSettings, SlotSpec
+from dialogkit.spec.schema import BotSettings, HandoffAction, SlotSpec
 from dialogkit.text import phrases as R
 from dialogkit.text.labels import Texts
 from dialogkit.understanding.intents import INTENT_THRESHOLD
@@ -359,16 +360,39 @@ class Policy:
     def _give_up(self, ctx: TurnContext, error: str | None) -> None:
         assert ctx.task is not None and ctx.flow is not None
         label = self.texts.task_label(ctx.flow.name, ctx.language)
+        flow, slots = ctx.flow, dict(ctx.task.slots)      # before cancel's memory actions erase secrets
         self._fire(ctx, "cancel")
         self._end_task(ctx, "cancel")
-        handoff = self.settings.handoff
+        handoff, to_person = self.settings.handoff, self.settings.handoff_action
         reason = error or R.phrase("give_up_default", ctx.language)
         if handoff:
             ctx.say.append(reason)
             self._start(ctx, handoff)
             return
+        if to_person is not None and self._hand_to_person(ctx, to_person, flow, slots):
+            ctx.say.append(R.as_sentence(reason, ctx.language))
+            ctx.say.append(take_over_message(ctx.language))
+            return
         ctx.say.append(R.phrase("give_up", ctx.language, error=reason, task=label))
         self._resume(ctx)
+
+    def _hand_to_person(self, ctx: TurnContext, handoff: HandoffAction, flow: CompiledFlow,
+                        slots: dict[str, Any]) -> bool:
+        """Run the handoff action with what an agent needs; False when it fails (the bot then
+        apologises as it would without a handoff)."""
+        sensitive = {s.name for s in flow.spec.slots if s.sensitive}
+        context = handoff_context(ctx.session, slots, sensitive, current=ctx.interp.text,
+                                  language=ctx.language, messages=handoff.messages)
+        action_ctx = ActionContext(slots=dict(context["slots"]), session_id=ctx.session.id,
+                                   user_id=ctx.session.user_id, flow=flow.name, language=ctx.language,
+                                   session=ctx.session, value=context)
+        try:
+            self.actions.run(handoff.action, action_ctx)
+        except ActionError as exc:
+            log.warning("handoff_failed", action=handoff.action, session_id=ctx.session.id, error=str(exc))
+            return False
+        ctx.action_runs.append(ActionRun(handoff.action, dict(context["slots"]), {}, None))
+        return True
 
     # ---- slots ---------------------------------------------------------------------------------
     def _offer(self, ctx: TurnContext, *, free_text: bool = True) -> SlotOffer:

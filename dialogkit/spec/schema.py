@@ -459,6 +459,20 @@ class BotMemorySpec(_Model):
     )
 
 
+class HandoffAction(_Model):
+    """A handoff to a person through an action, which is told what the agent needs to know."""
+
+    action: str = Field(
+        description="An @action called with ctx.value = {summary: {stated, confirmed, pending}, slots, "
+                    "messages, language}: the ticket summary's three sections, the task's slots and the "
+                    "last user messages, sensitive values masked (***).",
+        examples=["notify_agent"],
+    )
+    messages: int = Field(
+        default=5, ge=0, description="How many of the last user messages the action is given.", examples=[10],
+    )
+
+
 class BotSettings(_Model):
     """Settings of the whole bot."""
 
@@ -504,11 +518,12 @@ class BotSettings(_Model):
                     "input that fills nothing); the failure after that gives up.",
         examples=[1],
     )
-    handoff: str | None = Field(
-        default=None,
-        description="The flow started when a question gives up; without it the bot apologises and "
-                    "cancels the task.",
-        examples=["agent"],
+    handoff_: str | HandoffAction | None = Field(
+        default=None, alias="handoff",
+        description="What happens when a question gives up: a flow's name (that flow starts), or "
+                    "{action: NAME} (that action hands the conversation to a person, and the bot says so); "
+                    "without it the bot apologises and cancels the task.",
+        examples=["agent", {"action": "notify_agent"}],
     )
     memory: BotMemorySpec = Field(
         default_factory=BotMemorySpec, json_schema_extra=_shown_default({}),
@@ -526,6 +541,16 @@ class BotSettings(_Model):
         if value is not None:
             parse_duration(value)
         return value
+
+    @property
+    def handoff(self) -> str | None:
+        """The flow a give-up starts, when ``handoff`` names one."""
+        return self.handoff_ if isinstance(self.handoff_, str) else None
+
+    @property
+    def handoff_action(self) -> HandoffAction | None:
+        """The action a give-up hands the conversation to a person with, when ``handoff`` names one."""
+        return self.handoff_ if isinstance(self.handoff_, HandoffAction) else None
 
     @property
     def timeout_seconds(self) -> float:

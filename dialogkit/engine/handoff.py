@@ -1,0 +1,50 @@
+"""Handing a conversation to a person: what the agent's action is given, and what the user hears.
+
+The action (``bot.handoff: {action: NAME}``) gets the ticket summary's three sections, the task's
+slots and the last user messages, with sensitive values masked, so a human agent starts informed
+without the bot ever passing on what it must not.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from dialogkit.model.session import Session, SummaryItem
+from dialogkit.strings.redaction import MASK, mask_pii, mask_values
+
+TAKE_OVER = {
+    "zh": "我已将您的问题转给人工客服，稍后会有工作人员接手。",
+    "en": "I've passed your request to a person, who will take over shortly.",
+}
+
+
+def _texts(items: Iterable[SummaryItem], language: str) -> list[str]:
+    return [item.zh if language == "zh" else item.en for item in items]
+
+
+def handoff_context(session: Session, slots: Mapping[str, Any], sensitive: set[str], *,
+                    current: str, language: str, messages: int) -> dict[str, Any]:
+    """The summary sections, the slots and the last ``messages`` user messages (``current``, the
+    turn's own text, among them), masked."""
+    hidden = [*(v for k, v in slots.items() if k in sensitive and v is not None), *session.secrets]
+    shown = {k: (MASK if k in sensitive and v is not None else v) for k, v in slots.items()}
+    said = [m.content for m in session.history if m.role == "user"]
+    if not said or said[-1] != current:
+        said.append(current)
+    said = said[-messages:] if messages else []
+    summary = session.summary
+    return {
+        "summary": {
+            "stated": _texts(summary.facts, language),
+            "confirmed": _texts(summary.confirmed, language),
+            "pending": _texts(summary.pending, language),
+        },
+        "slots": shown,
+        "messages": [mask_pii(mask_values(text, hidden)) for text in said],
+        "language": language,
+    }
+
+
+def take_over_message(language: str) -> str:
+    return TAKE_OVER["zh" if language == "zh" else "en"]
