@@ -306,12 +306,25 @@ class Policy:
         except ActionError as exc:
             error = str(exc) or type(exc.original).__name__
             log.warning("action_failed", action=action, session_id=ctx.session.id, error=error)
+        if error is None and flow.spec.execute.returns:
+            self._check_returns(ctx, action, flow.spec.execute.returns, result)
         executed = ctx.session.executed
         executed[key] = {"result": result, "error": error, "at": ctx.now}
         while len(executed) > MAX_EXECUTED_RECORDS:      # oldest first: dicts keep insertion order
             del executed[next(iter(executed))]
         ctx.action_runs.append(ActionRun(action, dict(task.slots), None if error else dict(result), error))
         return result, error
+
+    def _check_returns(self, ctx: TurnContext, action: str, promised: list[str], result: Mapping[str, Any]) -> None:
+        """A result lacking a key ``execute.returns`` promises: an error for a stub (a test's
+        stand-in must keep the promise), a warning for a real action (the reply shows a gap)."""
+        missing = [key for key in promised if key not in result]
+        if not missing:
+            return
+        message = f"action '{action}' returned no {', '.join(missing)} (promised by execute.returns)"
+        if getattr(self.actions.get(action), "__name__", "").startswith("stub_"):
+            raise ActionError(message)
+        log.warning("action_result_incomplete", action=action, session_id=ctx.session.id, missing=missing)
 
     def _outcome_values(self, ctx: TurnContext, result: Mapping[str, Any], language: str) -> dict[str, str]:
         """Slot values by their label in ``language`` ("张经理" / "Manager Zhang"), then what the
