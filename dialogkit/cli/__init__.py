@@ -1,4 +1,4 @@
-"""The ``dialogkit`` command line: chat, test, validate, graph, schema, simulate, user, store."""
+"""The ``dialogkit`` command line: chat, test, validate, graph, schema, simulate, serve, user, store."""
 
 from __future__ import annotations
 

@@ -6,7 +6,6 @@ what an embedding application would see.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import sys
 import uuid
@@ -22,6 +21,7 @@ from dialogkit.engine.ownership import SessionOwnerError
 from dialogkit.errors import DialogkitError, FlowError
 from dialogkit.logging import configure_logging
 from dialogkit.model.reply import Reply
+from dialogkit.spec.watch import FileWatch
 
 HELP = "/state /summary /entities /stats /context /export FILE [--force] [--raw] /clear /help /exit"
 
@@ -118,44 +118,6 @@ def _open_bot(console: Console, bot_file: Path, store: str | None) -> Bot | None
     return None
 
 
-class _FileWatch:
-    """Notices that the bot file changed between two turns (``chat --reload``).
-
-    One ``stat`` a turn: only when the modification time or size moved are the bytes read and
-    hashed, and only different bytes count, so touching the file or saving it unchanged does not
-    reload it.
-    """
-
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        self.stamp = self._stamp()
-        self.digest = self._digest()
-
-    def _stamp(self) -> tuple[int, int] | None:
-        try:
-            info = self.path.stat()
-        except OSError:
-            return None
-        return info.st_mtime_ns, info.st_size
-
-    def _digest(self) -> str | None:
-        try:
-            return hashlib.sha256(self.path.read_bytes()).hexdigest()
-        except OSError:
-            return None
-
-    def changed(self) -> bool:
-        stamp = self._stamp()
-        if stamp == self.stamp:
-            return False
-        self.stamp = stamp
-        digest = self._digest()
-        if digest == self.digest:
-            return False
-        self.digest = digest
-        return True
-
-
 def _reload(console: Console, bot: Bot, bot_file: Path) -> None:
     """Reload a changed bot file; on problems, print them all and keep the bot that runs."""
     try:
@@ -214,7 +176,7 @@ def run_chat(bot_file: Path, user: str | None, session: str | None, store: str |
     configure_logging(level=log_level, force=True)
     console = Console(highlight=False)
     interactive = sys.stdin.isatty()
-    watch = _FileWatch(bot_file) if reload else None       # before loading: an edit meanwhile is not missed
+    watch = FileWatch(bot_file) if reload else None       # before loading: an edit meanwhile is not missed
     bot = _open_bot(console, bot_file, store)
     if bot is None:
         return 1

@@ -10,13 +10,13 @@ is logged, problem by problem, and the running bot goes on.
 from __future__ import annotations
 
 import asyncio
-import hashlib
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import structlog
 
 from dialogkit.errors import DialogkitError, FlowError
+from dialogkit.spec.watch import FileWatch
 
 if TYPE_CHECKING:
     from dialogkit.bot import Bot
@@ -24,39 +24,6 @@ if TYPE_CHECKING:
 __all__ = ["FileWatch", "watch_bot_file"]
 
 log = structlog.get_logger("dialogkit.service")
-
-
-class FileWatch:
-    """Notices that a file's bytes changed since the last look."""
-
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        self.stamp = self._stamp()
-        self.digest = self._digest()
-
-    def _stamp(self) -> tuple[int, int] | None:
-        try:
-            info = self.path.stat()
-        except OSError:
-            return None
-        return info.st_mtime_ns, info.st_size
-
-    def _digest(self) -> str | None:
-        try:
-            return hashlib.sha256(self.path.read_bytes()).hexdigest()
-        except OSError:
-            return None
-
-    def changed(self) -> bool:
-        stamp = self._stamp()
-        if stamp == self.stamp:
-            return False
-        self.stamp = stamp
-        digest = self._digest()
-        if digest == self.digest:
-            return False
-        self.digest = digest
-        return True
 
 
 def reload_now(bot: Bot) -> bool:

@@ -50,6 +50,7 @@ def test_context_lists_the_messages_with_priorities(lang: str, tmp_path: Path) -
 @LANGS
 def test_export_writes_each_message_then_the_savings_line(lang: str, tmp_path: Path) -> None:
     target = tmp_path / "out" / "context.txt"
+    target.parent.mkdir()          # /export never creates folders (a mistyped path is an error)
     out = chat([*TURNS[lang], f"/export {target}", "/exit"], tmp_path)
     assert f"exported to {target}" in out.replace("\n", "")
     lines = target.read_text(encoding="utf-8").splitlines()
