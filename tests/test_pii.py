@@ -20,6 +20,7 @@ from dialogkit import Bot
 from dialogkit.cli.context_export import render
 from dialogkit.errors import StoreError
 from dialogkit.llm.client import LLMClient
+from dialogkit.logging import configure_logging
 from dialogkit.spec.schema import LLMSpec
 from dialogkit.store import open_store, secrets
 from dialogkit.testing.llm_server import ScriptedLLMServer
@@ -118,12 +119,19 @@ def test_without_a_key_a_warning_once_at_start(tmp_path: Path) -> None:
 
 
 @LANGS
-def test_logs_never_hold_a_sensitive_value_or_pii(lang: str) -> None:
-    bot = Bot.from_file(SUPPORT, store="memory://", actions=STUBS)
-    with capture_logs() as logs:
+@pytest.mark.parametrize("level", ["info", "debug"])
+def test_logs_never_hold_a_sensitive_value_or_pii(lang: str, level: str, capsys: pytest.CaptureFixture[str]) -> None:
+    """The log lines as written (JSON on stderr, through the same processors as in production)."""
+    configure_logging(level=level, json=True, force=True)
+    try:
+        bot = Bot.from_file(SUPPORT, store="memory://", actions=STUBS)
         talk(bot, lang)
-    text = json.dumps(logs, ensure_ascii=False, default=str)
-    assert NOTE[lang] not in text and PHONE not in text and EMAIL not in text
+    finally:
+        configure_logging(force=True)
+    text = capsys.readouterr().err
+    assert '"event": "turn"' in text
+    assert PHONE not in text and EMAIL not in text
+    assert NOTE[lang] not in text
 
 
 @LANGS
