@@ -238,6 +238,8 @@ class Policy:
         flow = self._intent(ctx)
         if flow is None or ctx.flow is None or flow == ctx.flow.name:
             return False
+        if "correction" in ctx.interp.cues and offer.values:
+            return False     # "no, make it A10000" corrects this task; it starts no other
         scores = {s.flow: s.score for s in ctx.interp.intents}
         own = scores.get(ctx.flow.name, 0.0)
         top = scores[flow]
@@ -316,13 +318,14 @@ class Policy:
         return result, error
 
     def _check_returns(self, ctx: TurnContext, action: str, promised: list[str], result: Mapping[str, Any]) -> None:
-        """A result lacking a key ``execute.returns`` promises: an error for a stub (a test's
-        stand-in must keep the promise), a warning for a real action (the reply shows a gap)."""
+        """A result lacking a key ``execute.returns`` promises: an error for a stub of values (a
+        test's stand-in must keep the promise; an empty stub only says the action ran), a warning
+        for a real action (the reply shows a gap)."""
         missing = [key for key in promised if key not in result]
         if not missing:
             return
         message = f"action '{action}' returned no {', '.join(missing)} (promised by execute.returns)"
-        if getattr(self.actions.get(action), "__name__", "").startswith("stub_"):
+        if result and getattr(self.actions.get(action), "__name__", "").startswith("stub_"):
             raise ActionError(message)
         log.warning("action_result_incomplete", action=action, session_id=ctx.session.id, missing=missing)
 
@@ -753,7 +756,8 @@ class Policy:
         if flow is None:
             return False
         types = {s.entity for s in flow.spec.slots if s.entity}
-        return any(m.type in types for m in ctx.interp.mentions)
+        # A number in running text ("我刚喝了一杯咖啡") is no value for the task; a bare one is.
+        return any(m.type in types and (m.type not in NUMERIC or self._is_bare(ctx)) for m in ctx.interp.mentions)
 
     def _keep_question(self, ctx: TurnContext, pending: PendingClarification) -> bool:
         """An unrelated turn (help, small talk) while a clarification is pending: answer it and ask

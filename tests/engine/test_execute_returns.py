@@ -45,6 +45,14 @@ def test_a_real_action_missing_a_promised_key_warns(tmp_path: Path) -> None:
     bot.close()
 
 
+def test_an_empty_stub_only_says_the_action_ran(tmp_path: Path) -> None:
+    path = tmp_path / "bot.yaml"
+    path.write_text(BOT, encoding="utf-8")
+    bot = Bot.from_file(path, store="memory://", actions={"create_return": {}})
+    assert bot.handle("s", "return please").state == "IDLE"
+    bot.close()
+
+
 def test_a_stub_keeping_the_promise_runs(tmp_path: Path) -> None:
     path = tmp_path / "bot.yaml"
     path.write_text(BOT, encoding="utf-8")
