@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -24,6 +25,7 @@ from dialogkit.logging import configure_logging
 from dialogkit.spec.schema import LLMSpec
 from dialogkit.store import open_store, secrets
 from dialogkit.testing.llm_server import ScriptedLLMServer
+from tests.store.factories import REDIS_URL, needs_redis
 
 ROOT = Path(__file__).resolve().parents[1]
 SUPPORT = ROOT / "flows" / "support_ticket.yaml"
@@ -163,3 +165,33 @@ def test_llm_requests_never_carry_a_sensitive_value(lang: str) -> None:
         bodies = json.dumps(server.requests, ensure_ascii=False)
     assert server.requests, "the LLM was never asked"
     assert NOTE[lang] not in bodies
+
+
+@needs_redis
+def test_with_a_key_redis_holds_no_sensitive_value(key: str) -> None:
+    import redis
+
+    from dialogkit.store.redis import RedisStore
+
+    assert REDIS_URL is not None
+    prefix = f"dkpii:{uuid.uuid4().hex[:8]}:"
+    bot = Bot.from_file(SUPPORT, store=RedisStore(REDIS_URL, prefix=prefix), actions=STUBS)
+    talk(bot, "zh")
+    assert bot.session("s1").user_id == "alice"
+    bot.close()
+    client = redis.Redis.from_url(REDIS_URL, decode_responses=True)
+    try:
+        dumped: list[object] = []
+        for name in client.scan_iter(match=f"{prefix}*"):
+            kind = client.type(name)
+            if kind == "string":
+                dumped.append(client.get(name) or "")
+            elif kind == "list":
+                dumped.extend(client.lrange(name, 0, -1))
+            elif kind == "hash":
+                dumped.extend(client.hvals(name))
+        stored = "\n".join(str(d) for d in dumped)
+        assert stored and NOTE["zh"] not in stored and PHONE not in stored and EMAIL not in stored
+        client.delete(*client.scan_iter(match=f"{prefix}*"))
+    finally:
+        client.close()
