@@ -79,7 +79,7 @@ class Bot:
         self.path = loaded.path
         self.actions = loaded.actions
         self.texts = Texts(spec)
-        self.understanding = RuleUnderstanding(spec)
+        self.understanding = RuleUnderstanding(spec, clock=self.clock)
         self.memory = MemoryActions(self.texts, loaded.memory_actions)
         hooks: dict[str, list[Callback]] = {"start_task": [apply_updates], "provide_param": [apply_updates]}
         self.flows = compile_bot(spec, self.memory.callback, before_hooks=hooks)

@@ -45,10 +45,19 @@ class LookAhead:
             session, ctx.text, ctx.language, turn=ctx.turn, mentions=ctx.interp.mentions,
             expected_types=self._expected_types(ctx, flow), task_object_label=object_label, texts=self.texts,
         )
-        if resolution.ambiguity is not None and self._corrects_a_value(ctx, flow):
-            # Corrections win over references: nothing to ask, the value fits the slot of its type.
-            resolution = dataclasses.replace(resolution, ambiguity=None)
+        if self._corrects_a_value(ctx, flow):
+            resolution = self._without_replaced_referents(ctx, resolution)
         self.use(ctx, resolution)
+
+    @staticmethod
+    def _without_replaced_referents(ctx: TurnContext, resolution: references.Resolution) -> references.Resolution:
+        """Corrections win over references: "no, make it A10000" — the "it" is the value being
+        replaced, so it is neither asked about nor written out; the new value fits its slot."""
+        said = {m.type for m in ctx.interp.mentions}
+        if resolution.ambiguity is None and not any(b.entity.type in said for b in resolution.bindings):
+            return resolution
+        return dataclasses.replace(resolution, resolved_text=resolution.text, shown_text=resolution.text,
+                                   bindings=[], ambiguity=None, edits=[])
 
     @staticmethod
     def _corrects_a_value(ctx: TurnContext, flow: CompiledFlow | None) -> bool:

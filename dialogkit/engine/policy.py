@@ -196,7 +196,7 @@ class Policy:
         task = Task(flow=flow_name, state="IDLE", started_turn=ctx.turn)
         ctx.task, ctx.flow = task, self.flows[flow_name]
         offer = self._offer(ctx, free_text=False) if carried is None else SlotOffer()
-        errors = self._validated(ctx, offer)
+        errors = self._validated(ctx, offer) + self._outside_choices(ctx, offer)
         carried = {s.name: carried[s.name] for s in ctx.flow.spec.slots if carried and carried.get(s.name) is not None}
         prefilled = slot_writes.prefill(ctx, ctx.flow.spec, exclude=set(offer.values) | set(offer.conflicts),
                                         validator=self.actions.validate)
@@ -616,7 +616,7 @@ class Policy:
 
     def _choices(self, ctx: TurnContext, slot: SlotSpec) -> list[choice_lists.Choice] | None:
         """The slot's options from its action; None when it fails (the question is then free-form)."""
-        task = ctx.session.task
+        task = ctx.task or ctx.session.task
         if slot.choices is None or task is None:
             return None
         action_ctx = ActionContext(slots=dict(task.slots), session_id=ctx.session.id, user_id=ctx.session.user_id,
@@ -626,6 +626,24 @@ class Policy:
         except ActionError as exc:
             log.warning("choices_failed", action=slot.choices.action, session_id=ctx.session.id, error=str(exc))
             return None
+
+    def _outside_choices(self, ctx: TurnContext, offer: SlotOffer) -> list[tuple[str, str]]:
+        """Values a new task's first utterance offers for slots with choices: a choice it names is
+        taken, any other value is dropped and refused like an invalid one."""
+        assert ctx.flow is not None
+        refused: list[tuple[str, str]] = []
+        for slot in [s for s in ctx.flow.spec.slots if s.choices is not None and s.name in offer.values]:
+            options = self._choices(ctx, slot)
+            if not options:
+                continue
+            picked = choice_lists.pick(options, "", offer.values[slot.name])
+            if picked is not None:
+                offer.values[slot.name] = picked.value
+                continue
+            value = offer.surfaces.get(slot.name) or str(offer.values[slot.name])
+            del offer.values[slot.name]
+            refused.append((slot.name, choice_lists.outside(value, ctx.language)))
+        return refused
 
     def _choose(self, ctx: TurnContext, offer: SlotOffer) -> bool:
         """An answer to a question with choices: the choice it names fills the slot; a value outside
