@@ -632,6 +632,7 @@ class ContextSpec(_Model):
 
 
 LLMUse = Literal["understanding", "summaries", "rephrase"]
+StructuredOutput = Literal["auto", "json_schema", "json_object", "tools", "text"]
 
 
 def _default_use_for() -> list[LLMUse]:
@@ -672,6 +673,20 @@ class LLMSpec(_Model):
         examples=[0],
     )
     temperature: float = Field(default=0.0, description="The sampling temperature of every call.", examples=[0.2])
+    structured_output: StructuredOutput = Field(
+        default="auto",
+        description="How the model is asked for JSON. auto: a JSON Schema first; a server that refuses it is "
+                    "asked in JSON mode with the schema in the request and the prompt, then in plain text with "
+                    "the first JSON object taken from the reply, and what worked is remembered for that server. "
+                    "json_schema, json_object, tools (one function per command) or text: that way only.",
+        examples=["json_object"],
+    )
+    max_tokens: int | None = Field(
+        default=None, gt=0,
+        description="The most tokens one answer may have (max_tokens). Default: the server's; set it for a "
+                    "small local model, which may otherwise ramble until its context is full.",
+        examples=[256],
+    )
 
 
 class FaqSpec(_Model):
