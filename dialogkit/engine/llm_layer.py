@@ -10,16 +10,19 @@ The understanding prompt is built THROUGH the context window, so it is budgeted,
 priority and redacted like any other request: sensitive slot values never leave the process.
 One deadline (``llm.timeout_s``) covers every LLM call of a turn.
 
-One client serves every session of a bot, possibly at once: each call's own usage (the
-``LLMResult`` it returned) is charged to the session that made it, never a difference of the
-client's shared counters.
+One client serves every session of a bot, possibly at once: each completion's usage is charged
+to the session that made it (the call's ``Exchange`` carries the session's ``Usage``), never a
+difference of the client's shared counters.
+
+Every entry point has an async twin (``aunderstand``, ``arephrase``, ``asummarize``) for an
+async service: the same preparation, the same sans-IO call, driven by the async SDK.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable, Mapping
-from typing import Any, cast
+from typing import Any, TypeVar
 
 import structlog
 
@@ -27,10 +30,12 @@ from dialogkit.engine.context_view import ContextView
 from dialogkit.engine.slots import Validator, validate_slot
 from dialogkit.engine.turn import TurnContext
 from dialogkit.errors import DialogkitError, LLMError
+from dialogkit.llm import calls as llm_calls
 from dialogkit.llm import commands as llm_commands
-from dialogkit.llm.client import LLMClient, LLMResult
+from dialogkit.llm.client import LLMClient
+from dialogkit.llm.exchange import Exchange, LLMRejected, Steps
+from dialogkit.llm.once import log_once
 from dialogkit.model.interpretation import IntentScore, Mention
-from dialogkit.model.session import Usage
 from dialogkit.spec.schema import BotFile, LLMSpec, SlotSpec
 from dialogkit.strings.redaction import MASK, mask_values
 from dialogkit.understanding.rules import RuleUnderstanding
@@ -43,6 +48,10 @@ LLM_INTENT_SCORE = 0.95
 """The score a validated ``start_flow`` gets: above any digression margin, below certainty."""
 _MIN_CALL_S = 0.05
 _CUE_OF = {"confirm": ("yes", "no"), "deny": ("no", "yes"), "cancel": ("cancel", None)}
+
+T = TypeVar("T")
+Ask = Callable[[Exchange], Steps[T]]
+"""One LLM step of a turn as sans-IO steps, given the call's exchange (its deadline and charge)."""
 
 
 class LLMLayer:
@@ -97,51 +106,88 @@ class LLMLayer:
             ctx.llm_deadline = time.monotonic() + self.spec.timeout_s
         return ctx.llm_deadline - time.monotonic()
 
-    def _call(self, ctx: TurnContext, what: str, call: Callable[[LLMClient, float], Any]) -> Any:
-        """Run ``call(client, deadline_s)``, charging the session with the usage of each completion
-        it makes through ``client``; None on any failure."""
+    def _exchange(self, ctx: TurnContext, what: str) -> Exchange | None:
+        """A call within what is left of the turn's deadline, charged to the session; None when none is left."""
         remaining = self._remaining(ctx)
         if remaining < _MIN_CALL_S:
-            self._failed(ctx, what, "the turn's LLM deadline has passed")
+            self._failed(ctx, what, LLMError("the turn's LLM deadline has passed"))
             return None
-        metered = cast(LLMClient, _Metered(self.client, ctx.session.usage))
+        return self.client.exchange(remaining, charge=ctx.session.usage)
+
+    def _call(self, ctx: TurnContext, what: str, ask: Ask[T]) -> T | None:
+        """Run ``ask`` with the sync SDK; None on any failure (logged and counted)."""
+        exchange = self._exchange(ctx, what)
+        if exchange is None:
+            return None
         try:
-            return call(metered, remaining)
-        except LLMError as exc:
-            self._failed(ctx, what, str(exc))
+            return self.client.run(ask(exchange))
         except Exception as exc:
-            self._failed(ctx, what, f"{type(exc).__name__}: {exc}")
+            self._failed(ctx, what, exc)
         return None
 
-    def _failed(self, ctx: TurnContext, what: str, reason: str) -> None:
+    async def _acall(self, ctx: TurnContext, what: str, ask: Ask[T]) -> T | None:
+        """``_call`` with the async SDK."""
+        exchange = self._exchange(ctx, what)
+        if exchange is None:
+            return None
+        try:
+            return await self.client.arun(ask(exchange))
+        except Exception as exc:
+            self._failed(ctx, what, exc)
+        return None
+
+    def _failed(self, ctx: TurnContext, what: str, exc: Exception) -> None:
+        """Count the failure; log it, once per process when the server rejected the request (it
+        would reject it again every turn)."""
         ctx.session.usage.failures += 1
-        log.warning("llm_fallback", step=what, session_id=ctx.session.id, turn=ctx.turn, reason=reason)
+        reason = str(exc) if isinstance(exc, LLMError) else f"{type(exc).__name__}: {exc}"
+        fields = {"step": what, "session_id": ctx.session.id, "turn": ctx.turn, "reason": reason}
+        if isinstance(exc, LLMRejected):
+            log_once(("fallback", self.client.endpoint.server, what, reason), "llm_fallback", **fields)
+        else:
+            log.warning("llm_fallback", **fields)
 
     # ------------------------------------------------------------------------ understanding
 
     def understand(self, ctx: TurnContext) -> None:
         """Merge the LLM's validated commands into ``ctx.interp``; keep the rules' reading on failure."""
+        ask = self._understanding(ctx)
+        if ask is not None:
+            self._apply(ctx, self._call(ctx, "understanding", ask))
+
+    async def aunderstand(self, ctx: TurnContext) -> None:
+        """``understand`` through the async SDK."""
+        ask = self._understanding(ctx)
+        if ask is not None:
+            self._apply(ctx, await self._acall(ctx, "understanding", ask))
+
+    def _understanding(self, ctx: TurnContext) -> Ask[list[llm_commands.Command]] | None:
+        """The understanding call of this turn, or None when this turn's message must not be sent."""
         if not self.uses("understanding"):
-            return
+            return None
         session, spec = ctx.session, self.bot_spec
         task = session.task
         if task is not None and task.pending_slot:
             flow = spec.flows.get(task.flow)
             slot = flow.slot(task.pending_slot) if flow is not None else None
             if slot is not None and slot.sensitive:
-                return  # this message answers a sensitive question: it never leaves the process
+                return None  # this message answers a sensitive question: it never leaves the process
         hidden = [text for m in ctx.interp.mentions if m.type in self._sensitive_types
                   for text in (m.text, str(m.value))]
-        built = self.view.build(session, extra_sensitive=hidden)
+        messages = self.view.build(session, extra_sensitive=hidden).messages
         active = session.flow
         pending = task.pending_slot if task is not None else None
-        proposed = self._call(ctx, "understanding", lambda client, deadline: llm_commands.understand(
-            client, built.messages, spec, active, pending, deadline_s=deadline))
+        return lambda exchange: llm_calls.understand_steps(exchange, messages, spec, active, pending)
+
+    def _apply(self, ctx: TurnContext, proposed: list[llm_commands.Command] | None) -> None:
+        """Validate what the LLM proposed and merge what the rules accept."""
         if proposed is None:
             return
-        kept = llm_commands.validate_commands(proposed, spec, self._value_validator(ctx), active_flow=active)
+        active = ctx.session.flow
+        kept = llm_commands.validate_commands(proposed, self.bot_spec, self._value_validator(ctx), active_flow=active)
         if len(kept) < len(proposed):
-            self._failed(ctx, "understanding", f"{len(proposed) - len(kept)} command(s) dropped by validation")
+            dropped = LLMError(f"{len(proposed) - len(kept)} command(s) dropped by validation")
+            self._failed(ctx, "understanding", dropped)
         self._merge(ctx, kept)
 
     def _value_validator(self, ctx: TurnContext) -> llm_commands.ValueValidator:
@@ -229,40 +275,43 @@ class LLMLayer:
         """
 
         def summarize(texts: list[str], language: str) -> str:
-            clean = [mask_values(text, sensitive) for text in texts]
-            result = self._call(ctx, "summaries", lambda client, deadline: llm_commands.summarize(
-                client, clean, language, deadline_s=deadline))
-            if not result:
-                raise LLMError("no LLM summary")
-            return str(result)
+            return _summary_or_raise(self._call(ctx, "summaries", self._summary(texts, language, sensitive)))
 
         return summarize
 
+    async def asummarize(self, ctx: TurnContext, texts: list[str], language: str, sensitive: list[str]) -> str:
+        """One round summary through the async SDK; raises ``LLMError`` on failure, like ``summarizer``'s."""
+        return _summary_or_raise(await self._acall(ctx, "summaries", self._summary(texts, language, sensitive)))
+
+    @staticmethod
+    def _summary(texts: list[str], language: str, sensitive: list[str]) -> Ask[str]:
+        clean = [mask_values(text, sensitive) for text in texts]
+        return lambda exchange: llm_calls.summarize_steps(exchange, clean, language)
+
     def rephrase(self, ctx: TurnContext, text: str) -> str:
         """``text`` rephrased when "rephrase" is in use_for; the template text on any failure."""
+        ask = self._rephrasing(ctx, text)
+        result = self._call(ctx, "rephrase", ask) if ask is not None else None
+        return result or text
+
+    async def arephrase(self, ctx: TurnContext, text: str) -> str:
+        """``rephrase`` through the async SDK."""
+        ask = self._rephrasing(ctx, text)
+        result = await self._acall(ctx, "rephrase", ask) if ask is not None else None
+        return result or text
+
+    def _rephrasing(self, ctx: TurnContext, text: str) -> Ask[str] | None:
+        """The rephrasing call for ``text``, or None when it is not to be rephrased."""
         if not self.uses("rephrase") or not text.strip():
-            return text
+            return None
         secret = self.view.sensitive_values(ctx.session, extra_tasks=(ctx.ended_task,))
         if any(value and value in text for value in secret):
-            return text  # a reply quoting a sensitive value is never sent out to be rephrased
-        result = self._call(ctx, "rephrase", lambda client, deadline: llm_commands.rephrase(
-            client, text, ctx.language, deadline_s=deadline))
-        return str(result) if result else text
+            return None  # a reply quoting a sensitive value is never sent out to be rephrased
+        language = ctx.language
+        return lambda exchange: llm_calls.rephrase_steps(exchange, text, language)
 
 
-class _Metered:
-    """The client as one step of one session sees it: same ``chat``, plus the usage of every
-    completion it returns added to that session's ``Usage`` (thread-safe: nothing shared is read)."""
-
-    def __init__(self, client: LLMClient, usage: Usage) -> None:
-        self._client = client
-        self._usage = usage
-        self.model = client.model
-        self.spec = client.spec
-
-    def chat(self, messages: Any, **kwargs: Any) -> LLMResult:
-        result = self._client.chat(messages, **kwargs)
-        self._usage.calls += 1
-        self._usage.prompt_tokens += result.prompt_tokens
-        self._usage.completion_tokens += result.completion_tokens
-        return result
+def _summary_or_raise(result: str | None) -> str:
+    if not result:
+        raise LLMError("no LLM summary")
+    return result

@@ -1,16 +1,15 @@
-"""What the LLM may tell the bot, and the calls that ask it: understand, summarize, rephrase.
+"""What the LLM may tell the bot: commands, their schema, and their validation by the rules.
 
 The LLM never changes the conversation directly. It answers with a small list of commands
 (``start_flow``, ``set_slot`` ...) that are parsed into pydantic models, then checked against
 the bot file and the rule layer's value validation (``validate_commands``): a flow or slot that
 does not exist, or a value the rules reject, is dropped with a warning. "The LLM proposes, the
-rules validate." See docs/llms.md.
+rules validate." The calls that ask for them are in ``calls``. See docs/llms.md.
 """
 
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable, Sequence
 from typing import Annotated, Any, Literal
 
@@ -18,8 +17,8 @@ import structlog
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 from dialogkit.errors import LLMError
-from dialogkit.llm import prompts
-from dialogkit.llm.client import LLMClient
+from dialogkit.llm.exchange import ToolCall
+from dialogkit.llm.structured import StructuredAsk, first_json
 from dialogkit.spec.schema import BotFile, SlotSpec
 
 __all__ = [
@@ -33,12 +32,11 @@ __all__ = [
     "SetSlot",
     "StartFlow",
     "ValueValidator",
+    "command_ask",
     "command_schema",
+    "commands_from",
     "extract_json",
     "parse_commands",
-    "rephrase",
-    "summarize",
-    "understand",
     "validate_commands",
 ]
 
@@ -98,34 +96,18 @@ ValueValidator = Callable[[SlotSpec, Any], tuple[bool, Any, str | None]]
 """(slot spec, proposed value) -> (ok, canonical value, error message): the rule layer's check."""
 
 
-# ------------------------------------------------------------------------------ JSON parsing
+# ------------------------------------------------------------------------------ parsing
 
-_FENCE = re.compile(r"```(?:json|JSON)?\s*\n?(.*?)```", re.DOTALL)
-
-
-def extract_json(text: str) -> Any:
-    """JSON from a model's answer: the whole text, a ```json fence, or the outermost braces."""
-    candidates = [text.strip()]
-    candidates += [m.group(1).strip() for m in _FENCE.finditer(text)]
-    for opening, closing in (("{", "}"), ("[", "]")):
-        start, end = text.find(opening), text.rfind(closing)
-        if 0 <= start < end:
-            candidates.append(text[start : end + 1])
-    for candidate in candidates:
-        try:
-            return json.loads(candidate)
-        except ValueError:
-            continue
-    raise LLMError(f"the LLM answer is not JSON: {text[:80]!r}")
+extract_json = first_json
+"""JSON from a model's answer (kept under its old name)."""
 
 
-def parse_commands(text: str) -> list[Command]:
-    """Commands from the model's answer; items that are not commands are dropped with a warning.
+def commands_from(data: Any) -> list[Command]:
+    """Commands from the model's JSON; items that are not commands are dropped with a warning.
 
-    Raises ``LLMError`` when the answer is not JSON, not shaped like ``{"commands": [...]}``, or
-    none of its items is a command.
+    Raises ``LLMError`` when ``data`` is not shaped like ``{"commands": [...]}`` (or a list, or
+    one command), or none of its items is a command.
     """
-    data = extract_json(text)
     if isinstance(data, dict) and isinstance(data.get("commands"), list):
         items = data["commands"]
     elif isinstance(data, list):
@@ -145,71 +127,72 @@ def parse_commands(text: str) -> list[Command]:
     return commands
 
 
-def command_schema(spec: BotFile) -> dict[str, Any]:
-    """The ``response_format`` for understanding: strict JSON Schema naming this bot's flows/slots."""
+def parse_commands(text: str) -> list[Command]:
+    """Commands from the model's answer text (see ``commands_from``; raises ``LLMError``)."""
+    return commands_from(first_json(text))
+
+
+# ------------------------------------------------------------------------------ the schema
+
+_COMMAND_HELP = {
+    "start_flow": "The user wants to start this flow.",
+    "set_slot": "The user gave a value for a slot.",
+    "correct_slot": "The user changes a value given before.",
+    "confirm": "Yes to the bot's confirmation question.",
+    "deny": "No to the bot's confirmation question.",
+    "cancel": "The user abandons the current task.",
+    "clarify": "The message is ambiguous; the question asks which is meant.",
+    "chit_chat": "Small talk or anything off-task.",
+}
+
+
+def _command_fields(spec: BotFile) -> dict[str, dict[str, dict[str, Any]]]:
+    """Each command's fields (besides ``command``) as JSON Schema properties naming this bot's flows/slots."""
     slots = sorted({s.name for f in spec.flows.values() for s in f.slots}) or [""]
-
-    def variant(name: str, **fields: dict[str, Any]) -> dict[str, Any]:
-        properties = {"command": {"type": "string", "enum": [name]}, **fields}
-        return {"type": "object", "properties": properties, "required": list(properties), "additionalProperties": False}
-
     slot_value: dict[str, dict[str, Any]] = {"slot": {"type": "string", "enum": slots}, "value": {"type": "string"}}
-    variants = [
-        variant("start_flow", flow={"type": "string", "enum": list(spec.flows)}),
-        variant("set_slot", **slot_value),
-        variant("correct_slot", **slot_value),
-        variant("confirm"), variant("deny"), variant("cancel"),
-        variant("clarify", question={"type": "string"}),
-        variant("chit_chat"),
-    ]
-    schema = {
-        "type": "object",
-        "properties": {"commands": {"type": "array", "items": {"anyOf": variants}}},
-        "required": ["commands"],
-        "additionalProperties": False,
+    return {
+        "start_flow": {"flow": {"type": "string", "enum": list(spec.flows)}},
+        "set_slot": slot_value, "correct_slot": slot_value,
+        "confirm": {}, "deny": {}, "cancel": {},
+        "clarify": {"question": {"type": "string"}},
+        "chit_chat": {},
     }
-    return {"type": "json_schema", "json_schema": {"name": "dialog_commands", "strict": True, "schema": schema}}
 
 
-# ------------------------------------------------------------------------------ the calls
+def _strict_object(properties: dict[str, Any]) -> dict[str, Any]:
+    return {"type": "object", "properties": properties, "required": list(properties), "additionalProperties": False}
 
 
-def _as_message(message: Any) -> dict[str, Any]:
-    if isinstance(message, dict):
-        return {"role": message["role"], "content": message["content"]}
-    return {"role": message.role, "content": message.content}
+def _from_tool_calls(calls: list[ToolCall]) -> dict[str, Any]:
+    """The commands the model's function calls stand for, as the JSON the schema describes."""
+    commands = []
+    for call in calls:
+        arguments = json.loads(call.arguments) if call.arguments.strip() else {}
+        if not isinstance(arguments, dict):
+            raise TypeError("the arguments are not an object")
+        commands.append({**arguments, "command": call.name})
+    return {"commands": commands}
 
 
-def _chat_structured(
-    client: LLMClient, messages: list[dict[str, Any]], response_format: dict[str, Any], deadline_s: float | None
-) -> str:
-    """Ask with ``response_format``; a server that refuses it (HTTP 400) is asked once without."""
-    try:
-        return client.chat(messages, response_format=response_format, deadline_s=deadline_s).content
-    except LLMError as exc:
-        if getattr(exc.original, "status_code", None) != 400:
-            raise
-        log.info("llm_response_format_unsupported", model=client.model)
-        return client.chat(messages, deadline_s=deadline_s).content
+def command_ask(spec: BotFile) -> StructuredAsk:
+    """What understanding asks for: ``{"commands": [...]}`` naming this bot's flows and slots, and
+    the same as one function per command for ``tools`` mode."""
+    fields = _command_fields(spec)
+    variants = [_strict_object({"command": {"type": "string", "enum": [name]}, **props})
+                for name, props in fields.items()]
+    schema = _strict_object({"commands": {"type": "array", "items": {"anyOf": variants}}})
+    functions = tuple({"name": name, "description": _COMMAND_HELP[name], "parameters": _strict_object(props)}
+                      for name, props in fields.items())
+    return StructuredAsk("dialog_commands", schema, functions, _from_tool_calls)
 
 
-def understand(
-    client: LLMClient,
-    context_messages: Sequence[Any],
-    spec: BotFile,
-    active_flow: str | None,
-    pending_slot: str | None,
-    *,
-    deadline_s: float | None = None,
-) -> list[Command]:
-    """Ask the LLM what the user's last message means, as commands (not yet validated).
+def command_schema(spec: BotFile) -> dict[str, Any]:
+    """The ``response_format`` for understanding in ``json_schema`` mode: a strict JSON Schema."""
+    ask = command_ask(spec)
+    return {"type": "json_schema", "json_schema": {"name": ask.name, "strict": True, "schema": ask.schema}}
 
-    ``context_messages`` are the built context window's messages (``ContextMessage`` or dicts);
-    the understanding instructions go first as a system message.
-    """
-    instructions = {"role": "system", "content": prompts.understand_prompt(spec, active_flow, pending_slot)}
-    messages = [instructions, *(_as_message(m) for m in context_messages)]
-    return parse_commands(_chat_structured(client, messages, command_schema(spec), deadline_s))
+
+# ------------------------------------------------------------------------------ validation
 
 
 def _slot_spec(spec: BotFile, flow: str | None, slot: str) -> SlotSpec | None:
@@ -271,71 +254,3 @@ def _checked_slot(
                     reason=error or "invalid value")
         return None
     return command.model_copy(update={"value": canonical})
-
-
-def summarize(
-    client: LLMClient,
-    items: Sequence[str],
-    language: str,
-    *,
-    ticket: bool = False,
-    max_sentences: int = 3,
-    deadline_s: float | None = None,
-) -> str:
-    """A summary of ``items`` in ``language``.
-
-    Round summaries (``ticket=False``) are plain text. The ticket summary (``ticket=True``) keeps
-    its three sections, facts / confirmed / pending: asked for as JSON, rendered with headings
-    in ``language`` by ``prompts.render_ticket``.
-    """
-    if not ticket:
-        messages = prompts.summary_messages(items, language, max_sentences=max_sentences)
-        return client.chat(messages, deadline_s=deadline_s).content
-    messages = prompts.ticket_messages(items, language)
-    data = extract_json(_chat_structured(client, messages, _TICKET_FORMAT, deadline_s))
-    return prompts.render_ticket(_ticket_sections(data), language)
-
-
-_TICKET_KEYS = ("facts", "confirmed", "pending")
-_TICKET_SCHEMA: dict[str, Any] = {
-    "type": "object",
-    "properties": {k: {"type": "array", "items": {"type": "string"}} for k in _TICKET_KEYS},
-    "required": list(_TICKET_KEYS),
-    "additionalProperties": False,
-}
-_TICKET_FORMAT: dict[str, Any] = {
-    "type": "json_schema",
-    "json_schema": {"name": "ticket_summary", "strict": True, "schema": _TICKET_SCHEMA},
-}
-
-
-def _ticket_sections(data: Any) -> dict[str, list[str]]:
-    """The three sections of a ticket answer, each a list of non-empty lines (a lone string is one line)."""
-    if not isinstance(data, dict) or not any(k in data for k in _TICKET_KEYS):
-        raise LLMError("the ticket summary has none of the sections facts / confirmed / pending")
-    sections: dict[str, list[str]] = {}
-    for key in _TICKET_KEYS:
-        value = data.get(key) or []
-        if isinstance(value, str):
-            value = [value]
-        if not isinstance(value, list):
-            raise LLMError(f"the ticket summary's {key!r} section is not a list")
-        sections[key] = [str(v).strip() for v in value if str(v).strip()]
-    return sections
-
-
-_IDENTIFIER = re.compile(r"[A-Za-z]*\d[\w\-./:]*")
-_QUOTES = "\"'“”‘’「」『』"
-
-
-def rephrase(client: LLMClient, text: str, language: str, *, deadline_s: float | None = None) -> str:
-    """``text`` said more naturally; raises ``LLMError`` if a number or identifier got lost,
-    so the bot keeps its template instead of a fluent but wrong answer."""
-    answer = client.chat(prompts.rephrase_messages(text, language), deadline_s=deadline_s).content
-    answer = answer.strip().strip(_QUOTES).strip()
-    missing = [token for token in _IDENTIFIER.findall(text) if token.rstrip(".:/-") not in answer]
-    if missing:
-        raise LLMError(f"the rephrased text lost {len(missing)} number(s)/identifier(s)")
-    if not answer:
-        raise LLMError("the rephrased text is empty")
-    return answer
