@@ -16,6 +16,15 @@ A script is a list consumed in order (a plain ``str`` means ``Reply(str)``, a ``
 ``Reply`` whose content is that dict as JSON), or a callable ``script(request_body) -> item``.
 When a list runs out the server answers 500 with ``script exhausted`` so a test that makes an
 unexpected call fails loudly.
+
+Real servers do not all take every way of asking for JSON. ``refuse`` makes this one refuse
+structured-output modes the way they do, without consuming the script: a mapping from mode
+(``json_schema``, ``json_object``, ``tools``; see ``request_mode``) to the ``Status`` it answers.
+``LLAMA_CPP_PYTHON`` is llama.cpp's Python server (a 500 naming ``response_format`` for a JSON
+Schema), ``PYDANTIC_422`` a server validating the request with pydantic (FastAPI's 422),
+``TEXT_ONLY`` a server that takes plain requests only (400 for any structured mode)::
+
+    with ScriptedLLMServer(script, refuse=LLAMA_CPP_PYTHON) as server: ...
 """
 
 from __future__ import annotations
@@ -23,29 +32,35 @@ from __future__ import annotations
 import json
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any, TypeAlias
 
 __all__ = [
+    "LLAMA_CPP_PYTHON",
+    "PYDANTIC_422",
+    "TEXT_ONLY",
     "Delay",
     "Drop",
     "Garbage",
     "Reply",
     "ScriptedLLMServer",
     "Status",
+    "request_mode",
 ]
 
 
 @dataclass
 class Reply:
-    """A successful completion: text ``content`` or a ``tool_call`` ({"name", "arguments"})."""
+    """A successful completion: text ``content``, or a ``tool_call`` ({"name", "arguments"}), or
+    several ``tool_calls``."""
 
     content: str | None = None
     usage: dict[str, int] | None = None
     tool_call: dict[str, Any] | None = None
     finish_reason: str | None = None
+    tool_calls: list[dict[str, Any]] = field(default_factory=list)
 
 
 @dataclass
@@ -81,6 +96,38 @@ ScriptItem: TypeAlias = Reply | Delay | Status | Garbage | Drop | str | dict[str
 Script: TypeAlias = Sequence[ScriptItem] | Callable[[dict[str, Any]], ScriptItem]
 
 
+def request_mode(body: dict[str, Any]) -> str:
+    """How a request asks for JSON: ``json_schema``, ``json_object`` (``response_format`` types),
+    ``tools``, or ``text`` (neither)."""
+    response_format = body.get("response_format")
+    if isinstance(response_format, dict) and response_format.get("type") not in (None, "text"):
+        return str(response_format["type"])
+    return "tools" if body.get("tools") else "text"
+
+
+LLAMA_CPP_PYTHON: dict[str, Status] = {"json_schema": Status(500, message=(
+    "1 validation error:\n  {'type': 'literal_error', 'loc': ('body', 'response_format', 'type'), "
+    "'msg': \"Input should be 'text' or 'json_object'\", 'input': 'json_schema'}"))}
+"""llama-cpp-python's server: a JSON Schema ``response_format`` is a 500 whose body names it."""
+
+PYDANTIC_422: dict[str, Status] = {"json_schema": Status(422, message=(
+    "[{'type': 'literal_error', 'loc': ('body', 'response_format', 'type'), "
+    "'msg': \"Input should be 'text' or 'json_object'\"}]"))}
+"""A server validating requests with pydantic (FastAPI): an unknown mode is a 422."""
+
+TEXT_ONLY: dict[str, Status] = {
+    mode: Status(400, message=f"unsupported parameter for this model: {key}")
+    for mode, key in (("json_schema", "response_format"), ("json_object", "response_format"), ("tools", "tools"))
+}
+"""A server that takes no structured output at all: 400 for every structured mode."""
+
+
+def _tool_call(number: int, call: dict[str, Any]) -> dict[str, Any]:
+    arguments = call.get("arguments", {})
+    text = arguments if isinstance(arguments, str) else json.dumps(arguments)
+    return {"id": f"call_{number}", "type": "function", "function": {"name": call["name"], "arguments": text}}
+
+
 def _approx_tokens(text: str) -> int:
     return max(1, len(text) // 4) if text else 0
 
@@ -92,8 +139,10 @@ class ScriptedLLMServer:
     matching request headers; ``base_url`` ends in ``/v1`` like the SDK expects.
     """
 
-    def __init__(self, script: Script, *, model: str = "scripted-model") -> None:
+    def __init__(self, script: Script, *, model: str = "scripted-model",
+                 refuse: Mapping[str, Status] | None = None) -> None:
         self._script = script
+        self.refuse = dict(refuse or {})
         self._items = list(script) if not callable(script) else []
         self._lock = threading.Lock()
         self._closing = threading.Event()
@@ -136,6 +185,9 @@ class ScriptedLLMServer:
     # --------------------------------------------------------------------------- internals
 
     def _next(self, body: dict[str, Any]) -> ScriptItem | None:
+        refused = self.refuse.get(request_mode(body))
+        if refused is not None:
+            return refused
         if callable(self._script):
             return self._script(body)
         with self._lock:
@@ -144,16 +196,9 @@ class ScriptedLLMServer:
     def _completion(self, reply: Reply, body: dict[str, Any]) -> dict[str, Any]:
         message: dict[str, Any] = {"role": "assistant", "content": reply.content}
         finish = reply.finish_reason or "stop"
-        if reply.tool_call is not None:
-            arguments = reply.tool_call.get("arguments", {})
-            message["tool_calls"] = [{
-                "id": "call_1",
-                "type": "function",
-                "function": {
-                    "name": reply.tool_call["name"],
-                    "arguments": arguments if isinstance(arguments, str) else json.dumps(arguments),
-                },
-            }]
+        calls = ([reply.tool_call] if reply.tool_call is not None else []) + list(reply.tool_calls)
+        if calls:
+            message["tool_calls"] = [_tool_call(number, call) for number, call in enumerate(calls, 1)]
             finish = reply.finish_reason or "tool_calls"
         prompt_text = "".join(str(m.get("content") or "") for m in body.get("messages", []))
         usage = reply.usage or {

@@ -1,4 +1,5 @@
-"""Understanding as commands, their validation by the rules, summaries and rephrasing."""
+"""Understanding as commands, their validation by the rules, summaries and rephrasing; each call
+made with the sync SDK and with the async one (the ``driver`` fixture)."""
 
 from __future__ import annotations
 
@@ -21,14 +22,11 @@ from dialogkit.llm.commands import (
     StartFlow,
     command_schema,
     parse_commands,
-    rephrase,
-    summarize,
-    understand,
     validate_commands,
 )
 from dialogkit.spec.schema import BotFile, SlotSpec
-from dialogkit.testing.llm_server import Garbage, ScriptedLLMServer, Status
-from tests.llm.conftest import MakeClient
+from dialogkit.testing.llm_server import Garbage, ScriptedLLMServer
+from tests.llm.conftest import Driver, MakeClient
 
 UTTERANCES = {
     "zh": "我的手机屏幕碎了，订单号123456",
@@ -62,10 +60,10 @@ def rules(slot: SlotSpec, value: Any) -> tuple[bool, Any, str | None]:
 
 class TestUnderstand:
     @LANGS
-    def test_commands_from_structured_output(self, lang: str, bot_spec: BotFile, make_client: MakeClient) -> None:
+    def test_commands_from_structured_output(self, lang: str, bot_spec: BotFile, make_client: MakeClient, driver: Driver) -> None:
         """The model's JSON becomes typed commands; the request asks for a strict JSON schema."""
         with ScriptedLLMServer([REPORT]) as server:
-            commands = understand(make_client(server), context(lang), bot_spec, None, None)
+            commands = driver.understand(make_client(server), context(lang), bot_spec, None, None)
         assert commands == [
             StartFlow(flow="report_issue"),
             SetSlot(slot="product", value="phone"),
@@ -77,31 +75,23 @@ class TestUnderstand:
         assert body["messages"][-1]["content"] == UTTERANCES[lang]
 
     @LANGS
-    def test_json_inside_a_fence_is_accepted(self, lang: str, bot_spec: BotFile, make_client: MakeClient) -> None:
+    def test_json_inside_a_fence_is_accepted(self, lang: str, bot_spec: BotFile, make_client: MakeClient, driver: Driver) -> None:
         """A model that wraps its JSON in ```json fences and chatter is still understood."""
         answer = f"好的 / Sure:\n```json\n{json.dumps(REPORT)}\n```\n"
         with ScriptedLLMServer([answer]) as server:
-            commands = understand(make_client(server), context(lang), bot_spec, None, None)
+            commands = driver.understand(make_client(server), context(lang), bot_spec, None, None)
         assert commands[0] == StartFlow(flow="report_issue")
 
-    def test_server_without_structured_output_is_asked_again(self, bot_spec: BotFile, make_client: MakeClient) -> None:
-        """A 400 for response_format leads to one retry without it, parsing JSON from the text."""
-        with ScriptedLLMServer([Status(400, message="response_format unsupported"), REPORT]) as server:
-            commands = understand(make_client(server), context("en"), bot_spec, "report_issue", "order_id")
-        assert len(commands) == 3
-        assert "response_format" in server.requests[0] and "response_format" not in server.requests[1]
-        assert "Active flow: report_issue" in server.requests[1]["messages"][0]["content"]
-
     @pytest.mark.parametrize("answer", ["这不是JSON", "not json at all", '{"intent": "x"}', '{"commands": [{"command": "fly"}]}'])
-    def test_garbage_raises(self, answer: str, bot_spec: BotFile, make_client: MakeClient) -> None:
+    def test_garbage_raises(self, answer: str, bot_spec: BotFile, make_client: MakeClient, driver: Driver) -> None:
         """Text that is not a command list raises LLMError (the bot then uses its rules)."""
         with ScriptedLLMServer([answer]) as server, pytest.raises(LLMError):
-            understand(make_client(server), context("en"), bot_spec, None, None)
+            driver.understand(make_client(server), context("en"), bot_spec, None, None)
 
-    def test_malformed_response_body_raises(self, bot_spec: BotFile, make_client: MakeClient) -> None:
+    def test_malformed_response_body_raises(self, bot_spec: BotFile, make_client: MakeClient, driver: Driver) -> None:
         """A non-JSON HTTP body raises LLMError too."""
         with ScriptedLLMServer([Garbage()]) as server, pytest.raises(LLMError):
-            understand(make_client(server), context("zh"), bot_spec, None, None)
+            driver.understand(make_client(server), context("zh"), bot_spec, None, None)
 
     def test_every_command_kind_parses(self) -> None:
         """All eight command kinds parse; an invalid item among valid ones is skipped."""
@@ -164,45 +154,45 @@ class TestValidate:
 
 class TestSummaries:
     @LANGS
-    def test_round_summary_is_plain_text(self, lang: str, make_client: MakeClient) -> None:
+    def test_round_summary_is_plain_text(self, lang: str, make_client: MakeClient, driver: Driver) -> None:
         """A round summary is the model's text; the prompt names the language."""
         answer = "用户报告手机损坏，订单123456。" if lang == "zh" else "The user reported a broken phone, order 123456."
         with ScriptedLLMServer([answer]) as server:
-            text = summarize(make_client(server), ["user: " + UTTERANCES[lang], "assistant: ok"], lang)
+            text = driver.summarize(make_client(server), ["user: " + UTTERANCES[lang], "assistant: ok"], lang)
         assert text == answer
         language = "Simplified Chinese" if lang == "zh" else "English"
         assert language in server.requests[0]["messages"][0]["content"]
 
     @LANGS
-    def test_ticket_summary_keeps_three_sections(self, lang: str, make_client: MakeClient) -> None:
+    def test_ticket_summary_keeps_three_sections(self, lang: str, make_client: MakeClient, driver: Driver) -> None:
         """The ticket summary renders facts / confirmed / pending with headings in the language."""
         data = {"facts": ["手机损坏" if lang == "zh" else "phone damaged"], "confirmed": [], "pending": ["创建工单" if lang == "zh" else "open a ticket"]}
         with ScriptedLLMServer([data]) as server:
-            text = summarize(make_client(server), [UTTERANCES[lang]], lang, ticket=True)
+            text = driver.summarize(make_client(server), [UTTERANCES[lang]], lang, ticket=True)
         headings = ["事实：", "已确认：", "待处理："] if lang == "zh" else ["Facts:", "Confirmed:", "Pending:"]
         lines = text.splitlines()
         assert [line for line in lines if not line.startswith("- ")] == headings
         assert f"- {data['facts'][0]}" in lines and "- —" in lines
 
-    def test_ticket_summary_without_sections_raises(self, make_client: MakeClient) -> None:
+    def test_ticket_summary_without_sections_raises(self, make_client: MakeClient, driver: Driver) -> None:
         """An answer with none of the three sections is rejected."""
         with ScriptedLLMServer([{"summary": "x"}]) as server, pytest.raises(LLMError, match="sections"):
-            summarize(make_client(server), ["x"], "en", ticket=True)
+            driver.summarize(make_client(server), ["x"], "en", ticket=True)
 
 
 class TestRephrase:
     @LANGS
-    def test_rephrase_keeps_numbers(self, lang: str, make_client: MakeClient) -> None:
+    def test_rephrase_keeps_numbers(self, lang: str, make_client: MakeClient, driver: Driver) -> None:
         """A fluent rephrasing that keeps every number is returned without its quotes."""
         original = "已创建工单 T-1001。" if lang == "zh" else "Ticket T-1001 has been created."
         fluent = "好的，工单 T-1001 已为您创建。" if lang == "zh" else "Done! Your ticket T-1001 is open."
         with ScriptedLLMServer([f"“{fluent}”"]) as server:
-            assert rephrase(make_client(server), original, lang) == fluent
+            assert driver.rephrase(make_client(server), original, lang) == fluent
 
     @LANGS
-    def test_rephrase_losing_a_number_raises(self, lang: str, make_client: MakeClient) -> None:
+    def test_rephrase_losing_a_number_raises(self, lang: str, make_client: MakeClient, driver: Driver) -> None:
         """A rephrasing that drops the order number is refused so the template is used."""
         original = "订单 123456 已发货。" if lang == "zh" else "Order 123456 has shipped."
         sloppy = "您的订单已发货。" if lang == "zh" else "Your order has shipped."
         with ScriptedLLMServer([sloppy]) as server, pytest.raises(LLMError, match="identifier"):
-            rephrase(make_client(server), original, lang)
+            driver.rephrase(make_client(server), original, lang)
