@@ -70,6 +70,10 @@ def _stats(console: Console, bot: Bot, sid: str) -> None:
     stats = bot.stats(sid)
     for key, value in stats.items():
         console.print(f"{key}: {value}", highlight=False, markup=False)
+    if stats["saved_pct"] < 0:
+        console.print("(saved_pct is negative: on a short conversation the system prompt, task state and summary "
+                      "cost more than the history itself; the saving grows as the conversation does)",
+                      highlight=False, markup=False)
 
 
 def _context(console: Console, bot: Bot, sid: str) -> None:

@@ -274,6 +274,9 @@ def _built(messages: list[ContextMessage], budget: int, full_tokens: int, droppe
     for message in messages:
         breakdown[message.part] = breakdown.get(message.part, 0) + message.tokens
     saved = max(full_tokens - used, 0)
+    # The percentage is the true figure: negative while the system prompt, state and summaries
+    # cost more than the short history they stand for (saved_tokens itself stops at 0).
+    saved_pct = round(100.0 * (full_tokens - used) / full_tokens, 1) if full_tokens else 0.0
     return BuiltContext(
         messages=messages,
         budget=budget,
@@ -283,7 +286,7 @@ def _built(messages: list[ContextMessage], budget: int, full_tokens: int, droppe
         full_tokens=full_tokens,
         sent_tokens=used,
         saved_tokens=saved,
-        saved_pct=round(100.0 * saved / full_tokens, 1) if full_tokens else 0.0,
+        saved_pct=saved_pct,
         breakdown=breakdown,
         summarized=summarized,
         encoding=encoding,
