@@ -14,10 +14,12 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import structlog
 from cryptography.fernet import Fernet
 from structlog.testing import capture_logs
 
 from dialogkit import Bot
+from dialogkit import logging as dialogkit_logging
 from dialogkit.cli.context_export import render
 from dialogkit.errors import StoreError
 from dialogkit.llm.client import LLMClient
@@ -122,14 +124,18 @@ def test_without_a_key_a_warning_once_at_start(tmp_path: Path) -> None:
 
 @LANGS
 @pytest.mark.parametrize("level", ["info", "debug"])
-def test_logs_never_hold_a_sensitive_value_or_pii(lang: str, level: str, capsys: pytest.CaptureFixture[str]) -> None:
-    """The log lines as written (JSON on stderr, through the same processors as in production)."""
+def test_logs_never_hold_a_sensitive_value_or_pii(lang: str, level: str, capsys: pytest.CaptureFixture[str],
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """The log lines as written (JSON on stderr, through the same processors as in production).
+    The configuration before is put back after: its logger must not keep the captured stream."""
+    monkeypatch.setattr(dialogkit_logging, "_configured", dialogkit_logging._configured)
+    saved = structlog.get_config()
     configure_logging(level=level, json=True, force=True)
     try:
         bot = Bot.from_file(SUPPORT, store="memory://", actions=STUBS)
         talk(bot, lang)
     finally:
-        configure_logging(force=True)
+        structlog.configure(**saved)
     text = capsys.readouterr().err
     assert '"event": "turn"' in text
     assert PHONE not in text and EMAIL not in text
