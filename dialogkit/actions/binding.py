@@ -31,9 +31,14 @@ def action_uses(spec: BotFile) -> Iterator[tuple[str, YamlPath]]:
         if flow.execute.action:
             yield flow.execute.action, (*base, "execute", "action")
         for slot_index, slot in enumerate(flow.slots):
+            if slot.choices is not None:
+                yield slot.choices.action, (*base, "slots", slot_index, "choices", "action")
             for rule_index, rule in enumerate(slot.validate_):
                 if rule.action:
                     yield rule.action, (*base, "slots", slot_index, "validate", rule_index, "action")
+    handoff = spec.bot.handoff_action
+    if handoff is not None:
+        yield handoff.action, ("bot", "handoff", "action")
 
 
 def action_references(spec: BotFile) -> list[str]:

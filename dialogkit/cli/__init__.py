@@ -51,11 +51,14 @@ def test_(
 
 
 @app.command()
-def validate(paths: Annotated[list[Path], typer.Argument(help="Bot files to check.")]) -> None:
-    """Load and check bot files; print every problem; exit 1 if any."""
+def validate(
+    paths: Annotated[list[Path], typer.Argument(help="Bot files to check.")],
+    strict: Annotated[bool, typer.Option("--strict", help="Fail on warnings too.")] = False,
+) -> None:
+    """Load and check bot files; print every problem; exit 1 on an error (or a warning with --strict)."""
     from dialogkit.cli.validate import validate_command
 
-    raise typer.Exit(validate_command(paths))
+    raise typer.Exit(validate_command(paths, strict=strict))
 
 
 @app.command()
