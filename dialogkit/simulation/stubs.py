@@ -1,7 +1,8 @@
 """Stand-ins for a bot's actions, so that a simulation runs no real action code.
 
-Each action a flow runs becomes a stub returning a value for every placeholder its ``say`` and
-``on_error`` replies name beyond the flow's slots ("{ticket_id}" -> "T-1001"). The values are
+Each action a flow runs becomes a stub returning a value for every key its ``execute.returns``
+promises and every placeholder its ``say`` and ``on_error`` replies name beyond the flow's slots
+("{ticket_id}" -> "T-1001"): a stub of values that breaks the promise would raise. The values are
 plain codes in neither language, so they cannot trip the language check. Validators named in
 slot rules stay real: they decide what is valid, which is part of what is simulated.
 """
@@ -17,7 +18,7 @@ from dialogkit.strings.placeholders import placeholders
 
 def _result_keys(flow: FlowSpec) -> list[str]:
     slots = {slot.name for slot in flow.slots}
-    keys: list[str] = []
+    keys: list[str] = [key for key in flow.execute.returns or () if key]
     for prompt in (flow.execute.say, flow.execute.on_error):
         for lang in LANGUAGES:
             try:

@@ -118,7 +118,8 @@ def test_dates_and_times_are_written_in_the_turns_language() -> None:
 
 def test_stubs_return_a_value_for_every_placeholder_beyond_the_slots() -> None:
     assert action_stubs(spec(SUPPORT)) == {"create_ticket": {"ticket_id": "T-1001"},
-                                           "order_status": {"status": "S-1001"}}
+                                           "order_status": {"status": "S-1001"},
+                                           "create_return": {"rma_number": "R-1001"}}
     assert action_stubs(spec(TRANSFER))["call_back"] == {}
 
 
