@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from dialogkit.simulation import vocabulary
+from dialogkit.spec.conditions import Condition, parse_condition
 from dialogkit.spec.schema import BUILTIN_ENTITY_TYPES, BotFile, FlowSpec, SlotSpec, ValidationRule, prompt_text
 from dialogkit.strings.cjk import has_cjk
 from dialogkit.text.labels import flow_description, slot_name_label
@@ -52,6 +53,7 @@ class SlotInfo:
     label: dict[str, str]
     rules: tuple[ValidationRule, ...]
     spec: SlotSpec
+    condition: Condition | None = None     # its ask_if, parsed as the engine parses it
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,6 +68,15 @@ class FlowInfo:
 
     def slot(self, name: str) -> SlotInfo | None:
         return next((s for s in self.slots if s.name == name), None)
+
+    def needed(self, slot: SlotInfo, values: dict[str, Any]) -> bool:
+        """Whether ``slot`` is asked under the task's values: its ``ask_if`` holds, evaluated by
+        the engine's own condition, or it has none."""
+        return slot.condition is None or slot.condition.holds(values, [s.name for s in self.slots])
+
+    def missing(self, values: dict[str, Any]) -> list[SlotInfo]:
+        """The required slots still empty that are asked now, in declaration order."""
+        return [s for s in self.slots if s.required and values.get(s.name) is None and self.needed(s, values)]
 
     @property
     def entity_slots(self) -> tuple[SlotInfo, ...]:
@@ -103,9 +114,11 @@ def _entity(spec: BotFile, name: str) -> EntityInfo:
     return EntityInfo(name, declared.kind, tuple(values), declared.pattern)
 
 
-def _slot(flow: str, slot: SlotSpec) -> SlotInfo:
+def _slot(flow: FlowSpec, name: str, slot: SlotSpec) -> SlotInfo:
     label = {lang: slot_name_label(slot, lang) for lang in vocabulary.LANGUAGES}
-    return SlotInfo(flow, slot.name, slot.entity, slot.required, label, tuple(slot.validate_), slot)
+    names = [s.name for s in flow.slots]
+    condition = parse_condition(slot.ask_if, names) if slot.ask_if is not None else None
+    return SlotInfo(name, slot.name, slot.entity, slot.required, label, tuple(slot.validate_), slot, condition)
 
 
 def _flow(name: str, flow: FlowSpec) -> FlowInfo:
@@ -117,7 +130,7 @@ def _flow(name: str, flow: FlowSpec) -> FlowInfo:
             examples[lang].append(flow_description(flow, name, lang))
     return FlowInfo(
         name=name, examples={k: tuple(v) for k, v in examples.items()}, keywords=tuple(flow.trigger.keywords),
-        slots=tuple(_slot(name, s) for s in flow.slots), confirm=flow.confirm is not None,
+        slots=tuple(_slot(flow, name, s) for s in flow.slots), confirm=flow.confirm is not None,
         action=flow.execute.action, spec=flow,
     )
 

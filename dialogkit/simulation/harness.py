@@ -17,7 +17,10 @@ from typing import Any
 from hypothesis.control import current_build_context
 from hypothesis.errors import InvalidArgument
 
+from dialogkit.actions.registry import ActionContext
 from dialogkit.bot import Bot
+from dialogkit.engine.choices import Choice, parse_choices
+from dialogkit.errors import ActionError
 from dialogkit.simulation.catalog import Catalog
 from dialogkit.simulation.invariants import BotFacts, Finding, Invariant, bot_facts
 from dialogkit.simulation.moves import move_table
@@ -97,7 +100,7 @@ class Simulation:
         self.options = options
         self.stubs = stubs
         self.catalog = Catalog(bot.spec)
-        self.values = SlotValues(self.catalog, options.seed)
+        self.values = SlotValues(self.catalog, options.seed, listed_choices(bot, self.catalog))
         self.values.prepare(options.languages)
         self.move_tables = {lang: move_table(options.languages, lang) for lang in options.languages}
         self.facts: BotFacts = bot_facts(self.catalog)
@@ -140,6 +143,24 @@ class Simulation:
         tally = self.tally
         self._progress(Progress(tally.done, self.options.conversations, tally.with_violations, len(tally.classes),
                                 shrinking))
+
+
+def listed_choices(bot: Bot, catalog: Catalog) -> dict[tuple[str, str], tuple[Choice, ...]]:
+    """The options each slot with ``choices`` lists, from its action (a stub's return or the real
+    one's), run once as the engine runs it; a failing action leaves the question free-form."""
+    found: dict[tuple[str, str], tuple[Choice, ...]] = {}
+    for flow in catalog.flows.values():
+        for slot in flow.slots:
+            if slot.spec.choices is None:
+                continue
+            try:
+                result = bot.actions.run(slot.spec.choices.action, ActionContext(flow=flow.name))
+            except ActionError:
+                continue
+            options = parse_choices(result)
+            if options:
+                found[(flow.name, slot.name)] = tuple(options)
+    return found
 
 
 def _final_replay() -> bool:

@@ -11,8 +11,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from dialogkit.engine.conditional_slots import prompt_variant
 from dialogkit.model.reply import Reply
-from dialogkit.simulation.catalog import Catalog
+from dialogkit.simulation.catalog import Catalog, FlowInfo, SlotInfo
 from dialogkit.simulation.utterances import Utterance
 from dialogkit.strings.cjk import has_cjk
 from dialogkit.text.labels import Texts
@@ -65,6 +66,14 @@ class TurnRecord:
         return self.reply.text if self.reply is not None else ""
 
 
+def questions(texts: Texts, flow: FlowInfo, slot: SlotInfo, language: str, slots: dict[str, Any]) -> list[str]:
+    """Every way the bot may ask for ``slot``: each of its re-ask variants (the n-th failed answer
+    gets the n-th), with a question of choices followed by their list (docs/bot-file.md, "ask")."""
+    count = max(1, len(slot.spec.asks))
+    asked = [texts.ask(flow.spec, prompt_variant(slot.spec, n), language, slots) for n in range(count)]
+    return [q for n, q in enumerate(asked) if q and q not in asked[:n]]
+
+
 def asked_slot(catalog: Catalog, texts: Texts, reply: Reply) -> str | None:
     """The slot whose question ends the reply's text (the last one asked), if any."""
     flow = catalog.flows.get(reply.flow) if reply.flow else None
@@ -74,10 +83,10 @@ def asked_slot(catalog: Catalog, texts: Texts, reply: Reply) -> str | None:
     for slot in flow.slots:
         if not slot.required:
             continue
-        question = texts.ask(flow.spec, slot.spec, reply.language, reply.slots)
-        at = reply.text.rfind(question) if question else -1
-        if at >= 0 and (best is None or at > best[0]):
-            best = (at, slot.name)
+        for question in questions(texts, flow, slot, reply.language, reply.slots):
+            at = reply.text.rfind(question)
+            if at >= 0 and (best is None or at > best[0]):
+                best = (at, slot.name)
     return best[1] if best else None
 
 

@@ -11,14 +11,16 @@ from __future__ import annotations
 
 import re
 import string
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from hypothesis import HealthCheck, Phase, given, seed, settings
 from hypothesis import strategies as st
 
+from dialogkit.engine.choices import Choice
 from dialogkit.simulation.catalog import Catalog, EntityInfo, SlotInfo
+from dialogkit.simulation.vocabulary import ORDINALS
 from dialogkit.spec.schema import ValidationRule
 
 PATTERN_ALPHABET = string.ascii_letters + string.digits + "-_.:/@+"
@@ -31,7 +33,7 @@ CN_NUMERALS = ("零", "一", "二", "三", "四", "五", "六", "七", "八", "�
 Strategy = st.SearchStrategy
 
 
-Form = Literal["alias", "label", "pattern", "builtin", "number", "free_text"]
+Form = Literal["alias", "label", "pattern", "builtin", "number", "free_text", "choice"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -240,9 +242,11 @@ class SlotValues:
 
     POOL_SIZE = 2
 
-    def __init__(self, catalog: Catalog, run_seed: int = 0) -> None:
+    def __init__(self, catalog: Catalog, run_seed: int = 0,
+                 choices: Mapping[tuple[str, str], tuple[Choice, ...]] | None = None) -> None:
         self.catalog = catalog
         self.seed = run_seed
+        self.choices = dict(choices or {})       # (flow, slot) -> the options its choices action lists
         self._sources: dict[tuple[str, str, str, bool], ValueSource | None] = {}
         self.examples: dict[PoolKey, tuple[Said, ...]] = {}
 
@@ -266,6 +270,9 @@ class SlotValues:
         })
 
     def _build(self, slot: SlotInfo, language: str, valid: bool) -> ValueSource | None:
+        options = self.choices.get((slot.flow, slot.name))
+        if options:
+            return self._build_choices(slot, options, language, valid)
         listed = tuple(replace(s, valid=valid) for s in _listed(self.catalog, slot, language)
                        if passes(slot, s.canonical) == valid)
         generated = _generated(self.catalog, slot, language, valid)
@@ -277,3 +284,23 @@ class SlotValues:
                 self.examples[key] = tuple(replace(s, valid=valid) for s in found)
             pool = key if self.examples[key] else None
         return ValueSource(listed, pool) if listed or pool else None
+
+    def _build_choices(self, slot: SlotInfo, options: tuple[Choice, ...], language: str,
+                       valid: bool) -> ValueSource | None:
+        """A slot with choices takes an option by value, label or ordinal; a value of its type
+        naming none of them is outside and must be refused with the list."""
+        if valid:
+            listed = [Said(str(c.value), c.value, slot.entity, form="choice") for c in options]
+            listed += [Said(c.label(language), c.value, slot.entity, form="choice") for c in options]
+            listed += [Said(text, options[n].value, slot.entity, form="choice")
+                       for n, text in enumerate(ORDINALS[language]) if n < len(options)]
+            return ValueSource(tuple(dict.fromkeys(listed)), None)
+        generated = _generated(self.catalog, slot, language, True)
+        if generated is None:
+            return None
+        names = [n.lower() for c in options for n in (str(c.value), *c.labels.values()) if n]
+        key: PoolKey = (f"{slot.entity or ''}|choices:{slot.flow}.{slot.name}", repr(slot.rules), language, False)
+        if key not in self.examples:
+            found = made_up(generated, lambda s: not any(n in s.text.lower() for n in names), self.seed)
+            self.examples[key] = tuple(replace(s, valid=False) for s in found)
+        return ValueSource((), key) if self.examples[key] else None

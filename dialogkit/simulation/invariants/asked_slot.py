@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from dialogkit.engine.choices import outside
 from dialogkit.simulation.catalog import SlotInfo
 from dialogkit.simulation.invariants.base import Finding, Invariant, Judge, slots_of_task
 from dialogkit.simulation.observation import TurnRecord
@@ -18,7 +19,10 @@ def rule_messages(slot: SlotInfo, language: str | None = None, broken_by: Said |
     """The messages of the slot's rules (those ``broken_by`` breaks, when given), in one language or both."""
     languages = (language,) if language else LANGUAGES
     rules = [r for r in slot.rules if broken_by is None or not rule_passes(r, broken_by.canonical)]
-    return [prompt_text(rule.error, lang) or phrase("invalid_value", lang) for rule in rules for lang in languages]
+    messages = [prompt_text(rule.error, lang) or phrase("invalid_value", lang) for rule in rules for lang in languages]
+    if slot.spec.choices is not None and broken_by is not None and not broken_by.valid:
+        messages = [outside(broken_by.text, lang) for lang in languages] + messages   # refused with the list
+    return messages
 
 
 def _other_slot_filled(turn: TurnRecord, slot: SlotInfo, after: dict[str, Any]) -> Finding | None:
