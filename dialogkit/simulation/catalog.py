@@ -13,7 +13,15 @@ from typing import Any
 
 from dialogkit.simulation import vocabulary
 from dialogkit.spec.conditions import Condition, parse_condition
-from dialogkit.spec.schema import BUILTIN_ENTITY_TYPES, BotFile, FlowSpec, SlotSpec, ValidationRule, prompt_text
+from dialogkit.spec.schema import (
+    BUILTIN_ENTITY_TYPES,
+    BotFile,
+    FaqSpec,
+    FlowSpec,
+    SlotSpec,
+    ValidationRule,
+    prompt_text,
+)
 from dialogkit.strings.cjk import has_cjk
 from dialogkit.text.labels import flow_description, slot_name_label
 
@@ -65,6 +73,8 @@ class FlowInfo:
     confirm: bool
     action: str | None
     spec: FlowSpec
+    then: str | None = None                 # the follow-up flow its completion starts
+    then_when: Condition | None = None      # ... only while this holds over the finished task's values
 
     def slot(self, name: str) -> SlotInfo | None:
         return next((s for s in self.slots if s.name == name), None)
@@ -131,8 +141,17 @@ def _flow(name: str, flow: FlowSpec) -> FlowInfo:
     return FlowInfo(
         name=name, examples={k: tuple(v) for k, v in examples.items()}, keywords=tuple(flow.trigger.keywords),
         slots=tuple(_slot(flow, name, s) for s in flow.slots), confirm=flow.confirm is not None,
-        action=flow.execute.action, spec=flow,
+        action=flow.execute.action, spec=flow, then=flow.execute.then,
+        then_when=parse_condition(flow.execute.when, [s.name for s in flow.slots]) if flow.execute.when else None,
     )
+
+
+def _faq_phrases(entry: FaqSpec) -> dict[str, tuple[str, ...]]:
+    """An FAQ entry's examples and keywords, per language: what a user asks it with."""
+    out: dict[str, list[str]] = {lang: [] for lang in vocabulary.LANGUAGES}
+    for text in [*entry.examples, *entry.keywords]:
+        out[language_of(text)].append(text)
+    return {lang: tuple(texts) for lang, texts in out.items()}
 
 
 class Catalog:
@@ -145,6 +164,7 @@ class Catalog:
         self.entities = {name: _entity(spec, name) for name in sorted(used | set(spec.entities))}
         self.keywords = tuple(sorted({k.lower() for f in self.flows.values() for k in f.keywords}))
         self.handoff = spec.bot.handoff
+        self.faq = {name: _faq_phrases(entry) for name, entry in spec.faq.items()}
         self.start_language = "zh" if spec.bot.language == "zh" else "en"
         self._alias_pattern = _words_pattern(self.aliases())
         self._canonical: dict[str, set[str]] = {}

@@ -72,8 +72,8 @@ def _pick(data: st.DataObject, options: Sequence[T], label: str) -> T:
 
 def _utterance(scene: Scene, text: str, move: Move, *, flow: str | None = None, slot: str | None = None,
                fills: dict[str, Said] | None = None, mentions: tuple[Said, ...] = (),
-               reference: Reference | None = None, entity: str | None = None) -> Utterance:
-    return Utterance(text, move, scene.language, flow=flow, slot=slot, fills=fills or {}, mentions=mentions,
+               reference: Reference | None = None, entity: str | None = None, faq: str | None = None) -> Utterance:
+    return Utterance(text, move, scene.language, flow=flow, faq=faq, slot=slot, fills=fills or {}, mentions=mentions,
                      reference=reference, entity=entity, keyword_free=not scene.catalog.has_keyword(text),
                      named=scene.catalog.values_in(text))
 
@@ -187,6 +187,42 @@ def correct(data: st.DataObject, scene: Scene) -> Utterance:
     return _utterance(scene, text, "correct", slot=slot.name, fills={slot.name: said})
 
 
+def _flips(scene: Scene) -> list[tuple[SlotInfo, Said]]:
+    """(filled slot, new value) pairs that turn another slot's ``ask_if`` on or off."""
+    flow = scene.active()
+    if flow is None or not any(s.condition is not None for s in flow.slots):
+        return []
+    now = scene.before.slots
+    conditional = [s for s in flow.slots if s.condition is not None]
+    slots = {slot.name: slot for slot, _ in _corrections(scene)}
+    out = []
+    for slot in slots.values():
+        for said in scene.said_for(slot):
+            changed = {**now, slot.name: said.canonical}
+            if value_key(said.canonical) != value_key(now.get(slot.name)) and any(
+                    flow.needed(c, changed) != flow.needed(c, now) for c in conditional):
+                out.append((slot, said))
+    return out
+
+
+def flip_condition(data: st.DataObject, scene: Scene) -> Utterance:
+    """A correction, naming the slot, to a value that makes a conditional slot needed or unneeded."""
+    slot, said = _pick(data, _flips(scene), "flip")
+    frame = _pick(data, [f for f in words.CORRECTIONS[scene.language] if "{label}" in f], "frame")
+    text = frame.format(label=slot.label[scene.language], value=said.text)
+    return _utterance(scene, text, "correct", slot=slot.name, fills={slot.name: said})
+
+
+def faq(data: st.DataObject, scene: Scene) -> Utterance:
+    """A question the bot's FAQ answers, asked in any state."""
+    name, text = _pick(data, _faq_questions(scene), "faq")
+    return _utterance(scene, text, "faq", faq=name)
+
+
+def _faq_questions(scene: Scene) -> list[tuple[str, str]]:
+    return [(name, text) for name, phrases in scene.catalog.faq.items() for text in phrases[scene.language]]
+
+
 def _phrase(table: words.Phrases, move: Move) -> Make:
     def make(data: st.DataObject, scene: Scene) -> Utterance:
         return _utterance(scene, _pick(data, table[scene.language], move), move)
@@ -292,6 +328,8 @@ MOVES: tuple[MoveKind, ...] = (
     MoveKind("forget", 1, lambda s: bool(s.memory.turns), forget),
     MoveKind("off_topic", 1, lambda s: bool(s.catalog.off_topic(s.language)), off_topic),
     MoveKind("bare_value", 1, lambda s: bool(_mentionable(s)), bare_value),
+    MoveKind("faq", 1, lambda s: bool(_faq_questions(s)), faq),
+    MoveKind("flip_condition", 2, lambda s: bool(_flips(s)), flip_condition),
 )
 
 Turn = tuple[MoveKind, str]

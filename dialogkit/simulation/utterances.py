@@ -14,7 +14,7 @@ from dialogkit.simulation.values import Said
 
 Move = Literal[
     "trigger", "trigger_with_values", "answer", "several", "correct", "yes", "no", "cancel",
-    "two_candidates", "refer", "forget", "off_topic", "bare_value",
+    "two_candidates", "refer", "forget", "off_topic", "bare_value", "faq",
 ]
 Reference = Literal["pronoun", "demonstrative", "ordinal"]
 
@@ -25,6 +25,7 @@ class Utterance:
     move: Move
     language: str                              # the language the simulator wrote it in
     flow: str | None = None                    # the flow a trigger names
+    faq: str | None = None                     # the FAQ entry a question asks
     slot: str | None = None                    # the slot an answer or a correction is for
     fills: dict[str, Said] = field(default_factory=dict)   # slot -> value meant for it
     mentions: tuple[Said, ...] = ()            # values named without a slot (mentions, candidates)

@@ -3,7 +3,9 @@
 (a) no action runs with a value the user took back; (b) a bare answer goes to the asked slot;
 (c) a mention starts no flow; (d) an ambiguous reference is clarified and the question survives
 an unrelated turn; (e) the reply is in the turn's language; (f) forgetting re-asks the first
-empty required slot; (g) no turn raises; (h) the summary holds no value the user took back.
+empty required slot; (g) no turn raises; (h) the summary holds no value the user took back;
+(i) an FAQ question changes nothing; (j) a slot whose ask_if is false is neither asked nor kept;
+(k) a completed task starts its ``then`` flow with the slots carried by name.
 """
 
 from __future__ import annotations
@@ -12,6 +14,9 @@ from dialogkit.simulation.catalog import Catalog
 from dialogkit.simulation.invariants import (
     asked_slot,
     clarification,
+    conditional,
+    faq,
+    follow_up,
     forgetting,
     language,
     mentions,
@@ -33,6 +38,9 @@ INVARIANTS: tuple[Invariant, ...] = (
     forgetting.INVARIANT,
     sanity.INVARIANT,
     summary.INVARIANT,
+    faq.INVARIANT,
+    conditional.INVARIANT,
+    follow_up.INVARIANT,
 )
 
 
