@@ -45,6 +45,6 @@ def test_the_saved_test_fails_while_the_behaviour_is_broken_and_passes_when_it_h
 
 
 def test_nested_expectations_and_regular_expressions_survive_yaml(tmp_path: Path) -> None:
-    expect = {"slots": {"order_id": None, "product": "phone"}, "bot": "/^(?![\\s\\S]*(?i:phone))/"}
+    expect: dict[str, object] = {"slots": {"order_id": None, "product": "phone"}, "bot": "/^(?![\\s\\S]*(?i:phone))/"}
     path = write_conversation_test([_violation(expect)], SUPPORT, tmp_path, STUBS, "c", "h")
     assert load_test_file(path).tests[0].steps[-1].expect == expect
