@@ -56,6 +56,12 @@ REPORT = {"commands": [
 ]}
 
 
+def usage_of(bot: Bot, session_id: str) -> dict[str, Any]:
+    """The session's LLM usage counts from ``bot.stats`` (without the negotiated mode it also names)."""
+    llm = bot.stats(session_id)["llm"]
+    return {key: llm[key] for key in ("calls", "prompt_tokens", "completion_tokens", "failures")}
+
+
 def client_for(server: ScriptedLLMServer, *, timeout_s: float = 2.0, max_retries: int = 2,
                use_for: tuple[str, ...] = ("understanding", "summaries")) -> LLMClient:
     spec = LLMSpec(model="scripted-model", timeout_s=timeout_s, max_retries=max_retries, use_for=list(use_for))
@@ -184,7 +190,7 @@ class TestUnderstanding:
     def test_usage_is_recorded_in_the_session(self, serve: Any, lang: str) -> None:
         bot, _ = serve([Reply(json.dumps(REPORT), usage={"prompt_tokens": 321, "completion_tokens": 45})])
         bot.handle("s", IN_WORDS[lang])
-        assert bot.stats("s")["llm"] == {"calls": 1, "prompt_tokens": 321, "completion_tokens": 45, "failures": 0}
+        assert usage_of(bot, "s") == {"calls": 1, "prompt_tokens": 321, "completion_tokens": 45, "failures": 0}
 
     @LANGS
     def test_confirm_deny_and_cancel_become_cues(self, serve: Any, lang: str) -> None:
@@ -299,8 +305,8 @@ class TestUsagePerSession:
                 threading.Event().wait(0.01)
             bot.handle("s2", texts[lang][1])
             slow.join(timeout=5)
-            assert bot.stats("s1")["llm"] == {"calls": 1, "prompt_tokens": 100, "completion_tokens": 10, "failures": 0}
-            assert bot.stats("s2")["llm"] == {"calls": 1, "prompt_tokens": 7, "completion_tokens": 3, "failures": 0}
+            assert usage_of(bot, "s1") == {"calls": 1, "prompt_tokens": 100, "completion_tokens": 10, "failures": 0}
+            assert usage_of(bot, "s2") == {"calls": 1, "prompt_tokens": 7, "completion_tokens": 3, "failures": 0}
 
 
 FEEDBACK_BOT = """
