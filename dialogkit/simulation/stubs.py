@@ -39,4 +39,7 @@ def action_stubs(spec: BotFile) -> dict[str, dict[str, Any]]:
         values = stubs.setdefault(name, {})
         for key in _result_keys(flow):
             values.setdefault(key, f"{key[:1].upper() or 'X'}-{1001 + len(values)}")
+    handoff = spec.bot.handoff_action
+    if handoff is not None:
+        stubs.setdefault(handoff.action, {})     # it only has to run: the reply says a person takes over
     return stubs

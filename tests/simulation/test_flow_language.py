@@ -4,7 +4,8 @@ then (docs/bot-file.md), each checked on hand-made turns or against the shipped 
 from __future__ import annotations
 
 from dialogkit.bot import Bot
-from dialogkit.model.reply import Reply
+from dialogkit.engine.handoff import take_over_message
+from dialogkit.model.reply import ActionRun, Reply
 from dialogkit.simulation.catalog import Catalog
 from dialogkit.simulation.harness import listed_choices
 from dialogkit.simulation.invariants.asked_slot import bare_answer_goes_to_asked_slot
@@ -12,8 +13,10 @@ from dialogkit.simulation.invariants.conditional import unneeded_slot_neither_as
 from dialogkit.simulation.invariants.faq import faq_answered_in_place
 from dialogkit.simulation.invariants.follow_up import follow_up_starts_with_carried_slots
 from dialogkit.simulation.invariants.forgetting import forget_asks_first_empty_slot
+from dialogkit.simulation.invariants.handoff import handoff_says_a_person_takes_over
 from dialogkit.simulation.observation import Snapshot, TurnRecord
 from dialogkit.simulation.values import SlotValues
+from dialogkit.spec.schema import HandoffAction
 from tests.simulation._records import ROOT, SUPPORT, catalog, judge, record, reply, said, utterance
 
 FLOW_LANGUAGE = ROOT / "tests" / "conversations" / "bots" / "flow_language.yaml"
@@ -106,3 +109,19 @@ def test_a_then_flow_starts_with_the_slots_carried_by_name() -> None:
                  transitions=["execute"])
     finding = follow_up_starts_with_carried_slots(_then_turn(idle), bot_judge)
     assert finding is not None and finding.kind == "not_started"
+
+
+def test_a_handoff_to_a_person_must_say_a_person_takes_over() -> None:
+    bot_judge = judge()
+    object.__setattr__(bot_judge.catalog.spec.bot, "handoff_", HandoffAction(action="notify_agent"))
+    before = Snapshot("PARAM_COLLECT", "report_issue", {}, ("report_issue",), (), "order_id")
+    ran = [ActionRun("notify_agent", {})]
+    turn = utterance("abc", "answer", slot="order_id")
+    said_it = reply("订单号应为5到12位数字。" + take_over_message("zh"), actions=ran)
+    assert handoff_says_a_person_takes_over(record(turn, said_it, before=before), bot_judge) is None
+    silent = reply("订单号应为5到12位数字。", actions=ran)
+    finding = handoff_says_a_person_takes_over(record(turn, silent, before=before), bot_judge)
+    assert finding is not None and finding.kind == "no_take_over_line"
+    kept = reply(take_over_message("zh"), state="PARAM_COLLECT", flow="report_issue", actions=ran)
+    finding = handoff_says_a_person_takes_over(record(turn, kept, before=before), bot_judge)
+    assert finding is not None and finding.kind == "task_kept"

@@ -5,7 +5,8 @@
 an unrelated turn; (e) the reply is in the turn's language; (f) forgetting re-asks the first
 empty required slot; (g) no turn raises; (h) the summary holds no value the user took back;
 (i) an FAQ question changes nothing; (j) a slot whose ask_if is false is neither asked nor kept;
-(k) a completed task starts its ``then`` flow with the slots carried by name.
+(k) a completed task starts its ``then`` flow with the slots carried by name; (l) a give-up handed
+to a person says a person will take over.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from dialogkit.simulation.invariants import (
     faq,
     follow_up,
     forgetting,
+    handoff,
     language,
     mentions,
     rejected_values,
@@ -41,6 +43,7 @@ INVARIANTS: tuple[Invariant, ...] = (
     faq.INVARIANT,
     conditional.INVARIANT,
     follow_up.INVARIANT,
+    handoff.INVARIANT,
 )
 
 
