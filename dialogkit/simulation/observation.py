@@ -21,7 +21,10 @@ from dialogkit.text.labels import Texts
 LATIN_WORD = re.compile(r"(?<![0-9A-Za-z\u00c0-\u024f])[A-Za-z\u00c0-\u024f]+(?:['\u2019][A-Za-z]+)?"
                         r"(?![0-9A-Za-z\u00c0-\u024f])")
 """A Latin word that is no part of an id: "room" is one, the "B" of "B202" is not."""
-ADDRESS = re.compile(r"\S+@\S+|(?:https?://|www\.)\S+", re.IGNORECASE)
+ADDRESS = re.compile(r"(?:(?<![A-Za-z0-9._%+-])[A-Za-z0-9._%+-]+|(?<![^\W\d_A-Za-z])[^\W\d_A-Za-z]+)@\S+"
+                     r"|(?:https?://|www\.)\S+", re.IGNORECASE)
+"""An e-mail address (its local part one run of ASCII or of other letters: "邮箱是aaa@x.com" keeps
+"邮箱是") or a URL."""
 MIN_LATIN_WORDS = 3
 
 

@@ -152,3 +152,7 @@ def test_the_turns_language_follows_the_documented_rule() -> None:
     assert turn_language("actually room B202", "zh") == "zh"          # an id is no word
     assert turn_language("我的邮箱是 alice@example.com", "en") == "zh"
     assert turn_language("my email is 张伟@例子.中国", "zh") == "en"    # an address is in no language
+
+
+def test_an_address_after_chinese_without_a_space_leaves_the_chinese() -> None:
+    assert turn_language("我要更新联系电话，邮箱是aaa@example.com", "en") == "zh"

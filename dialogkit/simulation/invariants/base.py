@@ -75,10 +75,13 @@ class Invariant:
 
 def slots_of_task(turn: TurnRecord, flow: str, catalog: Catalog) -> dict[str, Any] | None:
     """The slots of ``flow``'s task after the turn: the active task's, or those an action of it
-    ran with when the turn ended it; None when the task was left (cancelled, suspended)."""
+    ran with when the turn ended it (or, for a flow without an action, the values it executed
+    with); None when the task was left (cancelled, suspended)."""
     if turn.reply is None:
         return None
     for run in turn.reply.actions:       # first: the task may have ended, and another of its flow resumed
         if flow in catalog.action_flows(run.name):
             return turn.after.slots if turn.after.flow is None else dict(run.inputs)
+    if turn.after.flow is None and turn.before.flow == flow and "execute" in turn.reply.transitions:
+        return turn.after.slots          # a flow without an action completed: the reply shows its values
     return turn.after.slots if turn.after.flow == flow else None
