@@ -82,6 +82,11 @@ def slots_of_task(turn: TurnRecord, flow: str, catalog: Catalog) -> dict[str, An
     for run in turn.reply.actions:       # first: the task may have ended, and another of its flow resumed
         if flow in catalog.action_flows(run.name):
             return turn.after.slots if turn.after.flow is None else dict(run.inputs)
-    if turn.after.flow is None and turn.before.flow == flow and "execute" in turn.reply.transitions:
-        return turn.after.slots          # a flow without an action completed: the reply shows its values
+    info = catalog.flows.get(flow)
+    if info is not None and info.action is None and turn.before.flow == flow and turn.after.flow != flow \
+            and "execute" in turn.reply.transitions:
+        if turn.after.flow is None:
+            return turn.after.slots      # a flow without an action completed: the reply shows its values
+        # another task resumed: it executed with what it held and what this turn gave it
+        return {**turn.before.slots, **{n: s.canonical for n, s in turn.utterance.fills.items()}}
     return turn.after.slots if turn.after.flow == flow else None

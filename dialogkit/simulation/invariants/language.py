@@ -41,13 +41,28 @@ def _absent(form: str) -> str:
     return f"/^(?![\\s\\S]*(?i:{word_pattern(form)}))/"
 
 
+def _free_text(turn: TurnRecord, judge: Judge) -> list[str]:
+    """The values of free-text slots (no entity type) the reply may echo: the user's own words,
+    shown as typed in whatever language they were typed."""
+    if turn.reply is None:
+        return []
+    out = []
+    for holder in (turn.reply.slots, turn.before.slots):
+        for name, value in holder.items():
+            slots = [judge.catalog.slot(f, name) for f in (turn.reply.flow, turn.before.flow) if f]
+            if isinstance(value, str) and any(s is not None and s.entity is None for s in slots):
+                out.append(value.lower())
+    return out
+
+
 def reply_in_turn_language(turn: TurnRecord, judge: Judge) -> Finding | None:
     """The reply is in the turn's language from end to end: ``reply.language`` is the turn's, a
     zh reply holds Chinese, and no value shows its label or alias in the other language where it
     has one in the turn's language (docs/behaviours.md, item 21).
 
     The turn's language follows docs/bot-file.md: Chinese characters make zh, three Latin words
-    make en, anything shorter keeps the session's language.
+    make en, anything shorter keeps the session's language. A free-text slot's value is the
+    user's own words and may be echoed as typed.
     """
     reply, language = turn.reply, turn.language
     if reply is None:
@@ -58,7 +73,9 @@ def reply_in_turn_language(turn: TurnRecord, judge: Judge) -> Finding | None:
     if language == "zh" and not has_cjk(reply.text):
         return Finding("no_chinese", "the zh reply holds no Chinese", expect_script)
     foreign = judge.facts.foreign[language]
-    match = foreign.pattern.search(reply.text) if foreign.pattern is not None else None
+    typed = _free_text(turn, judge)
+    matches = foreign.pattern.finditer(reply.text) if foreign.pattern is not None else iter(())
+    match = next((m for m in matches if not any(m.group().lower() in t for t in typed)), None)
     if match is None:
         return None
     form = match.group()
