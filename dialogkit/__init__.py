@@ -12,7 +12,7 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from dialogkit.errors import ActionError, DialogkitError, FlowError, LLMError, Problem, StoreError
+from dialogkit.errors import ActionError, DialogkitError, FlowError, LLMError, Problem, SessionOwnerError, StoreError
 
 if TYPE_CHECKING:
     from dialogkit.actions.registry import ActionContext, action
@@ -31,6 +31,7 @@ __all__ = [
     "LLMError",
     "Problem",
     "Reply",
+    "SessionOwnerError",
     "SessionView",
     "StoreError",
     "action",

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +30,7 @@ from dialogkit.model.reply import Reply
 from dialogkit.model.session import Entity, Message, Session, user_scope
 from dialogkit.spec.compiler import Callback, compile_bot
 from dialogkit.store import SessionStore, open_store
+from dialogkit.strings.redaction import mask_pii
 from dialogkit.text.labels import Texts
 from dialogkit.understanding.rules import RuleUnderstanding
 
@@ -190,17 +191,24 @@ class Bot:
         """The ``BuiltContext`` an LLM would receive now (messages plus the accounting)."""
         return self.view.build(self._load(session_id))
 
-    def context(self, session_id: str) -> list[ContextMessage]:
-        """The messages an LLM would receive now: role, content, priority, tokens."""
-        return list(self.build_context(session_id).messages)
+    def context(self, session_id: str, *, raw: bool = False) -> list[ContextMessage]:
+        """The messages an LLM would receive now: role, content, priority, tokens. Phone numbers
+        and e-mail addresses are masked the way logs mask them, unless ``raw``."""
+        messages = self.build_context(session_id).messages
+        return list(messages) if raw else [replace(m, content=mask_pii(m.content)) for m in messages]
 
     def stats(self, session_id: str) -> dict[str, Any]:
-        """full_tokens, sent_tokens, saved_tokens, saved_pct, messages, summary_chars, and more."""
-        return self.view.stats(self._load(session_id))
+        """full_tokens, sent_tokens, saved_tokens, saved_pct, messages, summary_chars, and more;
+        ``stats["llm"]["mode"]`` is the structured-output mode negotiated with the LLM server."""
+        stats = self.view.stats(self._load(session_id))
+        stats["llm"]["mode"] = getattr(self.llm, "mode", None) if self.llm is not None else None
+        return stats
 
-    def export_context(self, session_id: str) -> str:
-        """What ``/export FILE`` writes: each message, then ``Token saved: N (P%)``."""
-        return self.view.export(self._load(session_id))
+    def export_context(self, session_id: str, *, raw: bool = False) -> str:
+        """What ``/export FILE`` writes: each message, then ``Token saved: N (P%)``; phone numbers
+        and e-mail addresses masked unless ``raw``."""
+        text = self.view.export(self._load(session_id))
+        return text if raw else mask_pii(text)
 
     # ---- users' data and retention (docs/stores.md) ---------------------------------------------
     def export_user(self, user_id: str) -> dict[str, Any]:

@@ -65,3 +65,12 @@ class LLMError(DialogkitError):
     def __init__(self, message: str, original: BaseException | None = None) -> None:
         super().__init__(message)
         self.original = original
+
+
+class SessionOwnerError(DialogkitError):
+    """A turn named a user other than the one the session belongs to; nothing was changed."""
+
+    def __init__(self, session_id: str) -> None:
+        super().__init__(f"session {session_id!r} belongs to another user; start a new session "
+                         "(a session id is never shared between users)")
+        self.session_id = session_id

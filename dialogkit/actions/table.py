@@ -7,10 +7,11 @@ the author's code raises into an ``ActionError``, which a flow's ``on_error`` ha
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping
 from dataclasses import replace
 from inspect import Parameter, signature
-from typing import Any
+from typing import Any, cast
 
 from dialogkit.actions.registry import ActionContext, ActionFunc
 from dialogkit.actions.stubs import is_failing_stub, stub
@@ -31,12 +32,17 @@ def adapt(func: Callable[..., Any]) -> ActionFunc:
     except (TypeError, ValueError):  # builtins without a signature: give them the context
         return func
     if not params:
-        return lambda ctx: func()
+        return _keeping_options(lambda ctx: func(), func)
     if params[0].name == "slots":
-        return lambda ctx: func(dict(ctx.slots))
+        return _keeping_options(lambda ctx: func(dict(ctx.slots)), func)
     if params[0].name == "value":
-        return lambda ctx: func(ctx.value)
+        return _keeping_options(lambda ctx: func(ctx.value), func)
     return func
+
+
+def _keeping_options(wrapper: ActionFunc, func: Callable[..., Any]) -> ActionFunc:
+    """The wrapper with ``func``'s name and attributes (``idempotent=``, ``reconcile=`` among them)."""
+    return cast(ActionFunc, functools.update_wrapper(wrapper, func))
 
 
 def _call(func: ActionFunc, ctx: ActionContext) -> Any:

@@ -7,19 +7,10 @@ API raises ``SessionOwnerError``; ``dialogkit chat`` starts a fresh session inst
 
 from __future__ import annotations
 
-from dialogkit.errors import DialogkitError
+from dialogkit.errors import SessionOwnerError
 from dialogkit.model.session import Session
 
 __all__ = ["SessionOwnerError", "check_owner"]
-
-
-class SessionOwnerError(DialogkitError):
-    """A turn named a user other than the one the session belongs to; nothing was changed."""
-
-    def __init__(self, session_id: str) -> None:
-        super().__init__(f"session {session_id!r} belongs to another user; start a new session "
-                         "(a session id is never shared between users)")
-        self.session_id = session_id
 
 
 def check_owner(session: Session, user_id: str | None) -> None:

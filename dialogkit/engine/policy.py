@@ -16,6 +16,7 @@ from dialogkit.actions.registry import ActionContext
 from dialogkit.actions.table import ActionTable
 from dialogkit.engine import choices as choice_lists
 from dialogkit.engine import conditional_slots, slot_writes
+from dialogkit.engine.execution import run_at_most_once
 from dialogkit.engine.faq import FaqIndex
 from dialogkit.engine.forget_value import ForgetValue
 from dialogkit.engine.handoff import handoff_context, take_over_message
@@ -302,7 +303,6 @@ class Policy:
         )
         result: dict[str, Any] = {}
         error: str | None = None
-        from dialogkit.engine.execution import run_at_most_once  # "about to run" is recorded first
         try:
             result = run_at_most_once(ctx.txn, self.actions, action, action_ctx, ctx.now)
         except ActionError as exc:

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, cast
 import structlog
 from starlette.requests import Request
 
-from dialogkit.errors import DialogkitError, StoreError
+from dialogkit.errors import DialogkitError, SessionOwnerError, StoreError
 from dialogkit.model.reply import Reply
 from dialogkit.service.errors import ApiError
 from dialogkit.service.guard import MAX_BODY_BYTES
@@ -84,6 +84,8 @@ class Service:
             self.metrics.turn_failed(self.flow_label(session_id, None), seconds)
             if isinstance(exc, StoreError):
                 raise
+            if isinstance(exc, SessionOwnerError):
+                raise ApiError(409, "session_owner", str(exc)) from exc
             log.error("turn_failed", session_id=session_id, exc_info=exc)
             message = str(exc) if isinstance(exc, DialogkitError) else "the turn failed; the error is in the log"
             raise ApiError(500, "internal_error", message) from exc

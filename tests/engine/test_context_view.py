@@ -136,7 +136,7 @@ class TestAccounting:
         assert stats["saved_tokens"] == max(stats["full_tokens"] - stats["sent_tokens"], 0)
         assert stats["sent_tokens"] == sum(stats["breakdown"].values()) + 3
         assert stats["summary_chars"] > 0
-        assert stats["llm"] == {"calls": 0, "prompt_tokens": 0, "completion_tokens": 0, "failures": 0}
+        assert stats["llm"] == {"calls": 0, "prompt_tokens": 0, "completion_tokens": 0, "failures": 0, "mode": None}
         assert stats["slots"]["order_id"] == "123456"
 
     @LANGS

@@ -13,6 +13,7 @@ from structlog.testing import capture_logs
 
 from dialogkit.context.parts import ContextMessage
 from dialogkit.errors import LLMError
+from dialogkit.llm import once
 from dialogkit.llm.client import LLMRejected
 from dialogkit.llm.commands import SetSlot, StartFlow
 from dialogkit.llm.structured import first_json
@@ -226,6 +227,7 @@ class TestLoggedOnce:
     def test_a_rejected_request_is_logged_once_per_process(self, bot_spec: BotFile, make_client: MakeClient,
                                                            driver: Driver) -> None:
         """A bad key fails every call the same way: one warning, then debug lines."""
+        once.reset()      # earlier tests in the process may have seen the same kind of rejection
         with ScriptedLLMServer([Status(401)] * 3) as server, capture_logs() as logs:
             client = make_client(server)
             for _ in range(3):
