@@ -352,6 +352,8 @@ def _score_flow(flow: _FlowIndex, utterance: _Utterance) -> tuple[float, bool]:
     # how much of the utterance the flow's vocabulary explains, so a stray shared word stays weak.
     best = _best_similarity(flow, utterance.features, utterance.marks)
     resemblance = max(0.0, (best - SIMILARITY_FLOOR) / (1 - SIMILARITY_FLOOR))
+    if utterance.alone or not utterance.content - utterance.marks:
+        resemblance = 0.0     # a value alone ("window", "心内科") asks for nothing, whatever it resembles
     doubt = 1 - resemblance
     if types:
         doubt *= (1 - SYNONYM_WEIGHT) ** len(types & flow.synonym_types)
