@@ -547,7 +547,7 @@ _ZH_COPULA = re.compile(r"\s*(?:应该是|其实是|是|为)")
 _EN_NOUN_COMPOUND = re.compile(r"\s+(?:number|no\.?|id|code|#)(?:\W|$)", re.IGNORECASE)
 _EN_COUNT_WORDS = "|".join(word.replace(" ", r"\s+") for word in lx.EN_COUNT_WORDS)
 _EN_COUNT_OF = re.compile(rf"\b(?:\d+|{_EN_COUNT_WORDS})\s+of\s+$", re.IGNORECASE)
-_ZH_COUNT = re.compile(rf"[{_ZH_NUM}\d]+\s*[{lx.ZH_CLASSIFIERS}]")
+_ZH_COUNT = re.compile(rf"(?<![{_ZH_NUM}\d])[{_ZH_NUM}\d]+\s*[{lx.ZH_CLASSIFIERS}]")  # from a run start: linear
 _COUNT_TYPES = frozenset({"number", "integer"})
 
 
