@@ -53,7 +53,8 @@ def book_appointment(ctx: ActionContext) -> dict[str, str]:
     if doctor != "any_doctor":
         holder = BOOKED.setdefault(slot, number)
         if holder != number:
-            raise RuntimeError("该医生此时段已约满" if _lang(ctx) == "zh" else "that doctor is fully booked at that time")
+            busy = "该医生此时段已约满" if _lang(ctx) == "zh" else "that doctor is fully booked at that time"
+            raise RuntimeError(busy)
     APPOINTMENTS[number] = (slot[1], slot[2])
     return {"appointment_id": number}
 
