@@ -415,9 +415,12 @@ class Policy:
     def _offer(self, ctx: TurnContext, *, free_text: bool = True) -> SlotOffer:
         assert ctx.task is not None and ctx.flow is not None
         pending = ctx.task.pending_slot if free_text else None
+        # A correction names a value of the task even where another type claimed its words first
+        # ("no, make it damaged": an issue type to the rules, a return reason to this task).
+        correcting = "correction" in ctx.interp.cues
         return offer_slots(
             self._layouts[ctx.flow.name], ctx.interp, filled=ctx.task.slots, pending_slot=pending,
-            extract=self.understanding.extract, extra_mentions=ctx.bound_mentions,
+            extract=self.understanding.extract, extra_mentions=ctx.bound_mentions, read_every_type=correcting,
         )
 
     def _validated(self, ctx: TurnContext, offer: SlotOffer) -> list[tuple[str, str]]:

@@ -68,6 +68,7 @@ def offer_slots(
     *,
     filled: dict[str, Any],
     pending_slot: str | None,
+    read_every_type: bool = False,
     extract: Callable[[str, set[str]], list[Mention]],
     extra_mentions: Sequence[Mention] = (),
 ) -> SlotOffer:
@@ -86,7 +87,7 @@ def offer_slots(
         mentions = [*mentions, *(m for m in extra_mentions if m.type not in direct_types)]
     for type_name, slots in layout.by_type.items():
         found = _distinct([m for m in mentions if m.type == type_name])
-        if not found and pending_slot in layout.names_by_type[type_name]:
+        if not found and (read_every_type or pending_slot in layout.names_by_type[type_name]):
             found = _distinct(extract(interp.text, {type_name}))
         if found:
             _offer_typed(offer, slots, found, interp, filled, pending_slot)
