@@ -240,7 +240,7 @@ class Policy:
         flow = self._intent(ctx)
         if flow is None or ctx.flow is None or flow == ctx.flow.name:
             return False
-        if "correction" in ctx.interp.cues and offer.values:
+        if ctx.interp.cues & {"correction", "no"} and offer.values:
             return False     # "no, make it A10000" corrects this task; it starts no other
         scores = {s.flow: s.score for s in ctx.interp.intents}
         own = scores.get(ctx.flow.name, 0.0)
