@@ -542,7 +542,7 @@ def _join(labels: list[str], language: str) -> str:
 _ZH_HINT = re.compile("[" + re.escape("".join(sorted({
     w[0] for w in (*lx.ZH_PRONOUNS, "这", "那", "第", "哪", *lx.ZH_POSITION_WORDS, *lx.ZH_DEFINITE_PREFIXES,
                    *_ZH_ELLIPSIS_VERBS)}))) + "]")
-_EN_COPULA = re.compile(r"\s*(?:'s|’s|\s+is|\s+was)\b", re.IGNORECASE)
+_EN_COPULA = re.compile(r"(?<!\s)(?:\s*+(?:'s|’s)|\s++(?:is|was))\b", re.IGNORECASE)  # linear
 _ZH_COPULA = re.compile(r"\s*(?:应该是|其实是|是|为)")
 _EN_NOUN_COMPOUND = re.compile(r"\s+(?:number|no\.?|id|code|#)(?:\W|$)", re.IGNORECASE)
 _EN_COUNT_WORDS = "|".join(word.replace(" ", r"\s+") for word in lx.EN_COUNT_WORDS)
