@@ -543,8 +543,8 @@ _ZH_HINT = re.compile("[" + re.escape("".join(sorted({
     w[0] for w in (*lx.ZH_PRONOUNS, "这", "那", "第", "哪", *lx.ZH_POSITION_WORDS, *lx.ZH_DEFINITE_PREFIXES,
                    *_ZH_ELLIPSIS_VERBS)}))) + "]")
 _EN_COPULA = re.compile(r"(?<!\s)(?:\s*+(?:'s|’s)|\s++(?:is|was))\b", re.IGNORECASE)  # linear
-_ZH_COPULA = re.compile(r"\s*(?:应该是|其实是|是|为)")
-_EN_NOUN_COMPOUND = re.compile(r"\s+(?:number|no\.?|id|code|#)(?:\W|$)", re.IGNORECASE)
+_ZH_COPULA = re.compile(r"(?<!\s)\s*+(?:应该是|其实是|是|为)")  # linear
+_EN_NOUN_COMPOUND = re.compile(r"(?<!\s)\s++(?:number|no\.?|id|code|#)(?=\W|$)", re.IGNORECASE)  # linear
 _EN_COUNT_WORDS = "|".join(word.replace(" ", r"\s+") for word in lx.EN_COUNT_WORDS)
 _EN_COUNT_OF = re.compile(rf"\b(?:\d+|{_EN_COUNT_WORDS})\s+of\s+$", re.IGNORECASE)
 _ZH_COUNT = re.compile(rf"(?<![{_ZH_NUM}\d])[{_ZH_NUM}\d]+\s*[{lx.ZH_CLASSIFIERS}]")  # from a run start: linear
