@@ -201,7 +201,7 @@ def _group_unions(errors: list[Any], data: Any) -> list[list[Any]]:
     order: list[Any] = []
     for err in errors:
         loc = tuple(err["loc"])
-        tag_at = next((i for i, s in enumerate(loc) if _is_union_tag(s)), None)
+        tag_at = _union_tag_at(data, loc)
         key = loc[:tag_at] if tag_at is not None else ("__single__", loc, err["type"])
         if key not in groups:
             groups[key] = []
@@ -216,6 +216,23 @@ def _group_unions(errors: list[Any], data: Any) -> list[list[Any]]:
         deeper = [e for e in group if len(e["loc"]) > len(key) + 1 or e["type"] not in _TYPE_WORDS]
         out.extend([[e] for e in deeper] if deeper else [group])
     return out
+
+
+def _union_tag_at(data: Any, loc: tuple[Any, ...]) -> int | None:
+    """Where pydantic's first union branch name is in ``loc``; a key written in the file is none.
+
+    Without looking at the data, a flow named ``Main`` or a top-level key ``A clinic`` would
+    pass for a branch name (they start with a capital).
+    """
+    current = data
+    for index, segment in enumerate(loc):
+        if _holds(current, segment):
+            current = current[segment]
+        elif _is_union_tag(segment):
+            return index or None
+        else:
+            current = None
+    return None
 
 
 def _display(path: YamlPath) -> str:

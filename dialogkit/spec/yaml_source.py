@@ -8,7 +8,11 @@ authors of bilingual prompts and test files expect.
 
 Problems with the text itself (an unreadable or binary file, syntax errors, duplicate keys, an
 empty file, a top level that is not a mapping) become positioned ``Problem``s raised together as
-one ``FlowError``. Conversation test files need each value as written (``user: 0123`` is the text
+one ``FlowError``. So do files built to exhaust the reader: a file over ``MAX_TEXT_CHARS``,
+nesting deeper than ``MAX_DEPTH``, a list or mapping over ``MAX_ITEMS`` entries, or more than
+``MAX_NODES`` values once aliases are expanded (a "billion laughs" bomb) is refused with a
+problem saying which limit it passed, so reading stays linear in the size of the file.
+Conversation test files need each value as written (``user: 0123`` is the text
 "0123"), so they read the node tree itself: ``compose_yaml``, ``node_position``, ``node_value``.
 """
 
@@ -22,6 +26,7 @@ from typing import Any
 
 from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
+from ruamel.yaml.composer import Composer, MaxDepthExceededError
 from ruamel.yaml.constructor import DuplicateKeyError
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
 from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
@@ -33,6 +38,12 @@ YamlPath = tuple[PathKey, ...]
 Position = tuple[int, int]
 
 _START: Position = (1, 1)
+
+MAX_TEXT_CHARS = 1_000_000   # the shipped bot files are under 10,000 characters
+MAX_DEPTH = 64               # a bot file nests about 8 deep
+MAX_ITEMS = 10_000           # entries in one list
+MAX_NODES = 50_000           # values in the whole file, each alias counted as what it expands to
+_LIMIT_HINT = "split the file up, or keep long data (value lists, examples) shorter"
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,8 +105,52 @@ class YamlDocument:
         return Problem(self.filename, line, col, message, hint)
 
 
-def _plain(node: Any, path: YamlPath, positions: SourceMap) -> Any:
+class _LimitPassed(Exception):
+    """A file passed one of the limits above, at ``mark`` (a ruamel mark or None)."""
+
+    def __init__(self, message: str, mark: Any = None) -> None:
+        super().__init__(message)
+        self.message = message
+        self.position: Position = (mark.line + 1, mark.column + 1) if mark is not None else _START
+
+
+class _BoundedComposer(Composer):
+    """ruamel's composer, stopped as soon as a list or the whole file passes its limit.
+
+    Checking while composing, not after, is what keeps a 300,000-item list from costing a
+    minute of parsing before it is refused.
+    """
+
+    def compose_document(self) -> Any:
+        self.dialogkit_nodes = 0
+        self.warn_double_anchors = False   # legal YAML (the later anchor wins); not worth a warning
+        return super().compose_document()
+
+    def compose_node(self, parent: Any, index: Any) -> Any:
+        self.dialogkit_nodes += 1
+        if self.dialogkit_nodes > MAX_NODES:
+            raise _LimitPassed(f"the file holds more than {MAX_NODES} values", self.parser.peek_event().start_mark)
+        if isinstance(index, int) and index >= MAX_ITEMS:
+            raise _LimitPassed(f"a list has more than {MAX_ITEMS} items", self.parser.peek_event().start_mark)
+        return super().compose_node(parent, index)
+
+
+class _Budget:
+    """How many values ``_plain`` may still produce: each use of an alias counts its values again."""
+
+    def __init__(self) -> None:
+        self.left = MAX_NODES
+
+    def spend(self) -> None:
+        self.left -= 1
+        if self.left < 0:
+            raise _LimitPassed(f"the file holds more than {MAX_NODES} values once its aliases (*name) "
+                               f"are expanded")
+
+
+def _plain(node: Any, path: YamlPath, positions: SourceMap, budget: _Budget) -> Any:
     """Turn ruamel's round-trip objects into plain Python while recording positions."""
+    budget.spend()
     if isinstance(node, CommentedMap):
         out: dict[Any, Any] = {}
         for key, value in node.items():
@@ -104,7 +159,7 @@ def _plain(node: Any, path: YamlPath, positions: SourceMap) -> Any:
             value_line, value_col = node.lc.value(key)
             positions.keys[child] = (key_line + 1, key_col + 1)
             positions.values[child] = (value_line + 1, value_col + 1)
-            out[_scalar(key)] = _plain(value, child, positions)
+            out[_scalar(key)] = _plain(value, child, positions, budget)
         return out
     if isinstance(node, CommentedSeq):
         items: list[Any] = []
@@ -112,7 +167,7 @@ def _plain(node: Any, path: YamlPath, positions: SourceMap) -> Any:
             child = (*path, index)
             line, col = node.lc.item(index)
             positions.keys[child] = positions.values[child] = (line + 1, col + 1)
-            items.append(_plain(value, child, positions))
+            items.append(_plain(value, child, positions, budget))
         return items
     return _scalar(node)
 
@@ -132,6 +187,8 @@ def _new_yaml() -> YAML:
     yaml = YAML(typ="rt")
     yaml.version = (1, 2)
     yaml.allow_duplicate_keys = False
+    yaml.max_depth = MAX_DEPTH
+    yaml.Composer = _BoundedComposer
     return yaml
 
 
@@ -210,12 +267,33 @@ def _parsing(text: str, filename: str, kind: FileKind) -> Iterator[None]:
     """Turn what ruamel raises while parsing ``text`` into positioned problems."""
     try:
         yield
+    except _LimitPassed as error:
+        raise FlowError([Problem(filename, *error.position, error.message, _LIMIT_HINT)]) from None
+    except MaxDepthExceededError as error:
+        mark = error.problem_mark
+        line, col = (mark.line + 1, mark.column + 1) if mark is not None else _START
+        raise FlowError([Problem(filename, line, col, f"the {kind.noun} nests deeper than {MAX_DEPTH} levels",
+                                 "a bot file needs far fewer; look for unclosed [ or { brackets")]) from None
     except DuplicateKeyError:
         raise FlowError(_duplicate_problems(text, filename)) from None
     except MarkedYAMLError as error:
         raise FlowError([_mark_problem(filename, error, kind)]) from None
     except YAMLError as error:
         raise FlowError([Problem(filename, 1, 1, f"YAML error: {error}")]) from None
+    except RecursionError:
+        raise FlowError([Problem(filename, 1, 1, f"the {kind.noun} nests too deeply to read",
+                                 f"keep nesting under {MAX_DEPTH} levels")]) from None
+    except (TypeError, ValueError, AttributeError, KeyError, IndexError) as error:
+        # ruamel's constructors assume well-formed tagged values (``!!omap``, ``!!set``) and
+        # fail on others with Python errors: the file is still the author's to fix.
+        raise FlowError([Problem(filename, 1, 1, f"YAML error: cannot read a tagged or unusual value ({error})",
+                                 "remove tags such as !!omap, !!set or !!binary; use plain lists and maps")]) from None
+
+
+def _check_size(text: str, filename: str, kind: FileKind) -> None:
+    if len(text) > MAX_TEXT_CHARS:
+        raise FlowError([Problem(filename, 1, 1, f"the {kind.noun} has {len(text)} characters, more than the "
+                                 f"{MAX_TEXT_CHARS} allowed", "split it up or move long data out of it")])
 
 
 def _empty(filename: str, kind: FileKind) -> FlowError:
@@ -224,6 +302,7 @@ def _empty(filename: str, kind: FileKind) -> FlowError:
 
 def read_yaml(text: str, filename: str = "<string>", *, kind: FileKind = BOT_FILE) -> YamlDocument:
     """Parse ``text`` as a YAML 1.2 mapping; raise ``FlowError`` for anything a model cannot read."""
+    _check_size(text, filename, kind)
     with _parsing(text, filename, kind):
         loaded = _new_yaml().load(text)
     if loaded is None:
@@ -234,7 +313,9 @@ def read_yaml(text: str, filename: str = "<string>", *, kind: FileKind = BOT_FIL
                                  f"found {found}", kind.top_hint)])
     positions = SourceMap()
     positions.values[()] = positions.keys[()] = _START
-    return YamlDocument(_plain(loaded, (), positions), positions, filename)
+    with _parsing(text, filename, kind):   # keys and values built lazily can still fail here
+        data = _plain(loaded, (), positions, _Budget())
+    return YamlDocument(data, positions, filename)
 
 
 def read_yaml_file(path: str | Path, *, kind: FileKind = BOT_FILE) -> YamlDocument:
@@ -250,6 +331,7 @@ def compose_yaml(text: str, filename: str, *, kind: FileKind) -> Node:
     Syntax errors and an empty document raise ``FlowError`` like ``read_yaml``; duplicate keys
     and the shape of the tree are the caller's to check.
     """
+    _check_size(text, filename, kind)
     with _parsing(text, filename, kind):
         root = _new_yaml().compose(text)
     if root is None:
