@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: chat test lint bench install clean
+.PHONY: chat test lint bench install clean fuzz
 
 $(BIN)/python:
 	@command -v $(PYTHON) >/dev/null 2>&1 || { echo "make: $(PYTHON) not found; run 'make PYTHON=python3 ...'"; exit 1; }
@@ -28,6 +28,11 @@ test: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check dialogkit tests bench examples
 	$(BIN)/mypy
+
+# Many more fuzz examples than make test runs, with fresh randomness: FUZZ_EXAMPLES per test.
+FUZZ_EXAMPLES ?= 10000
+fuzz: $(STAMP)
+	DIALOGKIT_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) $(BIN)/python -m pytest tests/fuzz -o timeout=0 $(ARGS)
 
 bench: $(STAMP)
 	$(BIN)/python bench/run_all.py
