@@ -209,7 +209,7 @@ def _mark_problem(filename: str, error: MarkedYAMLError, kind: FileKind) -> Prob
 def _duplicate_problems(text: str, filename: str) -> list[Problem]:
     """Every duplicate key in the document (ruamel stops at the first; authors want them all)."""
     problems: list[Problem] = []
-    root = YAML(typ="rt").compose(text)
+    root = _new_yaml().compose(text)
 
     def walk(node: Node | None) -> None:
         if isinstance(node, MappingNode):

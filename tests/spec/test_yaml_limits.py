@@ -63,3 +63,8 @@ def test_odd_top_level_keys_are_problems_not_crashes(key: str) -> None:
 def test_a_flow_named_with_a_capital_is_checked_like_any_other() -> None:
     with pytest.raises(FlowError, match=r"flows\.Main"):
         parse_bot_text("flows:\n  Main:\n    trigger: {keywords: 3}\n")
+
+
+def test_a_repeated_anchor_beside_a_duplicate_key_is_no_warning() -> None:
+    with pytest.raises(FlowError, match="duplicate key 'a'"):
+        parse_bot_text("a: &x 1\na: &x 2\n" + FLOW)
