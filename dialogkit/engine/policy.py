@@ -25,6 +25,7 @@ from dialogkit.engine.slots import SlotLayout, SlotOffer, offer_slots, validate_
 from dialogkit.engine.turn import ClarificationNeeded, TurnContext
 from dialogkit.errors import ActionError
 from dialogkit.memory import clarification as clar
+from dialogkit.memory import tracker
 from dialogkit.model.reply import ActionRun
 from dialogkit.model.session import Candidate, PendingClarification, Task
 from dialogkit.spec.compiler import CompiledFlow
@@ -136,7 +137,7 @@ class Policy:
             return
         if task.state == "TASK_INIT":
             self._fire(ctx, "collect")
-        if self._aside(ctx, offer) or (offer.empty and self._faq(ctx)):
+        if self._aside(ctx, offer) or ((offer.empty or self._whole_text_answer(ctx, offer)) and self._faq(ctx)):
             return
         self._keep_to_asked_slot(ctx, offer)
         self._keep_filled_slots(ctx, offer)
@@ -233,6 +234,8 @@ class Policy:
         resolution = ctx.resolution
         if last is None or last not in self.flows or resolution is None or not resolution.bindings:
             return None
+        if ctx.interp.declared_mentions:
+            return None      # "我有两个订单号 67890 和 第一个" tells values: a mention starts no flow
         types = {s.entity for s in self.flows[last].spec.slots if s.entity}
         return last if any(b.entity.type in types for b in resolution.bindings) else None
 
@@ -417,7 +420,9 @@ class Policy:
         pending = ctx.task.pending_slot if free_text else None
         # A correction names a value of the task even where another type claimed its words first
         # ("no, make it damaged": an issue type to the rules, a return reason to this task).
-        correcting = "correction" in ctx.interp.cues
+        # So does a "no" to the confirmation ("no, the reason is damaged").
+        cues = ctx.interp.cues
+        correcting = "correction" in cues or ("no" in cues and ctx.task.state == "CONFIRMATION")
         return offer_slots(
             self._layouts[ctx.flow.name], ctx.interp, filled=ctx.task.slots, pending_slot=pending,
             extract=self.understanding.extract, extra_mentions=ctx.bound_mentions, read_every_type=correcting,
@@ -630,6 +635,7 @@ class Policy:
         if options:
             ctx.say.append(choice_lists.listed(question, options, ctx.language))
             ctx.options = [c.label(ctx.language) for c in options]
+            tracker.remember_offered(ctx.session, slot.entity or slot.name, [c.value for c in options], turn=ctx.turn)
             return
         ctx.say.append(question)
         entity = self.texts.spec.entities.get(slot.entity) if slot.entity else None
@@ -731,6 +737,14 @@ class Policy:
         It fires no transition, so reply.flow stays as it was, and it is no failed answer. A flow's
         trigger that scores at least as high wins: the FAQ is for questions, not requests.
         """
+        if not self._faq_answer(ctx):
+            return False
+        if ctx.session.task is not None:
+            self._reask(ctx)
+        return True
+
+    def _faq_answer(self, ctx: TurnContext) -> bool:
+        """Say the answer of the FAQ entry the turn asks, if any; the caller asks what is pending."""
         if not self.faq:
             return False
         hit = self.faq.match(ctx.interp.text)
@@ -738,9 +752,18 @@ class Policy:
         if hit is None or (top is not None and top.flow in self.flows and top.score >= hit[1]):
             return False
         ctx.say.append(R.prompt(self.faq.faq[hit[0]].answer, ctx.language, {}))
-        if ctx.session.task is not None:
-            self._reask(ctx)
         return True
+
+    @staticmethod
+    def _whole_text_answer(ctx: TurnContext, offer: SlotOffer) -> bool:
+        """True when the offer is only the asked free-text slot taking the whole utterance: an FAQ
+        question ("营业时间是什么") is then asked, not given as the slot's text."""
+        task, flow = ctx.task, ctx.flow
+        if task is None or flow is None or not task.pending_slot:
+            return False
+        asked = flow.spec.slot(task.pending_slot)
+        return (asked is not None and asked.entity is None and not offer.conflicts and len(offer.values) == 1
+                and offer.surfaces.get(asked.name) == ctx.interp.text.strip())
 
     # ---- clarification -----------------------------------------------------------------------
     def _ask_conflict(self, ctx: TurnContext, offer: SlotOffer) -> None:
@@ -812,7 +835,7 @@ class Policy:
             ctx.say.append(self.texts.help(ctx.language))
         elif "greeting" in cues:
             ctx.say.append(R.phrase("greeting", ctx.language))
-        else:
+        elif not self._faq_answer(ctx):
             ctx.say.append(R.phrase("not_understood", ctx.language))
         self._ask_clarification(ctx, pending.model_copy(update={"kept": pending.kept + 1}))
         return True

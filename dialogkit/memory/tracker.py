@@ -97,6 +97,20 @@ def _list_of(entities: Iterable[Entity]) -> list[Entity]:
     return max(candidates, key=len)
 
 
+def remember_offered(session: Session, type_name: str, values: Sequence[Any], *, turn: int) -> None:
+    """Options the bot listed ("可选：12345、67890、123456") become ``session.last_list``, so an
+    ordinal ("第二个", "the last one") indexes them in any later turn, as it would a list the user
+    said. The options are known, not talked about: an entity the user never mentioned gets no
+    mention, so it is no pronoun's candidate and the context does not recall it as a topic."""
+    listed: list[Entity] = []
+    for value in values:
+        entity = find_entity(session, type_name, value) or _new_entity(session, type_name, value, "other", turn, "bot")
+        if entity not in listed:
+            listed.append(entity)
+    if len(listed) >= 2:
+        session.last_list = [e.id for e in listed]
+
+
 def set_attributes(session: Session, type_name: str, value: Any, attributes: dict[str, Any], *, turn: int,
                    kind: str = "other") -> Entity:
     """Attach facts learned about an entity (an order's status after an action).
@@ -121,7 +135,8 @@ def salience(entity: Entity, turn: int) -> float:
 
 def recall(session: Session, *, turn: int, limit: int = 10) -> list[Entity]:
     """The most salient entities first: what the context window shows the LLM."""
-    ranked = sorted(session.entities, key=lambda e: (salience(e, turn), e.last_position), reverse=True)
+    talked_about = (e for e in session.entities if e.mentions or e.source != "bot")
+    ranked = sorted(talked_about, key=lambda e: (salience(e, turn), e.last_position), reverse=True)
     return ranked[:limit]
 
 
