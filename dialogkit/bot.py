@@ -201,7 +201,7 @@ class Bot:
         """full_tokens, sent_tokens, saved_tokens, saved_pct, messages, summary_chars, and more;
         ``stats["llm"]["mode"]`` is the structured-output mode negotiated with the LLM server."""
         stats = self.view.stats(self._load(session_id))
-        stats["llm"]["mode"] = getattr(self.llm, "mode", None) if self.llm is not None else None
+        stats["llm"]["mode"] = self.llm.mode if self.llm is not None else None
         return stats
 
     def export_context(self, session_id: str, *, raw: bool = False) -> str:

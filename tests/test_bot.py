@@ -256,6 +256,7 @@ class TestInspection:
         assert stats["full_tokens"] > 0 and stats["sent_tokens"] > 0
         assert stats["saved_tokens"] == max(stats["full_tokens"] - stats["sent_tokens"], 0)
         assert stats["llm"]["calls"] == 0
+        assert stats["llm"]["mode"] is None          # a rule-based bot negotiates nothing
 
     @LANGS
     def test_export_ends_with_the_tokens_saved(self, lang: str) -> None:

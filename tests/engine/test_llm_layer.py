@@ -360,8 +360,6 @@ class TestNegotiation:
         assert bot.stats("s")["llm"]["failures"] == bot.stats("t")["llm"]["failures"] == 0
         assert bot.stats("s")["llm"]["calls"] == 1
         assert bot.llm is not None and bot.llm.mode == "json_object"
-        if "mode" not in bot.stats("s")["llm"]:
-            pytest.xfail("bot.stats reports the mode once Bot.stats adds llm.mode (a change in bot.py)")
         assert bot.stats("s")["llm"]["mode"] == "json_object"
 
     @LANGS

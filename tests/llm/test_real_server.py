@@ -167,8 +167,6 @@ def test_a_support_conversation_against_llama_cpp(lang: str, llama_server: Llama
     assert mode == "json_object"
     assert statuses[0] == 500 and statuses[1:] == [200] * (len(statuses) - 1)
     assert llm["calls"] >= len(CONVERSATIONS[lang]) == len(statuses) - 1
-    if "mode" not in llm:
-        pytest.xfail("bot.stats reports the mode once Bot.stats adds llm.mode (a change in bot.py)")
     assert llm["mode"] == "json_object"
 
 
