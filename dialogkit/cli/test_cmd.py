@@ -1,7 +1,9 @@
 """``dialogkit test PATH...``: run conversation test files and report like a test runner.
 
-Output: a progress line per file, then every failure with its transcript, then coverage when
-asked, and ``N passed, M failed`` alone on the last line so scripts and CI can read it.
+Output: a progress line per file (with a line per repeated test: its pass count and whether it
+is flaky), then every failure with its transcript, then coverage when asked, and ``N passed, M
+failed`` alone on the last line so scripts and CI can read it (``, F flaky`` added when some
+repeated test passed only some of its runs).
 """
 
 from __future__ import annotations
@@ -12,28 +14,37 @@ from rich.console import Console
 
 from dialogkit.testing.cases import iter_test_files
 from dialogkit.testing.coverage import CoverageTracker
-from dialogkit.testing.report import format_coverage, format_failure, format_problems, write_junit
+from dialogkit.testing.factory import LLMOptions
+from dialogkit.testing.repeats import OPTIONS, Repeat, repeat_problem
+from dialogkit.testing.report import format_coverage, format_failure, format_problems, format_runs, write_junit
 from dialogkit.testing.results import FileResult
 from dialogkit.testing.runner import run_file
 from dialogkit.testing.selection import KeywordError, compile_keyword
 
 
-def test_command(paths: list[Path], junit: Path | None, keyword: str | None, coverage: bool) -> int:
-    """Run the tests under ``paths``; the exit code is 1 when anything failed, else 0."""
+def test_command(paths: list[Path], junit: Path | None, keyword: str | None, coverage: bool, *,
+                 llm: bool = False, base_url: str | None = None, model: str | None = None,
+                 repeat: int | None = None, min_pass: int | None = None) -> int:
+    """Run the tests under ``paths``; the exit code is 1 when anything failed, 2 when the options
+    are wrong, else 0.
+
+    ``llm`` runs the bots with their LLM (``base_url`` and ``model`` replace the bot file's);
+    ``repeat``/``min_pass`` apply to the tests and files that set no ``repeat`` of their own.
+    """
     console = Console(highlight=False, soft_wrap=True)
     err = Console(stderr=True, highlight=False, soft_wrap=True)
-    if keyword:
-        try:
-            compile_keyword(keyword)
-        except KeywordError as exc:
-            err.print(f"error: {exc}", markup=False)
-            return 2
+    wrong = _wrong_options(keyword, llm, base_url, model, repeat, min_pass)
+    if wrong is not None:
+        err.print(f"error: {wrong}", markup=False)
+        return 2
+    options = LLMOptions(base_url=base_url, model=model) if llm else None
+    times = Repeat.of(repeat, min_pass) if repeat is not None else None
     missing = [p for p in paths if not p.exists()]
     for path in missing:
         err.print(f"error: no such file or directory: {path}", markup=False)
     files = list(iter_test_files([p for p in paths if p.exists()]))
     tracker = CoverageTracker() if coverage else None
-    results = _run_files(console, files, keyword, tracker)
+    results = _run_files(console, files, keyword, tracker, times, options)
     _print_details(console, results, tracker)
     if junit is not None:
         write_junit(results, junit)
@@ -43,18 +54,35 @@ def test_command(paths: list[Path], junit: Path | None, keyword: str | None, cov
         err.print("no test files found (looked for test_*.yaml)", markup=False)
     elif passed + failed == 0:
         err.print(f"no test matched -k {keyword!r}", markup=False)
+    flaky = sum(r.flaky for r in results)
     console.print()
-    console.print(f"{passed} passed, {failed} failed", style="red" if failed else "green", markup=False)
+    console.print(f"{passed} passed, {failed} failed" + (f", {flaky} flaky" if flaky else ""),
+                  style="red" if failed else "green", markup=False)
     # Nothing run is a failure too: a CI job pointed at the wrong folder must not pass silently.
     return 1 if failed or passed == 0 else 0
 
 
-def _run_files(console: Console, files: list[Path], keyword: str | None,
-               tracker: CoverageTracker | None) -> list[FileResult]:
-    """Run each file, printing its progress line (``path ..F 2 passed, 1 failed``) as it ends."""
+def _wrong_options(keyword: str | None, llm: bool, base_url: str | None, model: str | None,
+                   repeat: int | None, min_pass: int | None) -> str | None:
+    """What is wrong with the options, said as for the command line; None when nothing is."""
+    if keyword:
+        try:
+            compile_keyword(keyword)
+        except KeywordError as exc:
+            return str(exc)
+    if not llm and (base_url is not None or model is not None):
+        return "--base-url and --model choose the LLM of --llm: add --llm"
+    wrong = repeat_problem(repeat, min_pass, OPTIONS)
+    return None if wrong is None else f"{wrong[1]} ({wrong[2]})"
+
+
+def _run_files(console: Console, files: list[Path], keyword: str | None, tracker: CoverageTracker | None,
+               times: Repeat | None, llm: LLMOptions | None) -> list[FileResult]:
+    """Run each file, printing its progress line (``path ..F 2 passed, 1 failed``) as it ends,
+    and under it a line per repeated test with its pass count."""
     results: list[FileResult] = []
     for path in files:
-        result = run_file(path, keyword=keyword, coverage=tracker)
+        result = run_file(path, keyword=keyword, coverage=tracker, repeat=times, llm=llm)
         results.append(result)
         if not result.results and not result.problems:
             continue   # -k selected nothing here
@@ -62,6 +90,9 @@ def _run_files(console: Console, files: list[Path], keyword: str | None,
         style = "red" if result.failed else "green"
         console.print(f"{_shown(path)} {marks} ", end="", markup=False)
         console.print(f"{result.passed} passed, {result.failed} failed", style=style, markup=False)
+        for test in result.results:
+            if test.runs:
+                console.print("  " + format_runs(test), style="yellow" if test.flaky else None, markup=False)
     return results
 
 

@@ -31,9 +31,10 @@ from dialogkit.spec.yaml_source import (
 )
 from dialogkit.strings.suggest import did_you_mean
 from dialogkit.testing.clock import parse_moment
+from dialogkit.testing.repeats import Repeat, repeat_problem
 
-FILE_KEYS: tuple[str, ...] = ("bot", "actions", "tests")
-TEST_KEYS: tuple[str, ...] = ("name", "user_id", "tags", "steps")
+FILE_KEYS: tuple[str, ...] = ("bot", "actions", "repeat", "min_pass", "tests")
+TEST_KEYS: tuple[str, ...] = ("name", "user_id", "tags", "repeat", "min_pass", "steps")
 STEP_KEYS: tuple[str, ...] = ("user", "expect", "session", "restart", "now", "wait")
 EXPECT_KEYS: tuple[str, ...] = (
     "flow", "state", "slots", "bot", "action", "clarify", "resolved", "summary", "entities",
@@ -71,6 +72,7 @@ class TestCase:
     line: int
     user_id: str | None = None
     tags: tuple[str, ...] = ()
+    repeat: Repeat | None = None      # None: as its file (or the command line) says
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,6 +85,7 @@ class TestFile:
     bot: Path
     actions: dict[str, Any] = field(default_factory=dict)
     tests: tuple[TestCase, ...] = ()
+    repeat: Repeat | None = None      # None: as the command line says
 
 
 def load_test_file(path: str | Path) -> TestFile:
@@ -205,7 +208,20 @@ class _Reader:
                     self.problem(node, f"duplicate test name `{case.name}`", "give each test its own name")
                 seen[case.name] = node
                 tests.append(case)
-        return TestFile(path=path, bot=bot_path, actions=actions, tests=tuple(tests))
+        return TestFile(path=path, bot=bot_path, actions=actions, tests=tuple(tests), repeat=self.repeat(top))
+
+    def repeat(self, keys: dict[str, tuple[Node, Node]]) -> Repeat | None:
+        """``repeat``/``min_pass`` of a test or a file; None when neither is written, or they are wrong."""
+        if "repeat" not in keys and "min_pass" not in keys:
+            return None
+        runs = node_value(keys["repeat"][1]) if "repeat" in keys else None
+        least = node_value(keys["min_pass"][1]) if "min_pass" in keys else None
+        wrong = repeat_problem(runs, least)
+        if wrong is not None:
+            name, message, hint = wrong
+            self.problem(keys[name][1], message, hint)
+            return None
+        return Repeat.of(runs, least) if isinstance(runs, int) else None
 
     def actions(self, node: Node) -> dict[str, Any]:
         """Action stubs: a mapping of values the action returns, or ``{error: message}``."""
@@ -251,7 +267,8 @@ class _Reader:
         if name is None:
             return None
         line, _ = node_position(node)
-        return TestCase(name=name, steps=tuple(steps), file=path, line=line, user_id=user_id, tags=tuple(tags))
+        return TestCase(name=name, steps=tuple(steps), file=path, line=line, user_id=user_id, tags=tuple(tags),
+                        repeat=self.repeat(keys))
 
     def step(self, node: Node) -> Step | None:
         keys = self.mapping(node, "a step", STEP_KEYS)

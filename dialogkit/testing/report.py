@@ -15,7 +15,7 @@ from typing import Any
 
 from dialogkit.testing.coverage import BotCoverage
 from dialogkit.testing.expectations import Mismatch
-from dialogkit.testing.results import FileResult, TestResult, Turn
+from dialogkit.testing.results import FileResult, StepFailure, TestResult, Turn
 
 
 def show(value: Any) -> str:
@@ -65,12 +65,29 @@ def node_id(result: TestResult) -> str:
     return f"{result.file}::{result.name}"
 
 
+def pass_count(result: TestResult) -> str:
+    """``3/5``: how many of a test's runs passed."""
+    return f"{result.passes}/{len(result.outcomes)}"
+
+
+def format_runs(result: TestResult) -> str:
+    """One line on a repeated test: its name, passes out of runs, how many were needed, each
+    run's mark in order, and whether it is flaky."""
+    marks = "".join("." if ok else "F" for ok in result.outcomes)
+    flag = ("flaky" if result.passed else "FAILED, flaky") if result.flaky else ("" if result.passed else "FAILED")
+    line = f"{result.name}: {pass_count(result)} passed, {result.min_pass} needed [{marks}]"
+    return f"{line}  {flag}" if flag else line
+
+
 def format_failure(result: TestResult) -> str:
-    """The full story of one failed test."""
+    """The full story of one failed test (of its first failed run, when it ran more than once)."""
     failure = result.failure
-    if failure is None:
+    if failure is None or result.passed:
         return f"PASSED {node_id(result)}"
     lines = [f"FAILED {node_id(result)} (line {result.line})"]
+    if result.runs:
+        lines[0] += f": {pass_count(result)} runs passed, {result.min_pass} needed"
+        lines.append(f"  run {result.outcomes.index(False) + 1} of {len(result.runs)}:")
     if failure.step == 0:
         lines.append("  " + (failure.error or "the bot could not be loaded").replace("\n", "\n  "))
         return "\n".join(lines)
@@ -120,6 +137,20 @@ def format_coverage(reports: Iterable[BotCoverage]) -> str:
     return "\n".join(lines)
 
 
+def _junit_runs(case: ET.Element, result: TestResult) -> None:
+    """A repeated test's pass count, needed passes and flakiness, as JUnit properties."""
+    properties = ET.SubElement(case, "properties")
+    for name, value in (("passes", pass_count(result)), ("min_pass", str(result.min_pass)),
+                        ("flaky", str(result.flaky).lower())):
+        ET.SubElement(properties, "property", name=name, value=value)
+
+
+def _junit_message(result: TestResult, failure: StepFailure) -> str:
+    message = failure.error.splitlines()[0] if failure.error else (
+        f"step {failure.step}: " + ", ".join(m.key for m in failure.mismatches))
+    return f"{pass_count(result)} runs passed, {result.min_pass} needed; {message}" if result.runs else message
+
+
 def write_junit(results: Sequence[FileResult], path: Path) -> None:
     """JUnit XML: one testsuite per file, one testcase per test; load problems as errors."""
     root = ET.Element("testsuites", name="dialogkit")
@@ -135,10 +166,10 @@ def write_junit(results: Sequence[FileResult], path: Path) -> None:
         for result in file_result.results:
             case = ET.SubElement(suite, "testcase", classname=str(file_result.path), name=result.name,
                                  time=f"{result.duration:.3f}", line=str(result.line))
-            if result.failure is not None:
-                message = result.failure.error.splitlines()[0] if result.failure.error else (
-                    f"step {result.failure.step}: " + ", ".join(m.key for m in result.failure.mismatches))
-                failure = ET.SubElement(case, "failure", message=message)
+            if result.runs:
+                _junit_runs(case, result)
+            if result.failure is not None and not result.passed:
+                failure = ET.SubElement(case, "failure", message=_junit_message(result, result.failure))
                 failure.text = format_failure(result)
         count = len(file_result.results) + (1 if file_result.problems else 0)
         suite.set("tests", str(count))

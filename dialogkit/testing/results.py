@@ -56,10 +56,27 @@ class TestResult:
     transcript: list[Turn]
     failure: StepFailure | None = None
     duration: float = 0.0
+    runs: tuple[bool, ...] = ()      # each run's outcome when the test was repeated; () for a single run
+    min_pass: int = 1                # how many runs had to pass
+
+    @property
+    def outcomes(self) -> tuple[bool, ...]:
+        """Each run's outcome, in order (a single run's is whether it stopped at a failure)."""
+        return self.runs or (self.failure is None,)
+
+    @property
+    def passes(self) -> int:
+        return sum(self.outcomes)
 
     @property
     def passed(self) -> bool:
-        return self.failure is None
+        """At least ``min_pass`` runs passed; for a test run once, that it did not fail."""
+        return self.passes >= self.min_pass
+
+    @property
+    def flaky(self) -> bool:
+        """Some runs passed and some did not: the test's outcome depends on luck."""
+        return 0 < self.passes < len(self.outcomes)
 
 
 @dataclass(slots=True)
@@ -77,3 +94,7 @@ class FileResult:
     @property
     def failed(self) -> int:
         return sum(not r.passed for r in self.results) + (1 if self.problems else 0)
+
+    @property
+    def flaky(self) -> int:
+        return sum(r.flaky for r in self.results)

@@ -4,6 +4,10 @@ Every test gets its own temporary folder holding a SQLite store, so tests never 
 other's sessions, and ``restart: true`` closes the bot and builds a new one on that same file:
 persistence is proved through the store, not assumed from an object kept in memory. Every test
 also gets its own ``TestClock``, started at the same local time whatever day it runs.
+
+A test with ``repeat: N`` runs N times, each run from scratch as above, and passes when
+``min_pass`` of them do (``repeats.py``); its result keeps every run's outcome and the story of
+the first failed run (the last run when none failed).
 """
 
 from __future__ import annotations
@@ -12,6 +16,7 @@ import contextlib
 import tempfile
 import time
 import traceback
+from dataclasses import replace
 from pathlib import Path
 
 from dialogkit.errors import DialogkitError, FlowError
@@ -19,8 +24,9 @@ from dialogkit.testing.cases import TestCase, TestFile, load_test_file
 from dialogkit.testing.clock import TestClock, zone_of
 from dialogkit.testing.conversation import Conversation
 from dialogkit.testing.coverage import CoverageTracker
-from dialogkit.testing.factory import open_bot
+from dialogkit.testing.factory import LLMOptions, llm_bot_factory, open_bot
 from dialogkit.testing.protocols import BotFactory
+from dialogkit.testing.repeats import ONCE, Repeat
 from dialogkit.testing.results import FileResult, StepFailure, TestResult
 from dialogkit.testing.selection import compile_keyword
 
@@ -33,8 +39,14 @@ def run_file(
     keyword: str | None = None,
     factory: BotFactory | None = None,
     coverage: CoverageTracker | None = None,
+    repeat: Repeat | None = None,
+    llm: LLMOptions | None = None,
 ) -> FileResult:
-    """Load a test file and run its tests (those ``keyword`` selects, when given)."""
+    """Load a test file and run its tests (those ``keyword`` selects, when given).
+
+    ``repeat`` is the command line's, for tests and files that set none; ``llm`` turns the bots'
+    LLM on (``factory.LLMOptions``).
+    """
     try:
         test_file = load_test_file(path)
     except FlowError as exc:
@@ -44,7 +56,7 @@ def run_file(
     for case in test_file.tests:
         if selected is not None and not selected(f"{path.name} {case.name}"):
             continue
-        result.results.append(run_test(test_file, case, factory=factory, coverage=coverage))
+        result.results.append(run_test(test_file, case, factory=factory, coverage=coverage, repeat=repeat, llm=llm))
     return result
 
 
@@ -54,12 +66,26 @@ def run_test(
     *,
     factory: BotFactory | None = None,
     coverage: CoverageTracker | None = None,
+    repeat: Repeat | None = None,
+    llm: LLMOptions | None = None,
 ) -> TestResult:
-    """Run one test on an empty store; never raises for a failure of the bot under test.
+    """Run one test (as often as its ``repeat`` says) on empty stores; never raises for a failure
+    of the bot under test.
 
     ``open_bot`` is looked up when the test runs, so a test of the harness can replace it here.
     """
-    build = factory or open_bot
+    build = factory or (llm_bot_factory(llm) if llm is not None else open_bot)
+    times = case.repeat or test_file.repeat or repeat or ONCE
+    if times == ONCE:
+        return _run_once(test_file, case, build, coverage)
+    results = [_run_once(test_file, case, build, coverage) for _ in range(times.runs)]
+    story = next((r for r in results if not r.passed), results[-1])
+    return replace(story, duration=sum(r.duration for r in results), runs=tuple(r.passed for r in results),
+                   min_pass=times.min_pass)
+
+
+def _run_once(test_file: TestFile, case: TestCase, build: BotFactory, coverage: CoverageTracker | None) -> TestResult:
+    """One run of a test, on a store and clock of its own."""
     started = time.perf_counter()
     clock = TestClock()
     with tempfile.TemporaryDirectory(prefix="dialogkit-test-", ignore_cleanup_errors=True) as folder:
