@@ -45,32 +45,31 @@ class LookAhead:
             session, ctx.text, ctx.language, turn=ctx.turn, mentions=ctx.interp.mentions,
             expected_types=self._expected_types(ctx, flow), task_object_label=object_label, texts=self.texts,
         )
-        said = self._corrected_types(ctx, flow)
-        if said:
-            resolution = self._without_replaced_referents(resolution, said)
+        if self._corrects_a_value(ctx, flow):
+            resolution = self._without_replaced_referents(resolution)
         self.use(ctx, resolution)
 
     @staticmethod
-    def _without_replaced_referents(resolution: references.Resolution, said: set[str]) -> references.Resolution:
+    def _without_replaced_referents(resolution: references.Resolution) -> references.Resolution:
         """Corrections win over references: "no, make it A10000" — the "it" is the value being
-        replaced, so it is neither asked about nor written out; the new value fits its slot."""
-        if resolution.ambiguity is None and not any(b.entity.type in said for b in resolution.bindings):
+        replaced (whatever slot the question was for), so it is neither asked about nor written
+        out; the new value fits its slot."""
+        if resolution.ambiguity is None and not resolution.bindings:
             return resolution
         return dataclasses.replace(resolution, resolved_text=resolution.text, shown_text=resolution.text,
                                    bindings=[], ambiguity=None, edits=[])
 
-    def _corrected_types(self, ctx: TurnContext, flow: CompiledFlow | None) -> set[str]:
-        """"no, make it 3" / "不，把它改成3": inside a task, the task's types a correction brings a
-        value of. Its "it" is the value being changed, not an entity to look up. A value another
-        type claimed first ("damaged": an issue type to the rules) is read as each of the task's
-        types too, as the correction's slot offer reads it."""
-        if flow is None or not ctx.interp.cues & {"correction", "no"}:
-            return set()
+    def _corrects_a_value(self, ctx: TurnContext, flow: CompiledFlow | None) -> bool:
+        """"no, make it 3" / "不，把它改成3": inside a task, a correction that brings a value of one
+        of the task's types. Its "it" is the value being changed, not an entity to look up. A value
+        another type claimed first ("damaged": an issue type to the rules) is read as each of the
+        task's types too, as the correction's slot offer reads it."""
+        if flow is None or not ctx.interp.cues & {"correction", "no"} or not ctx.interp.mentions:
+            return False
         types = {s.entity for s in flow.spec.slots if s.entity}
-        said = {m.type for m in ctx.interp.mentions} & types
-        if ctx.interp.mentions:
-            said |= {m.type for m in self.understanding.extract(ctx.interp.text, types - said)}
-        return said
+        if any(m.type in types for m in ctx.interp.mentions):
+            return True
+        return bool(self.understanding.extract(ctx.interp.text, types))
 
     @staticmethod
     def _expected_types(ctx: TurnContext, flow: CompiledFlow | None) -> set[str]:

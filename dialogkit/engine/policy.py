@@ -133,7 +133,8 @@ class Policy:
         task = ctx.task
         assert task is not None and ctx.flow is not None
         offer = self._offer(ctx)
-        if self._digression(ctx, offer):
+        # A value's label said alone ("商品损坏") answers the question, though a trigger's keyword is in it.
+        if not self._label_answer(ctx, offer) and self._digression(ctx, offer):
             return
         if task.state == "TASK_INIT":
             self._fire(ctx, "collect")
@@ -142,7 +143,6 @@ class Policy:
         self._keep_to_asked_slot(ctx, offer)
         self._keep_filled_slots(ctx, offer)
         self._any_answer(ctx, offer)
-        self._label_answer(ctx, offer)
         if not self._choose(ctx, offer) or not self._apply_offer(ctx, offer):
             return
         if offer.empty and self._impossible_value(ctx):
@@ -502,23 +502,24 @@ class Policy:
             offer.values[slot.name] = entity.any
             offer.surfaces[slot.name] = ctx.interp.text
 
-    def _label_answer(self, ctx: TurnContext, offer: SlotOffer) -> None:
+    def _label_answer(self, ctx: TurnContext, offer: SlotOffer) -> bool:
         """An answer that is exactly a value's label ("平板电脑", or a quick reply the bot offered) names
-        that value, even where the label holds another value's alias ("电脑")."""
+        that value, even where the label holds another value's alias ("电脑"); True when it does."""
         task, flow = ctx.task, ctx.flow
         if task is None or flow is None or not task.pending_slot:
-            return
+            return False
         slot = flow.spec.slot(task.pending_slot)
         entity = self.texts.spec.entities.get(slot.entity) if slot is not None and slot.entity else None
         if slot is None or entity is None or not entity.values:
-            return
+            return False
         answer = ctx.interp.text.strip().strip("。.!！").lower()
         for value in entity.values:
             if answer in {self.texts.value_label(slot, value, lang).lower() for lang in ("zh", "en")}:
                 offer.values[slot.name] = value
                 offer.surfaces[slot.name] = ctx.interp.text
                 offer.conflicts.pop(slot.name, None)
-                return
+                return True
+        return False
 
     def _impossible_value(self, ctx: TurnContext) -> bool:
         """"2025-13-45" / "25:00" for a date or time slot: say there is no such date, ask again."""

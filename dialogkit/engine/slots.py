@@ -16,6 +16,7 @@ from dialogkit.spec.schema import FlowSpec, SlotSpec, prompt_text
 from dialogkit.text.phrases import phrase
 
 Validator = Callable[[str, Any], str | None]   # (action name, value) -> error or None
+_NUMBER_TYPES = frozenset({"number", "integer"})
 
 
 @dataclass(slots=True)
@@ -85,14 +86,31 @@ def offer_slots(
     if extra_mentions:
         direct_types = {m.type for m in mentions}
         mentions = [*mentions, *(m for m in extra_mentions if m.type not in direct_types)]
+    counts = _counts(interp.mentions)
     for type_name, slots in layout.by_type.items():
-        found = _distinct([m for m in mentions if m.type == type_name])
+        found = _distinct([m for m in mentions if m.type == type_name and m.start not in counts])
         if not found and (read_every_type or pending_slot in layout.names_by_type[type_name]):
-            found = _distinct(extract(interp.text, {type_name}))
+            found = _distinct([m for m in extract(interp.text, {type_name}) if m.start not in counts])
         if found:
             _offer_typed(offer, slots, found, interp, filled, pending_slot)
     _offer_free_text(offer, layout, interp, pending_slot)
     return offer
+
+
+def _counts(mentions: Sequence[Mention]) -> set[int]:
+    """Where a number counts the values named after it ("我有两个请假单号 LV00000 和 LV80000", "two
+    orders, 12345 and 67890"): it says how many things there are, and is no value of a slot."""
+    if len(mentions) < 3:
+        return set()
+    counts: set[int] = set()
+    for number in (m for m in mentions if m.type in _NUMBER_TYPES):
+        after: dict[str, set[str]] = {}
+        for m in mentions:
+            if m.start >= number.end and not m.builtin:
+                after.setdefault(m.type, set()).add(str(m.value))
+        if any(len(values) >= 2 and _number(number.value) == len(values) for values in after.values()):
+            counts.add(number.start)
+    return counts
 
 
 def _offer_typed(offer: SlotOffer, slots: tuple[SlotSpec, ...], found: list[Mention], interp: Interpretation,

@@ -454,6 +454,13 @@ class _Resolver:
             return None
         top = self._top_tier(ref, cands)
         latest = max(e.last_turn for e in top)
+        newest = max(e.last_turn for e in cands)
+        if newest > latest:
+            # Two things named together since ("我有两个请假单号 X 和 Y"), then "它": those are meant,
+            # and the question's type does not reach back past them to an older value.
+            named = [e for e in cands if e.last_turn == newest]
+            if len(named) >= 2:
+                return Ambiguity(ref, sorted(named, key=lambda e: e.first_position))
         tied = [e for e in top if e.last_turn == latest]
         if len(tied) == 1:
             return tied[0]
@@ -609,9 +616,10 @@ def resolve(session: Session, text: str, language: str, *, turn: int, mentions: 
     reference is returned in ``ambiguity`` and left unreplaced; the others are still bound.
     ``texts`` (the bot's labels) names a referent the user never named in the turn's language.
     """
-    if language == "zh" and not _ZH_HINT.search(text):
+    written = _written_language(text, language)
+    if written == "zh" and not _ZH_HINT.search(text):
         return Resolution(text=text, resolved_text=text, bindings=[], ambiguity=None)
-    refs = _open_references(session, text, language, mentions, task_object, texts)
+    refs = _open_references(session, text, written, mentions, task_object, texts)
     if not refs:   # most turns: nothing refers back, so the candidate pool is never built
         return Resolution(text=text, resolved_text=text, bindings=[], ambiguity=None)
     resolver = _Resolver(session, turn, mentions, expected_types, expected_kinds, task_object, texts)
@@ -629,6 +637,14 @@ def resolve(session: Session, text: str, language: str, *, turn: int, mentions: 
             bindings.extend(Binding(ref, e) for e in bound)
             edits.append(_edit(ref, bound, label, language, texts))
     return _resolution(text, bindings, ambiguity, edits)
+
+
+def _written_language(text: str, language: str) -> str:
+    """The language whose referring words to look for: the text's own. "withdraw it" in a Chinese
+    session points back as surely as "撤销它" (the reply stays in the session's language)."""
+    if language == "zh" and not has_cjk(text) and any(ch.isascii() and ch.isalpha() for ch in text):
+        return "en"
+    return language
 
 
 def _resolution(text: str, bindings: list[Binding], ambiguity: Ambiguity | None, edits: list[Edit]) -> Resolution:

@@ -236,6 +236,7 @@ _CORRECTION = re.compile(
 )
 _VALUE_AFTER_NO = re.compile(
     r"\d|\b(?:it's|it is|its|that's|make it|should be|i meant|i said)\b|是"
+    r"|^(?:the|my|our)\s+[a-z][a-z ]{0,30}?\s+(?:is|was)\s"     # "no, the reason is damaged"
 )
 _HELP_PHRASES = re.compile(
     r"你能做什么|你会什么|你会做什么|你可以做什么|你能干什么|你能帮我做什么|有什么功能|有哪些功能|怎么用|如何使用"

@@ -22,6 +22,24 @@ def value_forms(catalog: Catalog, taken: TakenBack) -> list[str]:
     return sorted(f for f in forms if f)
 
 
+def _other_labels(catalog: Catalog, taken: TakenBack) -> list[str]:
+    """The labels of the type's other values, longest first: "元" (CNY) is inside "美元" (USD),
+    which the summary may rightly show, so those are read past before looking for "元"."""
+    slot = catalog.slot(taken.flow, taken.slot)
+    entity = catalog.entities.get(slot.entity) if slot is not None and slot.entity else None
+    if entity is None:
+        return []
+    labels = {label for v in entity.values if v.canonical != taken.value for label in v.shown.values() if label}
+    return sorted(labels, key=len, reverse=True)
+
+
+def _holds(summary: str, form: str, others: list[str]) -> bool:
+    for other in others:
+        if form.lower() in other.lower() and other.lower() != form.lower():
+            summary = re.sub(re.escape(other), " ", summary, flags=re.IGNORECASE)
+    return re.search(word_pattern(form), summary, re.IGNORECASE) is not None
+
+
 def _still_held(taken: TakenBack, slots: dict[str, Any]) -> bool:
     return any(value_key(v) == value_key(taken.value) for v in slots.values() if v is not None)
 
@@ -40,8 +58,9 @@ def summary_holds_no_taken_back_value(turn: TurnRecord, judge: Judge) -> Finding
         return None
     summary = turn.reply.summary
     for item in taken:
+        others = _other_labels(judge.catalog, item)
         for form in value_forms(judge.catalog, item):
-            if re.search(word_pattern(form), summary, re.IGNORECASE):
+            if _holds(summary, form, others):
                 how = "corrected away" if item.reason == "corrected" else "took back with forget"
                 message = f"the summary still holds {form!r}, which the user {how} at turn {item.turn + 1}"
                 return Finding(item.reason, message, {"summary": f"/^(?![\\s\\S]*(?i:{word_pattern(form)}))/"})
