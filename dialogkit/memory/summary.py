@@ -17,6 +17,7 @@ item per section that keeps their values but not their headings, and that item k
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Iterable
 
 from dialogkit.model.session import SummaryItem, SummaryState
@@ -188,8 +189,8 @@ def compacted(summary: SummaryState, *, tasks: int, items: int, labels: Iterable
     if names:
         pattern = re.compile(r"(^|[：:，,；;]\s*)(?:" + "|".join(map(re.escape, names)) + r")\s+")
         view.facts[:] = [
-            item.model_copy(update={"zh": _unlabelled(item.zh, "zh", pattern),
-                                    "en": _unlabelled(item.en, "en", pattern)})
+            item.model_copy(update={"zh": _shared_once(_unlabelled(item.zh, "zh", pattern), "zh"),
+                                    "en": _shared_once(_unlabelled(item.en, "en", pattern), "en")})
             if item.key == EARLIER_KEY else item
             for item in view.facts
         ]
@@ -200,6 +201,42 @@ def _unlabelled(text: str, language: str, pattern: re.Pattern[str]) -> str:
     """An "earlier" item's text with the slot label before each value taken out."""
     prefix = _EARLIER_PREFIX[language]
     return prefix + pattern.sub(r"\1", text.removeprefix(prefix))
+
+
+_MEMBER_SEP = {"zh": "、", "en": ", "}
+
+
+def _shared_once(text: str, language: str) -> str:
+    """An unlabelled "earlier" item with the values its tasks share said once:
+    "手机，损坏，10000；手机，损坏，41676" -> "手机，损坏：10000、41676".
+
+    Tasks that share the same values and differ in exactly one merge under the shared ones, at
+    the place of the latest of them; every other task stays as written. Every value, and which
+    values went together, survive; only the order among merged tasks is lost.
+    """
+    prefix, detail_sep = _EARLIER_PREFIX[language], _DETAIL_SEP[language]
+    groups = [g.split(detail_sep) for g in text.removeprefix(prefix).split(_GROUP_SEP[language])]
+    counts = Counter(d for details in groups for d in set(details))
+    heads: dict[object, str] = {}
+    members: dict[object, list[str]] = {}
+    for i, details in enumerate(groups):
+        shared = [d for d in details if counts[d] > 1]
+        own = [d for d in details if counts[d] == 1]
+        key: object = frozenset(shared) if shared and len(own) == 1 else i
+        if key != i:
+            heads.setdefault(key, detail_sep.join(shared))
+        members[key] = [*members.pop(key, []), *own] if key != i else [detail_sep.join(details)]
+    return prefix + _GROUP_SEP[language].join(
+        _merged(key, heads.get(key, ""), found, groups, language) for key, found in members.items())
+
+
+def _merged(key: object, head: str, found: list[str], groups: list[list[str]], language: str) -> str:
+    """One entry of the item: a task as written, or the tasks sharing ``head`` with their own values."""
+    if isinstance(key, int):
+        return found[0]
+    if len(found) == 1:     # nothing to merge with: the task as it was written
+        return next(_DETAIL_SEP[language].join(d) for d in groups if found[0] in d)
+    return head + ("：" if language == "zh" else ": ") + _MEMBER_SEP[language].join(found)
 
 
 def resolve_pending(summary: SummaryState, key: str) -> bool:

@@ -181,3 +181,25 @@ class TestBounded:
         status_tasks(summary, 4)
         view = compacted(summary, tasks=2, items=2, labels=["订单号", "order number"])
         assert render_summary(view, "en").startswith("User stated: earlier: 50000; 50001; Check an order's status (order number 50002)")
+
+
+def report_tasks(summary: SummaryState, tasks: list[tuple[str, str, str]]) -> None:
+    """One report task per (order, product, issue), as the memory action records them."""
+    for i, (order, product, issue) in enumerate(tasks):
+        record_facts(summary, flow=f"report_issue#t{i}", flow_description="报告问题 / Report a problem", turn=i + 1,
+                     slots={"order_id": ("订单号", "order number", order, order),
+                            "product": ("商品", "product", product, product),
+                            "issue_type": ("问题", "issue", issue, issue)})
+
+
+def test_compacted_view_says_shared_values_once() -> None:
+    """Older tasks that differ in one value only are listed under what they share; the rest stay as written."""
+    summary = SummaryState()
+    report_tasks(summary, [("10000", "手机", "损坏"), ("20000", "耳机", "损坏"), ("30000", "手机", "损坏"),
+                           ("40000", "平板", "未收到"), ("50000", "手机", "损坏"), ("60000", "手机", "损坏")])
+    view = compacted(summary, tasks=1, items=2, labels=["订单号", "order number", "商品", "product", "问题", "issue"])
+    zh = render_summary(view, "zh")
+    assert "此前：20000，耳机，损坏；40000，平板，未收到；手机，损坏：10000、30000、50000；报告问题（订单号 60000" in zh
+    assert render_summary(view, "en").startswith("User stated: earlier: 20000, 耳机, 损坏; 40000, 平板, 未收到; "
+                                                 "手机, 损坏: 10000, 30000, 50000; Report a problem (order number 60000")
+    assert len(summary.facts) == 6 * 4, "the stored summary is untouched"
