@@ -34,7 +34,13 @@ FUZZ_EXAMPLES ?= 10000
 fuzz: $(STAMP)
 	DIALOGKIT_FUZZ_EXAMPLES=$(FUZZ_EXAMPLES) $(BIN)/python -m pytest tests/fuzz -o timeout=0 $(ARGS)
 
-bench: $(STAMP)
+# The benchmarks' extras (LangGraph for bench/peer.py) on top of the dev install, once.
+BENCH_STAMP := $(VENV)/.installed-bench
+$(BENCH_STAMP): $(STAMP) pyproject.toml
+	$(BIN)/python -m pip install -q -e '.[bench]'
+	@touch $(BENCH_STAMP)
+
+bench: $(BENCH_STAMP)
 	$(BIN)/python bench/run_all.py
 
 clean:
