@@ -69,7 +69,9 @@ class _Found:
         return [v for v in self.values if not any(f and f in text for f in {v, *self.surfaces.get(v, ())})]
 
 
-_PIECES = re.compile(r"[；;]\s*|[，,]\s*(?=(?:助手|Bot)[：:])")
-_ROLE = re.compile(r"^\s*(?:用户|助手|User|Bot)[：:]\s*")
-_CLAUSES = re.compile(r"[，,。!！?？()（）]\s*")
+# Stored user text reaches every pattern here: each is linear on any input (a run of spaces is
+# taken whole, never split two ways; an identifier starts only where its run starts or at a digit).
+_PIECES = re.compile(r"[；;]\s*+|[，,]\s*+(?=(?:助手|Bot)[：:])")
+_ROLE = re.compile(r"^\s*+(?:用户|助手|User|Bot)[：:]\s*+")
+_CLAUSES = re.compile(r"[，,。!！?？()（）]\s*+")
 _IDENTIFIER = re.compile(r"(?:(?<![A-Za-z0-9-])|(?=\d))[A-Za-z0-9-]*\d[A-Za-z0-9-]*")  # starts at run starts: linear
