@@ -133,6 +133,7 @@ class Policy:
         task = ctx.task
         assert task is not None and ctx.flow is not None
         offer = self._offer(ctx)
+        self._choice_by_name(ctx, offer)
         # A value's label said alone ("商品损坏") answers the question, though a trigger's keyword is in it.
         if not self._label_answer(ctx, offer) and self._digression(ctx, offer):
             return
@@ -165,6 +166,7 @@ class Policy:
             self._cancel(ctx)
             return
         offer = self._offer(ctx, free_text=False)
+        self._choice_by_name(ctx, offer)
         if self._digression(ctx, offer):
             return
         self._keep_filled_slots(ctx, offer)
@@ -695,6 +697,30 @@ class Policy:
         refused = offer.surfaces.get(slot.name, str(offer.values[slot.name]))
         self._failure(ctx, choice_lists.outside(refused, ctx.language))
         return False
+
+    def _choice_by_name(self, ctx: TurnContext, offer: SlotOffer) -> None:
+        """"不对，订单号是第二个" / "no, the order number is the last one": a correction that names a
+        slot with choices, and no value for it, picks from that slot's options (by ordinal, label
+        or value), listed to the user or not; the asked free-text slot then does not take the text."""
+        task, flow = ctx.task, ctx.flow
+        if "correction" not in ctx.interp.cues or task is None or flow is None:
+            return
+        text = ctx.interp.text.lower()
+        for slot in flow.spec.slots:
+            if slot.choices is None or slot.name in offer.values or slot.name == task.pending_slot:
+                continue
+            if not any((label := self.texts.slot_label(slot, lang)) and label.lower() in text for lang in ("zh", "en")):
+                continue
+            options = self._choices(ctx, slot)
+            picked = choice_lists.pick(options, ctx.interp.text) if options else None
+            if picked is None:
+                continue
+            if task.pending_slot is not None and offer.surfaces.get(task.pending_slot) == ctx.interp.text.strip():
+                offer.values.pop(task.pending_slot, None)
+                offer.surfaces.pop(task.pending_slot, None)
+            offer.values[slot.name] = picked.value
+            offer.surfaces[slot.name] = ctx.interp.text
+            return
 
     def _failure(self, ctx: TurnContext, message: str | None, slot: str | None = None) -> None:
         """A failed answer: re-ask, at most ``max_reprompts`` times, then give up."""

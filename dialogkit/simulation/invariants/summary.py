@@ -22,14 +22,15 @@ def value_forms(catalog: Catalog, taken: TakenBack) -> list[str]:
     return sorted(f for f in forms if f)
 
 
-def _other_labels(catalog: Catalog, taken: TakenBack) -> list[str]:
-    """The labels of the type's other values, longest first: "元" (CNY) is inside "美元" (USD),
-    which the summary may rightly show, so those are read past before looking for "元"."""
+def _other_labels(catalog: Catalog, taken: TakenBack, held: dict[str, Any]) -> list[str]:
+    """What the summary may rightly show that holds the value's form, longest first: the labels of
+    the type's other values ("元" is inside "美元") and the values the task holds now ("11" is
+    inside "2027-02-11"). They are read past before looking for the form."""
     slot = catalog.slot(taken.flow, taken.slot)
     entity = catalog.entities.get(slot.entity) if slot is not None and slot.entity else None
-    if entity is None:
-        return []
-    labels = {label for v in entity.values if v.canonical != taken.value for label in v.shown.values() if label}
+    labels = {format_value(v) for v in held.values() if v is not None and value_key(v) != value_key(taken.value)}
+    if entity is not None:
+        labels |= {label for v in entity.values if v.canonical != taken.value for label in v.shown.values() if label}
     return sorted(labels, key=len, reverse=True)
 
 
@@ -58,7 +59,7 @@ def summary_holds_no_taken_back_value(turn: TurnRecord, judge: Judge) -> Finding
         return None
     summary = turn.reply.summary
     for item in taken:
-        others = _other_labels(judge.catalog, item)
+        others = _other_labels(judge.catalog, item, turn.after.slots)
         for form in value_forms(judge.catalog, item):
             if _holds(summary, form, others):
                 how = "corrected away" if item.reason == "corrected" else "took back with forget"
