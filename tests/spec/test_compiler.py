@@ -8,7 +8,7 @@ import pytest
 import transitions
 
 from dialogkit import Bot
-from dialogkit.spec.compiler import PhasedCallback, compile_flow
+from dialogkit.spec.compiler import PhasedCallback, TaskBinding, compile_flow
 from dialogkit.spec.schema import TRIGGERS, FlowSpec
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -63,6 +63,27 @@ class TestCompiledFlow:
         flow = compile_flow("f", FlowSpec(confirm={"ask": "ok?"}), _recorder([]))
         with pytest.raises(transitions.MachineError):
             flow.fire("confirm", "PARAM_COLLECT", ctx=None)
+
+    @pytest.mark.parametrize("confirm", [None, {"ask": "ok?"}], ids=["no-confirm", "confirm"])
+    def test_fire_runs_what_the_machine_would_run(self, confirm: dict[str, str] | None) -> None:
+        """Every (trigger, source): the same callbacks in the same order and the same new state as
+        the machine's own ``Event.trigger``, with the turn in the event's kwargs."""
+        hook_seen: list[object] = []
+        for trigger in TRIGGERS:
+            for source in ("IDLE", "TASK_INIT", "PARAM_COLLECT", "CONFIRMATION", "EXECUTION"):
+                fast: list[str] = []
+                slow: list[str] = []
+                hooks = {trigger: [lambda event: hook_seen.append(event.kwargs["ctx"])]}
+                flow = compile_flow("f", FlowSpec(confirm=confirm), _recorder(fast), before_hooks=hooks)
+                reference = compile_flow("f", FlowSpec(confirm=confirm), _recorder(slow), before_hooks=hooks)
+                if not flow.can_fire(trigger, source):
+                    assert (trigger, source) not in flow.routes
+                    continue
+                binding = TaskBinding(state=source, ctx="turn")
+                reference.machine.events[trigger].trigger(binding, ctx="turn")
+                assert flow.fire(trigger, source, ctx="turn") == binding.state
+                assert fast == slow, (trigger, source)
+        assert hook_seen and set(hook_seen) == {"turn"}
 
     def test_callbacks_are_callables_never_strings(self) -> None:
         """transitions would import a dotted string a YAML file names; only callables are passed."""
