@@ -25,11 +25,18 @@ Schema), ``PYDANTIC_422`` a server validating the request with pydantic (FastAPI
 ``TEXT_ONLY`` a server that takes plain requests only (400 for any structured mode)::
 
     with ScriptedLLMServer(script, refuse=LLAMA_CPP_PYTHON) as server: ...
+
+A model is not right every time. ``Unreliable`` wraps a script so that a share of the answers is
+wrong, drawn from a seeded generator: the same seed gives the same answers in the same order, so
+a k-of-n test of an LLM path has one outcome, run after run::
+
+    with ScriptedLLMServer(Unreliable(answer, wrong=Garbage(), rate=0.4, seed=3)) as server: ...
 """
 
 from __future__ import annotations
 
 import json
+import random
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -47,6 +54,7 @@ __all__ = [
     "Reply",
     "ScriptedLLMServer",
     "Status",
+    "Unreliable",
     "request_mode",
 ]
 
@@ -94,6 +102,36 @@ class Drop:
 
 ScriptItem: TypeAlias = Reply | Delay | Status | Garbage | Drop | str | dict[str, Any]
 Script: TypeAlias = Sequence[ScriptItem] | Callable[[dict[str, Any]], ScriptItem]
+
+
+class Unreliable:
+    """A script whose answers are replaced by ``wrong`` at ``rate``, at random but reproducibly.
+
+    Each request draws once from ``random.Random(seed)``, in arrival order: below ``rate`` it gets
+    ``wrong``, otherwise the next answer of ``script`` (a list is consumed as usual, a callable is
+    asked). ``wrong`` may be a callable of the request too; ``draws`` records each draw's outcome
+    (True: the right answer) so a test can show why a run failed.
+    """
+
+    def __init__(self, script: Script, *, wrong: ScriptItem | Callable[[dict[str, Any]], ScriptItem],
+                 rate: float, seed: int) -> None:
+        if not 0.0 <= rate <= 1.0:
+            raise ValueError(f"rate is a share from 0 to 1, not {rate}")
+        self.script, self.wrong, self.rate = script, wrong, rate
+        self._items = list(script) if not callable(script) else []
+        self._random = random.Random(seed)
+        self._lock = threading.Lock()
+        self.draws: list[bool] = []
+
+    def __call__(self, body: dict[str, Any]) -> ScriptItem:
+        with self._lock:
+            right = self._random.random() >= self.rate
+            self.draws.append(right)
+            if not right:
+                return self.wrong(body) if callable(self.wrong) else self.wrong
+            if callable(self.script):
+                return self.script(body)
+            return self._items.pop(0) if self._items else Status(500, message="script exhausted")
 
 
 def request_mode(body: dict[str, Any]) -> str:

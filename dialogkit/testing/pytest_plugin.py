@@ -4,6 +4,12 @@ Registered through the ``pytest11`` entry point, so installing dialogkit is enou
 ``test_*.yaml`` under a directory pytest collects is loaded, each test in it is an item named
 after the test, ``tags:`` become markers (so ``-m`` and ``-k`` work), and a failure is reported
 with the same text as ``dialogkit test``: the step, expected vs actual, and the transcript.
+
+A test with ``repeat``/``min_pass`` is one item that runs N times and passes when K runs do; its
+pass count is a report section and a ``user_properties`` entry (so ``--junitxml`` has it), and
+the run ends with a "conversation tests k-of-n" summary flagging the flaky ones. The options of
+``dialogkit test`` are here as ``--dialogkit-llm``, ``--dialogkit-base-url``, ``--dialogkit-model``,
+``--dialogkit-repeat`` and ``--dialogkit-min-pass``.
 """
 
 from __future__ import annotations
@@ -16,9 +22,53 @@ import pytest
 
 from dialogkit.errors import FlowError
 from dialogkit.testing.cases import TestCase, TestFile, load_test_file
-from dialogkit.testing.report import format_failure
+from dialogkit.testing.factory import LLMOptions
+from dialogkit.testing.repeats import Repeat, Spelling, repeat_problem
+from dialogkit.testing.report import format_failure, format_runs, pass_count
 from dialogkit.testing.results import TestResult
 from dialogkit.testing.runner import run_test
+
+_OPTIONS = Spelling("--dialogkit-repeat", "--dialogkit-min-pass", "--dialogkit-repeat 5 --dialogkit-min-pass 4")
+_REPEATED = pytest.StashKey[list[TestResult]]()
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("dialogkit", "dialogkit conversation tests (test_*.yaml)")
+    group.addoption("--dialogkit-llm", action="store_true", help="run the bots with their LLM (llm: block)")
+    group.addoption("--dialogkit-base-url", metavar="URL", help="with --dialogkit-llm: the server's /v1 URL")
+    group.addoption("--dialogkit-model", metavar="NAME", help="with --dialogkit-llm: the model to ask")
+    group.addoption("--dialogkit-repeat", type=int, metavar="N", help="run each test N times (unless it says)")
+    group.addoption("--dialogkit-min-pass", type=int, metavar="K", help="with --dialogkit-repeat: K runs must pass")
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    wrong = repeat_problem(config.getoption("dialogkit_repeat"), config.getoption("dialogkit_min_pass"), _OPTIONS)
+    if wrong is not None:
+        raise pytest.UsageError(f"{wrong[1]} ({wrong[2]})")
+    if not config.getoption("dialogkit_llm") and (config.getoption("dialogkit_base_url") or
+                                                   config.getoption("dialogkit_model")):
+        raise pytest.UsageError("--dialogkit-base-url and --dialogkit-model choose the LLM of --dialogkit-llm: add it")
+    config.stash[_REPEATED] = []
+
+
+def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
+    """Every repeated test's pass count, the flaky ones flagged, in one section at the end."""
+    repeated = config.stash.get(_REPEATED, [])
+    if not repeated:
+        return
+    terminalreporter.section("conversation tests k-of-n")
+    for result in repeated:
+        terminalreporter.line(f"{result.file.name}::{format_runs(result)}")
+    flaky = sum(r.flaky for r in repeated)
+    terminalreporter.line(f"{flaky} flaky of {len(repeated)} repeated" if flaky else "none flaky")
+
+
+def _run_settings(config: pytest.Config) -> tuple[Repeat | None, LLMOptions | None]:
+    runs = config.getoption("dialogkit_repeat")
+    times = Repeat.of(runs, config.getoption("dialogkit_min_pass")) if runs is not None else None
+    llm = LLMOptions(config.getoption("dialogkit_base_url"), config.getoption("dialogkit_model")) \
+        if config.getoption("dialogkit_llm") else None
+    return times, llm
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
@@ -63,7 +113,12 @@ class ConversationItem(pytest.Item):
             self.add_marker(tag)
 
     def runtest(self) -> None:
-        result = run_test(self.test_file, self.case)
+        times, llm = _run_settings(self.config)
+        result = run_test(self.test_file, self.case, repeat=times, llm=llm)
+        if result.runs:
+            self.config.stash[_REPEATED].append(result)
+            self.user_properties += [("passes", pass_count(result)), ("flaky", str(result.flaky).lower())]
+            self.add_report_section("call", "k-of-n", format_runs(result))
         if not result.passed:
             raise ConversationFailed(result)
 
