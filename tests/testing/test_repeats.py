@@ -10,12 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from dialogkit.errors import FlowError, Problem
 from dialogkit.testing.cases import load_test_file
 from dialogkit.testing.repeats import Repeat
 from dialogkit.testing.report import format_failure, format_runs
 from dialogkit.testing.runner import run_file
 from tests.testing.conftest import BOT_FILE, WriteTests
+from tests.testing.test_cases import problems_of
 from tests.testing.test_pytest_plugin import CONFTEST
 
 PAIRS = """
@@ -39,12 +39,6 @@ PAIRS = """
           - user: my phone is broken
             expect: {state: PARAM_COLLECT}
 """
-
-
-def problems_of(path: Path) -> list[Problem]:
-    with pytest.raises(FlowError) as caught:
-        load_test_file(path)
-    return caught.value.problems
 
 
 class TestReading:
