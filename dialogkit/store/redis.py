@@ -33,6 +33,17 @@ from dialogkit.model.session import Message, PersistedValue, Session
 from dialogkit.store.codec import decode_messages, decode_session, decode_slot, older_prefix, written_before
 from dialogkit.store.locks import HOST, lock_timeout_message, pid_alive
 from dialogkit.store.protocol import slice_bounds
+from dialogkit.store.redis_scripts import (
+    COMMIT,
+    LOCK_LOAD,
+    WAKE_POLL_S,
+    Loaded,
+    LockKeys,
+    check_committed,
+    commit_args,
+    lock_args,
+    read_loaded,
+)
 from dialogkit.store.secrets import open_row
 from dialogkit.store.staging import PendingWrite, StagedTxn
 from dialogkit.store.urls import redact_url
@@ -40,13 +51,6 @@ from dialogkit.store.urls import redact_url
 __all__ = ["STORE_SCHEMA", "RedisStore"]
 
 STORE_SCHEMA = 1
-
-# Delete the lock only if it still holds our value: never release a lease someone else took over.
-_RELEASE = """
-if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) end
-return 0
-"""
-
 
 class RedisStore:
     """Sessions in Redis; ``redis`` (the optional dependency) is imported only when used."""
@@ -70,7 +74,8 @@ class RedisStore:
                                                 socket_timeout=max(connect_timeout_s, 30.0))
         except (ValueError, redis.RedisError) as exc:
             raise StoreError(f"invalid redis store URL {self.url}: {exc}") from exc
-        self._release = self._client.register_script(_RELEASE)
+        self._lock_load = self._client.register_script(LOCK_LOAD)
+        self._commit_script = self._client.register_script(COMMIT)
         with self._errors():
             self._client.ping()
             self._client.set(self._key("schema"), str(STORE_SCHEMA), nx=True)
@@ -86,16 +91,17 @@ class RedisStore:
     def transaction(
         self, session_id: str, *, history_tail: int = 200, timeout_s: float = 30.0
     ) -> Iterator[StagedTxn]:
-        token = f"{HOST}:{os.getpid()}:{uuid.uuid4().hex}"
-        self._take_lock(session_id, token, timeout_s)
+        """Lock and load in one script, commit and unlock in another: two round trips a turn."""
+        token = self._token()
+        keys = LockKeys.of(self.prefix, session_id)
+        loaded = self._lock(session_id, token, timeout_s, tail=history_tail)
         try:
-            session, count, base = self._read(session_id, history_tail)
-            txn = StagedTxn(session_id, session, count, self.user_slots, self.mark_running)
+            txn = StagedTxn(session_id, loaded.session, loaded.count, self.user_slots, self.mark_running)
             yield txn
-            self._commit(txn.pending, token, base)
-        finally:
-            with self._errors():
-                self._release(keys=[self._key("lock", session_id)], args=[token])
+        except BaseException:
+            self._unlock(keys, token)
+            raise
+        self._unlock(keys, token, txn.pending, loaded.base)
 
     def load(self, session_id: str, *, history_tail: int | None = 200) -> Session | None:
         return self._read(session_id, history_tail)[0]
@@ -120,13 +126,12 @@ class RedisStore:
 
     def delete_session(self, session_id: str, *, timeout_s: float = 30.0) -> int:
         """Delete under the session's turn lock: a running turn ends first, and cannot commit after."""
-        token = f"{HOST}:{os.getpid()}:{uuid.uuid4().hex}"
-        self._take_lock(session_id, token, timeout_s)
+        token = self._token()
+        self._lock(session_id, token, timeout_s, load=False)
         try:
             return self._delete(session_id)
         finally:
-            with self._errors():
-                self._release(keys=[self._key("lock", session_id)], args=[token])
+            self._unlock(LockKeys.of(self.prefix, session_id), token)
 
     def purge_expired(self, older_than: float) -> int:
         """Delete sessions idle since before ``older_than``; user slots and running turns survive.
@@ -139,7 +144,7 @@ class RedisStore:
         with self._errors():
             for member in self._client.zrangebyscore(updated, "-inf", f"({older_than!r}"):
                 sid = _text(member)
-                token = f"{HOST}:{os.getpid()}:{uuid.uuid4().hex}"
+                token = self._token()
                 if not self._client.set(self._key("lock", sid), token, nx=True, px=self._lease_ms):
                     continue
                 try:
@@ -148,7 +153,7 @@ class RedisStore:
                         self._delete(sid)
                         purged += 1
                 finally:
-                    self._release(keys=[self._key("lock", sid)], args=[token])
+                    self._unlock(LockKeys.of(self.prefix, sid), token)
         return purged
 
     def mark_running(self, session_id: str, key: str, at: float) -> float | None:
@@ -280,21 +285,47 @@ class RedisStore:
         except self._redis.RedisError as exc:
             raise StoreError(f"session store {self.url} failed: {exc}") from exc
 
-    def _take_lock(self, session_id: str, token: str, timeout_s: float) -> None:
-        key = self._key("lock", session_id)
-        lease_ms = self._lease_ms
+    @staticmethod
+    def _token() -> str:
+        return f"{HOST}:{os.getpid()}:{uuid.uuid4().hex}"
+
+    def _lock(self, session_id: str, token: str, timeout_s: float, *, tail: int | None = 0,
+              load: bool = True) -> Loaded:
+        """Take the session's turn lock (and read the session, with ``load``); while another turn
+        holds it, block on the session's wake list, which that turn's release pushes to."""
+        keys, args = lock_args(self.prefix, session_id, token, self._lease_ms, tail=tail, load=load)
         deadline = time.monotonic() + timeout_s
-        pause = 0.002
         with self._errors():
-            while not self._client.set(key, token, nx=True, px=lease_ms):
-                holder = self._client.get(key)
-                if holder is not None and self._holder_dead(_text(holder)):
-                    self._release(keys=[key], args=[holder])
-                    continue
-                if time.monotonic() >= deadline:
-                    raise StoreError(lock_timeout_message(session_id, timeout_s, self.url))
-                time.sleep(pause)
-                pause = min(pause * 2, 0.05)
+            while True:
+                answer = self._lock_load(keys=keys, args=args)
+                wait = self._lock_wait(session_id, answer, deadline, timeout_s)
+                if wait is None:
+                    return read_loaded(session_id, answer, ()) if load else Loaded(None, 0, 0, {})
+                if wait > 0:
+                    self._client.blpop([LockKeys.of(self.prefix, session_id).wake], timeout=wait)
+
+    def _lock_wait(self, session_id: str, answer: list[Any], deadline: float, timeout_s: float) -> float | None:
+        """After a try of ``LOCK_LOAD``: None when the lock was taken, else how long to block on
+        the wake list before trying again (0: at once, a dead holder's lock was just freed)."""
+        if answer[0] == 1:
+            return None
+        holder = _text(answer[1]) if answer[1] is not None else None
+        if holder is not None and self._holder_dead(holder):
+            names, args = commit_args(self.prefix, LockKeys.of(self.prefix, session_id), holder, None, 0)
+            self._commit_script(keys=names, args=args)
+            return 0.0
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            raise StoreError(lock_timeout_message(session_id, timeout_s, self.url))
+        return 0.0 if holder is None else min(WAKE_POLL_S, remaining)
+
+    def _unlock(self, keys: LockKeys, token: str, pending: PendingWrite | None = None, base: int = 0) -> None:
+        """Commit ``pending`` (if any) and release the lock, in one script; a turn whose lock was
+        taken over writes nothing and fails."""
+        names, args = commit_args(self.prefix, keys, token, pending, base)
+        with self._errors():
+            done = self._commit_script(keys=names, args=args)
+        check_committed(done, pending)
 
     @staticmethod
     def _holder_dead(holder: str) -> bool:
@@ -323,51 +354,6 @@ class RedisStore:
         base = int(trimmed or 0)
         count = base + length
         return decode_session(session_id, blob, rows, count - len(rows)), count, base
-
-    def _commit(self, pending: PendingWrite, token: str, base: int) -> None:
-        if pending.empty:
-            return
-        sid = pending.session_id
-        lock = self._key("lock", sid)
-        with self._errors(), self._client.pipeline(transaction=True) as pipe:
-            try:
-                pipe.watch(lock)  # type: ignore[no-untyped-call]  # redis' hints leave Pipeline.watch untyped
-                # After WATCH a pipeline runs commands at once and returns their values, which the
-                # client's type hints (always the pipeline) do not model.
-                if cast(str | None, pipe.get(lock)) != token:
-                    raise StoreError(f"session {sid!r}: the turn's lock expired and was taken over "
-                                     f"before it could commit; nothing was saved")
-                pipe.multi()
-                self._queue(pipe, pending, base)
-                pipe.execute()
-            except self._redis.WatchError as exc:
-                raise StoreError(f"session {sid!r}: the turn's lock was taken over while committing; "
-                                 f"nothing was saved") from exc
-
-    def _queue(self, pipe: Any, pending: PendingWrite, base: int) -> None:
-        sid = pending.session_id
-        if pending.blob is not None:
-            hist = self._key("history", sid)
-            pipe.set(self._key("session", sid), pending.blob)
-            # Drop entries past the count this turn loaded (normally none: only a turn that died
-            # between RPUSH and EXEC could leave any, and MULTI/EXEC rules that out). ``base``:
-            # the list's head is message ``base`` once retention trimmed it.
-            if pending.first_index > base:
-                pipe.ltrim(hist, 0, pending.first_index - base - 1)
-            else:
-                pipe.delete(hist)
-            if pending.appended:
-                pipe.rpush(hist, *pending.appended)
-            pipe.zadd(self._key("updated"), {sid: pending.updated_at})
-            if pending.user_changed:
-                if pending.previous_user is not None:
-                    pipe.srem(self._key("sessions_of", pending.previous_user), sid)
-                pipe.sadd(self._key("sessions_of", pending.user_id), sid)
-        for (user_id, name), raw in pending.slots.items():
-            if raw is None:
-                pipe.hdel(self._key("user", user_id), name)
-            else:
-                pipe.hset(self._key("user", user_id), name, raw)
 
 
 def _owner(blob: object) -> str | None:
