@@ -18,13 +18,14 @@ The text given is folded and lower-cased.
 from __future__ import annotations
 
 import re
+from functools import cache
 
 _CJK = r"[\u4e00-\u9fff]"
 _ZH_FILLERS = "啊呀吧呢啦了哦嗯的哈嘛呗"
 _EN_TAIL = r"(?:[,\s]+(?:is|are|'s)?\s*(?:fine|ok|okay|good|alright)|[,\s]+will\s+do|[,\s]+works|[,\s]+please" \
            r"|[,\s]+thanks|[,\s]+thank\s+you|[,\s]+really|[,\s]+at\s+all|[,\s]+then|[,\s]+either)*"
 
-_ZH_ANY = re.compile(
+_ZH_ANY = (
     rf"^(?:[嗯哦啊哎呃][,，\s]*)*(?:我|我们)?(?:都|也|真的)?"
     rf"(?:随便(?:(?:哪个|哪位|哪家|哪天|哪种|一个|什么|几点){_CJK}{{0,6}}?)?"
     rf"|(?:哪个|哪位|哪家|哪天|哪种|哪一个|哪一位|什么|几点)(?:{_CJK}{{1,6}}?)?(?:都行|都可以|都好|均可|都成|都无所谓|都没问题|都没关系)"
@@ -33,7 +34,7 @@ _ZH_ANY = re.compile(
     rf"|你(?:来|们)?(?:定|决定|选|挑|安排)(?:吧|就好|就行)?|(?:你)?看着办|听你的)"
     rf"[{_ZH_FILLERS}]*$"
 )
-_EN_ANY = re.compile(
+_EN_ANY = (
     r"^(?:(?:oh|well|um|uh|hmm|honestly|so|just|i\s+mean|really)[,\s]+)*"
     r"(?:any(?!\s+(?:other|else|more)\b)(?:\s+(?!(?:other|else|more)\b)[a-z]+){0,2}"
     r"|(?:anything|anyone|anybody|whatever|whichever|either)(?:\s+(?:one|of\s+them|of\s+those|way|time|day))?"
@@ -44,7 +45,15 @@ _EN_ANY = re.compile(
     r"|surprise\s+me)"
     rf"{_EN_TAIL}$"
 )
-_ANY = re.compile(f"{_ZH_ANY.pattern}|{_EN_ANY.pattern}")
+
+
+@cache
+def _any() -> re.Pattern[str]:
+    """The any-answer pattern, compiled on first use: the largest here (3 ms), needed only for
+    short answers, so ``dialogkit validate`` and other callers that never see one skip it."""
+    return re.compile(f"{_ZH_ANY}|{_EN_ANY}")
+
+
 _ALTERNATIVES_HINT = re.compile("else|other|more|different|别|其他|其它|另外|选|换")
 """Every phrase of ``_ALTERNATIVES`` and ``_ANOTHER`` holds one of these."""
 _ANOTHER = re.compile(r"(?:能|可以|帮我|请|那)?换(?:一个|个别的|一家|一位|个)(?:吧|吗|呢|好吗|可以吗)?[?？]?")
@@ -70,7 +79,7 @@ def is_any(lowered: str) -> bool:
     text = lowered.strip(_END)
     if not text or len(text) > _ANY_LENGTH or text.endswith(("?", "？", "吗", "么")):
         return False
-    return _ANY.match(text) is not None
+    return _any().match(text) is not None
 
 
 def asks_alternatives(lowered: str) -> bool:
