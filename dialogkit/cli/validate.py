@@ -30,7 +30,8 @@ def print_problem(console: Console, problem: Problem) -> None:
 
 def validate_command(paths: list[Path], console: Console | None = None, *, strict: bool = False) -> int:
     """Check each bot file; 0 when all are valid (and, with ``strict``, free of warnings), 1 otherwise."""
-    console = console or Console(highlight=False)
+    # Paths and messages quote the user's file: ":ok:" in them is text, not an emoji code.
+    console = console or Console(highlight=False, emoji=False)
     failed = False
     for path in paths:
         try:

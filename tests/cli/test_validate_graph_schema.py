@@ -76,6 +76,17 @@ class TestValidate:
                          console=console)
         assert "flows.weather.slots[0]" in console.export_text()
 
+    def test_emoji_codes_in_paths_and_messages_are_printed_verbatim(self, tmp_path: Path,
+                                                                      capsys: pytest.CaptureFixture[str]) -> None:
+        """The default console prints ':ok:' in a file name or a quoted key as written."""
+        folder = tmp_path / "a:cd:b"
+        folder.mkdir()
+        path = folder / "bot:ok:.yaml"
+        path.write_text(GOOD.replace("entity: city, ask", "entity: city, :ok:"), encoding="utf-8")
+        assert validate_command([path]) == 1
+        out = capsys.readouterr().out
+        assert "a:cd:b" in out and "bot:ok:.yaml" in out and "\U0001f197" not in out and "\U0001f4bf" not in out
+
 
 class TestGraph:
     def test_mermaid_to_stdout(self, tmp_path: Path) -> None:
