@@ -48,11 +48,17 @@ def test_command(paths: list[Path], junit: Path | None, keyword: str | None, cov
     _print_details(console, results, tracker)
     if junit is not None:
         write_junit(results, junit)
-    passed = sum(r.passed for r in results)
-    failed = sum(r.failed for r in results) + len(missing)
     if not files and not missing:
         err.print("no test files found (looked for test_*.yaml)", markup=False)
-    elif passed + failed == 0:
+    return _print_totals(console, err, results, len(missing), keyword)
+
+
+def _print_totals(console: Console, err: Console, results: list[FileResult], missing: int,
+                  keyword: str | None) -> int:
+    """The last line, ``N passed, M failed`` (``, F flaky`` when some are), and the exit code."""
+    passed = sum(r.passed for r in results)
+    failed = sum(r.failed for r in results) + missing
+    if results and passed + failed == 0:
         err.print(f"no test matched -k {keyword!r}", markup=False)
     flaky = sum(r.flaky for r in results)
     console.print()
