@@ -7,7 +7,11 @@ flows whose long user messages carry the slot values, and sums over turns:
 - full: the same context's ``full_tokens`` (sending the whole history instead).
 
 It prints the sent tokens per part of the window (system prompt, flow state, ticket summary,
-entity memory, recent rounds, round summaries, current message) so a regression shows where.
+entity memory, recent rounds, round summaries, current message) so a regression shows where, and
+the ceiling: what would be saved sending only the system prompt, the verbatim rounds and the
+current message, which no compression of the other parts can beat. The same conversation then
+runs with 1, 2 and 3 verbatim rounds (copies of the bot file differing only in
+``keep_recent_rounds``), so the price of each round shows in the same run.
 
 Target: >= 92% saved, with the bot's own ``context:`` settings. Every value of a task that reached
 CONFIRMATION or EXECUTION must still be in the final context (as its canonical value or a label):
@@ -19,8 +23,11 @@ the bench fails when one is missing.
 from __future__ import annotations
 
 import argparse
+import re
 import sys
+import tempfile
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -30,10 +37,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from common import progress, report
 
 from dialogkit import Bot
+from dialogkit.context.parts import BuiltContext
 from dialogkit.context.tokens import REPLY_PRIMING_TOKENS
 
 ROOT = Path(__file__).resolve().parent.parent
 TARGET_PCT = 92.0
+STUBS = {"create_ticket": {"ticket_id": "T-1001"}, "order_status": {"status": "shipped"}}
 
 FILLER = {
     "zh": [
@@ -105,72 +114,137 @@ def labels(bot: Bot, flow: str, slots: dict[str, Any]) -> dict[str, set[str]]:
     return out
 
 
-def main(argv: list[str] | None = None) -> dict[str, Any]:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rounds", type=int, default=100)
-    parser.add_argument("--bot", default=str(ROOT / "flows" / "support_ticket.yaml"))
-    args = parser.parse_args(argv)
-    stubs = {"create_ticket": {"ticket_id": "T-1001"}, "order_status": {"status": "shipped"}}
-    bot = Bot.from_file(args.bot, store="memory://", actions=stubs)
-    sid = "savings"
-    sent = full = user_tokens = 0
-    parts: dict[str, int] = {}
-    confirmed: dict[str, set[str]] = {}
-    states: dict[str, int] = {}
+@dataclass
+class Run:
+    """One bot driven through the script: totals over turns, per part, and the final context."""
+
+    keep: int
+    turns: int
+    seconds: float = 0.0
+    sent: int = 0
+    full: int = 0
+    user_tokens: int = 0
+    parts: dict[str, int] = field(default_factory=dict)
+    confirmed: dict[str, set[str]] = field(default_factory=dict)
+    states: dict[str, int] = field(default_factory=dict)
+    missing: list[str] = field(default_factory=list)
+    final: BuiltContext = field(init=False)
+
+    @property
+    def pct(self) -> float:
+        return 100.0 * (self.full - self.sent) / self.full if self.full else 0.0
+
+    @property
+    def floor(self) -> int:
+        """What no compression of the other parts can beat: the pinned parts, the verbatim rounds, the priming."""
+        return sum(self.parts.get(p, 0) for p in ("system", "recent", "current")) + REPLY_PRIMING_TOKENS * self.turns
+
+    @property
+    def ceiling(self) -> float:
+        return 100.0 * (self.full - self.floor) / self.full if self.full else 0.0
+
+
+def drive(bot_file: Path, rounds: int) -> Run:
+    """Run the script through a fresh bot, building the context after every turn."""
+    bot = Bot.from_file(bot_file, store="memory://", actions=STUBS)
+    turns = script(rounds)
     started = time.perf_counter()
-    turns = script(args.rounds)
+    run = Run(bot.spec.context.effective_keep_recent_rounds, len(turns))
     for i, text in enumerate(turns):
-        reply = bot.handle(sid, text)
-        user_tokens += bot.view.counter.count_message("user", text)
-        built = bot.build_context(sid)
-        sent += built.sent_tokens
-        full += built.full_tokens
+        reply = bot.handle("savings", text)
+        run.user_tokens += bot.view.counter.count_message("user", text)
+        built = bot.build_context("savings")
+        run.sent += built.sent_tokens
+        run.full += built.full_tokens
         for part, tokens in built.breakdown.items():
-            parts[part] = parts.get(part, 0) + tokens
-        states[reply.state] = states.get(reply.state, 0) + 1
+            run.parts[part] = run.parts.get(part, 0) + tokens
+        run.states[reply.state] = run.states.get(reply.state, 0) + 1
         if reply.state in ("CONFIRMATION", "EXECUTION") and reply.flow:
-            confirmed.update(labels(bot, reply.flow, reply.slots))
-        for run in reply.actions:
-            flow = reply.flow or (next(n for n, f in bot.spec.flows.items() if f.execute.action == run.name))
-            confirmed.update(labels(bot, flow, run.inputs))
-        progress("rounds", i + 1, len(turns))
-    seconds = time.perf_counter() - started
-    final = bot.build_context(sid)
-    text = "\n".join(m.content for m in final.messages)
-    missing = sorted(key for key, forms in confirmed.items() if not any(f and f in text for f in forms))
+            run.confirmed.update(labels(bot, reply.flow, reply.slots))
+        for action in reply.actions:
+            flow = reply.flow or (next(n for n, f in bot.spec.flows.items() if f.execute.action == action.name))
+            run.confirmed.update(labels(bot, flow, action.inputs))
+        progress(f"rounds (keep {run.keep})", i + 1, len(turns))
+    run.seconds = time.perf_counter() - started
+    run.final = bot.build_context("savings")
+    text = "\n".join(m.content for m in run.final.messages)
+    run.missing = sorted(k for k, forms in run.confirmed.items() if not any(f and f in text for f in forms))
     bot.close()
-    saved = full - sent
-    pct = 100.0 * saved / full if full else 0.0
-    # What no compression of the other parts can beat: the pinned parts, the verbatim rounds, the priming.
-    floor = sum(parts.get(p, 0) for p in ("system", "recent", "current")) + REPLY_PRIMING_TOKENS * len(turns)
-    ceiling = 100.0 * (full - floor) / full if full else 0.0
-    lines = [
-        f"rounds: {len(turns)} (support bot, zh/en alternating tasks; user messages avg "
-        f"{user_tokens / max(len(turns), 1):.0f} tokens, encoding {final.encoding}), {seconds:.1f} s",
-        f"context: budget {final.budget}, keep_recent_rounds {bot.spec.context.effective_keep_recent_rounds}",
+    return run
+
+
+def with_keep(bot_file: Path, keep: int, folder: Path) -> Path:
+    """A copy of the bot file whose ``context:`` keeps ``keep`` rounds verbatim (nothing else changes)."""
+    text = bot_file.read_text(encoding="utf-8")
+    if re.search(r"(?m)^  keep_recent_rounds: *\d+", text):
+        text = re.sub(r"(?m)^(  keep_recent_rounds: *)\d+", rf"\g<1>{keep}", text)
+    elif re.search(r"(?m)^context:\n", text):
+        text = re.sub(r"(?m)^context:\n", f"context:\n  keep_recent_rounds: {keep}\n", text)
+    else:
+        text += f"\ncontext:\n  keep_recent_rounds: {keep}\n"
+    copy = folder / f"keep{keep}_{bot_file.name}"
+    copy.write_text(text, encoding="utf-8")
+    return copy
+
+
+def main_lines(run: Run) -> list[str]:
+    """The bot's own setting: totals, the ceiling, each part, and whether every confirmed value survived."""
+    final, per_turn = run.final, max(run.turns, 1)
+    return [
+        f"rounds: {run.turns} (support bot, zh/en alternating tasks; user messages avg "
+        f"{run.user_tokens / per_turn:.0f} tokens, encoding {final.encoding}), {run.seconds:.1f} s",
+        f"context: budget {final.budget}, keep_recent_rounds {run.keep} (the bot file's own setting)",
         "",
         "| | tokens |",
         "|---|---|",
-        f"| full history, summed over turns | {full:,} |",
-        f"| sent (built context), summed over turns | {sent:,} |",
-        f"| saved | {saved:,} (**{pct:.1f}%**, target >= {TARGET_PCT:.0f}%) |",
+        f"| full history, summed over turns | {run.full:,} |",
+        f"| sent (built context), summed over turns | {run.sent:,} |",
+        f"| saved | {run.full - run.sent:,} (**{run.pct:.1f}%**, target >= {TARGET_PCT:.0f}%) |",
         f"| last turn: full / sent | {final.full_tokens:,} / {final.sent_tokens:,} |",
-        f"| ceiling: system prompt + verbatim rounds + current message only | {floor:,} ({ceiling:.1f}% saved) |",
+        f"| ceiling: system prompt + verbatim rounds + current message only | {run.floor:,} ({run.ceiling:.1f}% saved) |",
         "",
         "sent per part (average per turn / last turn; the rest is the reply priming):",
         "",
         "| part | avg tokens | last turn |",
         "|---|---|---|",
-        *(f"| {part} | {tokens / max(len(turns), 1):.0f} | {final.breakdown.get(part, 0)} |"
-          for part, tokens in sorted(parts.items(), key=lambda kv: -kv[1])),
+        *(f"| {part} | {tokens / per_turn:.0f} | {final.breakdown.get(part, 0)} |"
+          for part, tokens in sorted(run.parts.items(), key=lambda kv: -kv[1])),
         "",
-        f"confirmed slot values still in the final context: **{'yes' if not missing else 'no'}** "
-        f"({len(confirmed) - len(missing)}/{len(confirmed)})" + (f"; missing: {', '.join(missing)}" if missing else ""),
+        f"confirmed slot values still in the final context: **{'yes' if not run.missing else 'no'}** "
+        f"({len(run.confirmed) - len(run.missing)}/{len(run.confirmed)})"
+        + (f"; missing: {', '.join(run.missing)}" if run.missing else ""),
     ]
-    report("Context savings (bench/savings.py)", lines)
+
+
+def comparison_lines(runs: list[Run]) -> list[str]:
+    """The same conversation with 1, 2 and 3 verbatim rounds: what each costs, part by part."""
+    names = sorted({p for r in runs for p in r.parts}, key=lambda p: -runs[0].parts.get(p, 0))
+    return [
+        "the same conversation with other `keep_recent_rounds` (average tokens per turn; the ceiling",
+        "sends nothing but the system prompt, the verbatim rounds and the current message):",
+        "",
+        f"| keep | saved | ceiling | values kept | {' | '.join(names)} |",
+        "|---" * (4 + len(names)) + "|",
+        *(f"| {r.keep} | {r.pct:.1f}% | {r.ceiling:.1f}% | {len(r.confirmed) - len(r.missing)}/{len(r.confirmed)} | "
+          + " | ".join(f"{r.parts.get(p, 0) / max(r.turns, 1):.0f}" for p in names) + " |" for r in runs),
+    ]
+
+
+def main(argv: list[str] | None = None) -> dict[str, Any]:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=100)
+    parser.add_argument("--bot", type=Path, default=ROOT / "flows" / "support_ticket.yaml")
+    args = parser.parse_args(argv)
+    own = drive(args.bot, args.rounds)
+    with tempfile.TemporaryDirectory() as folder:
+        others = [drive(with_keep(args.bot, keep, Path(folder)), args.rounds) for keep in (1, 2, 3) if keep != own.keep]
+    runs = sorted([own, *others], key=lambda r: r.keep)
+    report("Context savings (bench/savings.py)", [*main_lines(own), "", *comparison_lines(runs)])
+    missing = sorted({m for r in runs for m in r.missing})
     if missing:     # a saving that loses what the user confirmed is no saving
         raise SystemExit(f"confirmed slot values missing from the final context: {', '.join(missing)}")
-    return {"saved_pct": pct, "sent": sent, "full": full, "missing": missing, "states": states, "parts": parts}
+    return {"saved_pct": own.pct, "sent": own.sent, "full": own.full, "missing": own.missing,
+            "states": own.states, "parts": own.parts, "by_keep": {r.keep: r.pct for r in runs}}
 
 
 if __name__ == "__main__":
