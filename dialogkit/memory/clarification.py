@@ -116,7 +116,7 @@ def _named(pending: PendingClarification, text: str, mentions: Sequence[Mention]
 
 def _by_name_part(pending: PendingClarification, folded: str) -> set[int]:
     """"Joe" picks "Joe Brown" when no other candidate has that word."""
-    words = set(re.findall(r"[a-z]{3,}", folded))
+    words = set(re.findall(r"[a-z]{3,}", folded)) - lx.EN_FUNCTION_WORDS
     hits = set()
     for i, cand in enumerate(pending.candidates):
         parts = set(re.findall(r"[a-z]{3,}", (cand.label or "").casefold()))

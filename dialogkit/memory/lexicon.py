@@ -221,3 +221,11 @@ def _lexicon_nouns(language: str) -> dict[str, set[str]]:
         for noun in zh if language == "zh" else (head, *en):
             found.setdefault(noun, set()).add(head)
     return found
+
+#: English words of three letters or more that name nothing: a clarification answer sharing one
+#: with a candidate's label ("the" in "the budget") does not pick that candidate.
+EN_FUNCTION_WORDS = frozenset({
+    "the", "and", "but", "for", "with", "about", "from", "into", "onto", "this", "that", "these", "those",
+    "you", "your", "our", "his", "her", "its", "their", "not", "are", "was", "were", "one", "any", "all",
+    "mean", "meant", "please", "yes",
+})

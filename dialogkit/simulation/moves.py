@@ -247,6 +247,12 @@ def _mentionable(scene: Scene) -> list[SlotInfo]:
     return [s for f in scene.catalog.flows.values() for s in _fillable(scene, f)]
 
 
+def _named(scene: Scene, slot: SlotInfo) -> tuple[Said, ...]:
+    """The slot's values as things a user names: an ordinal ("第二个") only picks from a list the
+    question shows, and names nothing on its own."""
+    return tuple(s for s in scene.said_for(slot) if s.form != "ordinal")
+
+
 def bare_value(data: st.DataObject, scene: Scene) -> Utterance:
     """A value of any slot said on its own: a mention, unless it answers the question asked."""
     slot = _pick(data, _mentionable(scene), "slot")
@@ -257,13 +263,13 @@ def bare_value(data: st.DataObject, scene: Scene) -> Utterance:
 def _pairable(scene: Scene) -> list[SlotInfo]:
     entities = scene.catalog.entities
     return [s for s in _mentionable(scene) if s.entity in entities and entities[s.entity].kind in words.PRONOUNS
-            and len({value_key(v.canonical) for v in scene.said_for(s)}) >= 2]
+            and len({value_key(v.canonical) for v in _named(scene, s)}) >= 2]
 
 
 def two_candidates(data: st.DataObject, scene: Scene) -> Utterance:
     """Two values of one type named together ("我有两个订单号 A 和 B"): a pronoun after them is ambiguous."""
     slot = _pick(data, _pairable(scene), "slot")
-    values = st.sampled_from(scene.said_for(slot))
+    values = st.sampled_from(_named(scene, slot))
     first, second = data.draw(st.tuples(values, values).filter(
         lambda pair: value_key(pair[0].canonical) != value_key(pair[1].canonical)
         and pair[0].text not in pair[1].text and pair[1].text not in pair[0].text), label="candidates")

@@ -33,7 +33,7 @@ CN_NUMERALS = ("零", "一", "二", "三", "四", "五", "六", "七", "八", "�
 Strategy = st.SearchStrategy
 
 
-Form = Literal["alias", "label", "pattern", "builtin", "number", "free_text", "choice"]
+Form = Literal["alias", "label", "pattern", "builtin", "number", "free_text", "choice", "ordinal"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -292,7 +292,7 @@ class SlotValues:
         if valid:
             listed = [Said(str(c.value), c.value, slot.entity, form="choice") for c in options]
             listed += [Said(c.label(language), c.value, slot.entity, form="choice") for c in options]
-            listed += [Said(text, options[n].value, slot.entity, form="choice")
+            listed += [Said(text, options[n].value, slot.entity, form="ordinal")
                        for n, text in enumerate(ORDINALS[language]) if n < len(options)]
             return ValueSource(tuple(dict.fromkeys(listed)), None)
         generated = _generated(self.catalog, slot, language, True)

@@ -121,9 +121,13 @@ class CustomType:
         except re.error as exc:  # the loader reports this with a position; be clear here too
             raise ValueError(f"entity type {name!r}: bad pattern {spec.pattern!r}: {exc}") from exc
         self.synonyms = SynonymMatcher(spec.synonyms()) if spec.values else None
+        labelled = _with_labels(spec) if spec.values else None
+        self.labelled = SynonymMatcher(labelled) if labelled and labelled != spec.synonyms() else self.synonyms
 
-    def find(self, text: str) -> list[Found]:
-        found = self.synonyms.find(text) if self.synonyms else []
+    def find(self, text: str, *, labels: bool = False) -> list[Found]:
+        """``labels``: a value's labels count as its aliases too (reading one slot's value)."""
+        matcher = self.labelled if labels else self.synonyms
+        found = matcher.find(text) if matcher else []
         if self.pattern is not None:
             for match in self.pattern.finditer(text):
                 if match.end() == match.start():
@@ -131,6 +135,22 @@ class CustomType:
                 value = next((g for g in match.groups() if g is not None), match.group())
                 found.append(Found(match.start(), match.end(), value))
         return found
+
+
+def _with_labels(spec: EntityTypeSpec) -> dict[str, list[str]]:
+    """Each value's aliases, then its labels: the bot shows "商品损坏" / "wrong item", so a user
+    who says it back for a slot ("不对，退货原因是商品损坏") names that value. An alias of another
+    value keeps its meaning: a label is no alias where it would take one's place. Only reading a
+    given slot's type uses them: in running text a label may be a common word ("电话" in "联系电话")."""
+    synonyms = spec.synonyms()
+    taken = {normalise_alias(alias) for aliases in synonyms.values() for alias in aliases}
+    for canonical, aliases in synonyms.items():
+        for language in ("zh", "en"):
+            label = spec.label(canonical, language)
+            if label.strip() and normalise_alias(label) not in taken:
+                aliases.append(label)
+                taken.add(normalise_alias(label))
+    return synonyms
 
 
 class EntityExtractor:
@@ -147,7 +167,7 @@ class EntityExtractor:
         return type_name in self.custom or type_name in BUILTIN_FINDERS
 
     def find(self, original: str, folded: str, types: Collection[str], now: datetime,
-             rejected: list[RejectedValue] | None = None) -> list[Mention]:
+             rejected: list[RejectedValue] | None = None, *, labels: bool = False) -> list[Mention]:
         """Every mention of ``types`` in the text, in text order; overlaps across types kept.
 
         Dates and times are read relative to ``now`` (the bot's local time of the turn).
@@ -161,7 +181,7 @@ class EntityExtractor:
         numbers: list[Found] | None = None  # number and integer read the same numerals: once
         for type_name in types:
             if type_name in self.custom:
-                found = self.custom[type_name].find(folded)
+                found = self.custom[type_name].find(folded, labels=labels)
             elif type_name in _NUMERIC:
                 if numbers is None:
                     numbers = find_numbers(folded)

@@ -76,10 +76,11 @@ class RuleUnderstanding:
         """Every mention of ``types`` (default: every declared and built-in type), overlaps kept.
 
         Used to fill a specific slot: the slot's own type must be found even where another type
-        claims the same span in ``interpret``. Unknown type names raise ``ValueError``.
+        claims the same span in ``interpret``, and a value's label names it as its aliases do.
+        Unknown type names raise ``ValueError``.
         """
         wanted = list(types) if types is not None else [*self.entities.custom, *BUILTIN_FINDERS]
-        return self.entities.find(text, fold(text), wanted, self.now() if now is None else now)
+        return self.entities.find(text, fold(text), wanted, self.now() if now is None else now, labels=True)
 
     def parse_value(self, type_name: str, text: str, *, now: datetime | None = None) -> Any | None:
         """The value of ``type_name`` first found in ``text``, or None."""

@@ -244,3 +244,30 @@ def test_the_summary_drops_a_corrected_value(language: str, text: str, kept: str
                             language=language, summary=stale), before=start.after, index=1)
     finding = summary_holds_no_taken_back_value(bad, judge(memory=memory))
     assert finding is not None and finding.kind == "corrected"
+
+
+INSURANCE = MEETING.parents[1] / "examples" / "insurance" / "insurance.yaml"
+
+
+@pytest.mark.parametrize(("language", "kept", "stale"), [
+    ("zh", "用户陈述：报案（币种 美元，日期 2027-02-11）", "用户陈述：报案（币种 元）"),
+    ("en", "User stated: a claim (currency dollars, date 2027-02-11).", "User stated: a claim (currency yuan)."),
+])
+def test_a_taken_back_label_inside_a_label_or_value_still_held_is_no_violation(language: str, kept: str,
+                                                                               stale: str) -> None:
+    """"元" (CNY, corrected away) inside "美元" (USD), "11" inside the date the task holds."""
+    slots = {"currency": "CNY", "incident_date": "2027-02-11"}
+    start = record(utterance("我要报案", "trigger", "zh", flow="file_claim"),
+                   reply("?", state="PARAM_COLLECT", flow="file_claim", slots=slots))
+    fix = utterance("no, make it USD", "correct", language, slot="currency",
+                    fills={"currency": said("USD", "USD", "currency")})
+    memory = remember(UserMemory(language), start)
+    after = {**slots, "currency": "USD"}
+    good = record(fix, reply("?", state="PARAM_COLLECT", flow="file_claim", slots=after, language=language,
+                             summary=kept), before=start.after, index=1)
+    memory.take_back(good)
+    assert summary_holds_no_taken_back_value(good, judge(INSURANCE, memory=memory)) is None
+    bad = record(fix, reply("?", state="PARAM_COLLECT", flow="file_claim", slots=after, language=language,
+                            summary=stale), before=start.after, index=1)
+    finding = summary_holds_no_taken_back_value(bad, judge(INSURANCE, memory=memory))
+    assert finding is not None and finding.kind == "corrected"
