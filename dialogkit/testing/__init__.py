@@ -11,7 +11,9 @@ from dialogkit.testing.clock import TestClock
 from dialogkit.testing.conversation import Conversation, ConversationFailure, conversation
 from dialogkit.testing.coverage import CoverageTracker
 from dialogkit.testing.expectations import Mismatch
+from dialogkit.testing.factory import LLMOptions
 from dialogkit.testing.logs import capture_turn_logs, events_named
+from dialogkit.testing.repeats import Repeat
 from dialogkit.testing.results import FileResult, TestResult, Turn
 from dialogkit.testing.runner import run_file, run_test
 
@@ -20,7 +22,9 @@ __all__ = [
     "ConversationFailure",
     "CoverageTracker",
     "FileResult",
+    "LLMOptions",
     "Mismatch",
+    "Repeat",
     "Step",
     "TestCase",
     "TestClock",
