@@ -1,6 +1,6 @@
 """The dialogue policy: (state, interpretation) -> which trigger fires, and what the bot says.
 
-Every decision the SPEC's behaviours 1-7 and 15 describe lives here, one method per state.
+Every decision behaviours 1-7 and 15 (docs/behaviours.md) describe lives here, one method per state.
 The machines only move states and run the memory actions bound to the transitions; this class
 chooses the trigger and composes the answer.
 """
