@@ -70,14 +70,20 @@ def track_entities(ctx: TurnContext) -> None:
         ctx.session.last_turn_added.setdefault("entity_turn", ctx.turn)
 
 
+_FACTS = frozenset({"start_task", "provide_param"})
+_SUMMARIZED = _FACTS | {"confirm", "complete", "fail", "cancel"}
+
+
 def summarize(ctx: TurnContext, texts: Texts) -> None:
     """Update the ticket summary from this transition's events only."""
-    task, flow = ctx.task, ctx.flow
-    if task is None or flow is None:
+    task, flow, trigger = ctx.task, ctx.flow, ctx.trigger
+    # Most transitions of a turn record nothing (collect, request_confirmation, deny, a turn that
+    # wrote no value): leave before labelling the flow in two languages for nothing.
+    if task is None or flow is None or trigger not in _SUMMARIZED or (trigger in _FACTS and not ctx.updates):
         return
     desc = {lang: texts.describe_flow(flow.name, lang) for lang in ("zh", "en")}
-    trigger, state = ctx.trigger, ctx.session.summary
-    if trigger in ("start_task", "provide_param") and ctx.updates:
+    state = ctx.session.summary
+    if trigger in _FACTS:
         _record_facts(ctx, texts, desc)
     elif trigger == "confirm":
         summary.record_confirmed(state, key=f"{task.id}:confirmed", zh=desc["zh"], en=desc["en"], turn=ctx.turn)

@@ -131,8 +131,9 @@ class _Turn:
             if exc_type is None:          # a block that raised commits nothing
                 pending = self._txn.pending
                 rev = self._store._commit(pending, self._timeout_s)
-                if rev is not None and pending.session is not None:
-                    self._store._cache.keep(self._session_id, rev, pending.session, self._history_tail)
+                if rev is not None and pending.session is not None and pending.blob is not None:
+                    self._store._cache.keep(self._session_id, rev, pending.session, self._history_tail,
+                                            len(pending.blob))
         finally:
             self._unlock()
 

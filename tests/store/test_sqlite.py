@@ -18,6 +18,7 @@ import pytest
 from dialogkit.errors import StoreError
 from dialogkit.model.session import PersistedValue
 from dialogkit.store import SqliteStore
+from dialogkit.store.cache import SessionCache
 from dialogkit.store.codec import encode_message, encode_session
 from dialogkit.store.lock_file import _LOCK_FILES
 from tests.store.factories import add_messages, assert_the_dead_turn_left_nothing, child_turn_script, make_session
@@ -166,6 +167,30 @@ class TestOldFiles:
 
 
 class TestSessionCache:
+    @pytest.mark.parametrize("language", ["zh", "en"])
+    def test_the_cache_is_bounded_by_bytes_as_well_as_entries(self, language: str) -> None:
+        """Sessions weigh their committed row's bytes; the oldest go first once the budget is spent,
+        a re-kept session is counted once, and one heavier than the whole budget is never kept."""
+        cache = SessionCache(size=100, max_bytes=1000)
+        for i in range(5):
+            cache.keep(f"s{i}", i + 1, make_session(f"s{i}", language=language), None, 300)
+        assert len(cache) == 3 and cache.bytes == 900
+        assert cache.take("s0") is None and cache.take("s1") is None
+        cache.keep("s4", 9, make_session("s4", language=language), None, 100)
+        assert len(cache) == 3 and cache.bytes == 700
+        cache.keep("huge", 1, make_session("huge", language=language), None, 1001)
+        assert cache.take("huge") is None
+        taken = cache.take("s4")
+        assert taken is not None and taken[0] == 9 and cache.bytes == 600
+
+    def test_a_store_weighs_what_it_committed(self, store: SqliteStore) -> None:
+        """The store hands the cache the encoded row's size, so the bound follows real sessions."""
+        with store.transaction("s1") as txn:
+            session = make_session("s1", language="zh")
+            add_messages(session, 4, "zh")
+            txn.save(session)
+        assert store._cache.bytes == len(encode_session(session)) > 0
+
     def test_every_commit_writes_a_new_non_zero_rev(self, store: SqliteStore, db: Path) -> None:
         """The rev the cache is checked against changes with every committed turn."""
         revs = []
