@@ -28,8 +28,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from common import median, percentile, progress, report
 
-from dialogkit import Bot
-
 ROOT = Path(__file__).resolve().parent.parent
 CONVERSATIONS = [["我上周买的手机屏幕碎了", "123456", "确认"], ["my laptop arrived broken", "order 67890", "yes"]]
 SYSTEMS = ("dialogkit", "stock", "exit")
@@ -51,7 +49,9 @@ class Handler:
 
     def __init__(self, kind: str, path: Path) -> None:
         self.kind = kind
-        if kind == "dialogkit":
+        if kind == "dialogkit":   # imported here: the peer's RSS process must not hold dialogkit
+            from dialogkit import Bot
+
             self._bot = Bot.from_file(ROOT / "flows" / "support_ticket.yaml", store=f"sqlite:///{path}")
             self.handle: Callable[[str, str], object] = self._bot.handle
             self.close: Callable[[], None] = self._bot.close
@@ -181,6 +181,8 @@ def turn_rows(runs: list[dict[str, list[float]]]) -> tuple[list[str], list[float
 def figures(work: Path, args: argparse.Namespace) -> tuple[list[str], list[float], list[float], float]:
     runs = [latency(work, args.blocks, run) for run in range(args.runs)]
     rows, turn, tail = turn_rows(runs)
+    if args.latency_only:
+        return rows, turn, tail, float("nan")
     print("growth 20 -> 2,000 messages ...", flush=True)
     grown = {k: growth(work, k, 20, 2000, args.growth_reps) for k in SYSTEMS}
     rows.append("| growth, turn at 2,000 ÷ at 20 stored messages | "
@@ -203,6 +205,7 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--growth-reps", type=int, default=40)
     parser.add_argument("--rss-sessions", type=int, default=10_000)
+    parser.add_argument("--latency-only", action="store_true", help="turn figures only; RESULTS.md untouched")
     parser.add_argument("--rss-child", choices=SYSTEMS, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.rss_child:
@@ -231,6 +234,9 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
         "What the peer does not do per turn, and dialogkit does:",
         *[f"- {item}" for item in NOT_DONE],
     ]
+    if args.latency_only:
+        print("\n".join(lines))
+        return {"turn_ratio": turn_mid, "tail_ratio": tail_mid}
     report("Peer (bench/peer.py)", lines)
     return {"turn_ratio": turn_mid, "tail_ratio": tail_mid, "rss_ratio": mem}
 
