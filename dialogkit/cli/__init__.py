@@ -41,13 +41,22 @@ def test_(
     keyword: Annotated[str | None, typer.Option("-k", help="Select tests by name expression.")] = None,
     coverage: Annotated[bool, typer.Option("--coverage", help="Print per-flow coverage.")] = False,
     log_level: Annotated[str, typer.Option("--log-level", help=LOG_LEVEL_HELP)] = "error",
+    llm: Annotated[bool, typer.Option("--llm", help="Run the bots with their LLM (llm: block; key from it or "
+                                      "OPENAI_API_KEY); without it the rules answer.")] = False,
+    base_url: Annotated[str | None, typer.Option("--base-url", help="With --llm: the server's /v1 URL.")] = None,
+    model: Annotated[str | None, typer.Option("--model", help="With --llm: the model to ask.")] = None,
+    repeat: Annotated[int | None, typer.Option("--repeat", help="Run each test N times, unless it or its file "
+                                               "sets repeat.")] = None,
+    min_pass: Annotated[int | None, typer.Option("--min-pass", help="With --repeat: how many runs must pass "
+                                                 "(default: all).")] = None,
 ) -> None:
     """Run conversation tests written in YAML."""
     from dialogkit.cli.test_cmd import test_command
     from dialogkit.logging import configure_logging
 
     configure_logging(level=log_level, force=True)   # the bots' warnings (a stubbed failure...) are expected here
-    raise typer.Exit(test_command(paths, junit, keyword, coverage))
+    raise typer.Exit(test_command(paths, junit, keyword, coverage, llm=llm, base_url=base_url, model=model,
+                                  repeat=repeat, min_pass=min_pass))
 
 
 @app.command()

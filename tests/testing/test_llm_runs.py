@@ -14,7 +14,9 @@ from typing import Any
 
 import pytest
 import structlog
+from typer.testing import CliRunner
 
+from dialogkit.cli import app
 from dialogkit.cli.test_cmd import test_command
 from dialogkit.logging import configure_logging
 from dialogkit.testing.factory import LLMOptions
@@ -145,3 +147,19 @@ def test_the_bot_files_llm_block_is_used_with_llm_only(server: ScriptedLLMServer
 def test_wrong_options_exit_2(options: dict[str, Any], message: str, capsys: pytest.CaptureFixture[str]) -> None:
     assert test_command([ORDERS], None, None, False, **options) == 2
     assert message in capsys.readouterr().err
+
+
+
+@pytest.mark.usefixtures("quiet_logs")
+def test_the_dialogkit_command_takes_llm_repeat_and_min_pass(server: ScriptedLLMServer) -> None:
+    """The options reach the runner through the real command line, not only through test_command."""
+    argv = ["test", str(ORDERS), "-k", "zh", "--llm", "--base-url", server.base_url, "--repeat", "4", "--min-pass", "2"]
+    ran = CliRunner().invoke(app, argv)
+    assert ran.exit_code == 0, ran.output
+    # the file's own pair (5, 3) wins over the options; the seeded draws start afresh: .F...
+    assert "any news, zh: 4/5 passed, 3 needed [.F...]  flaky" in ran.output
+
+
+def test_the_dialogkit_command_refuses_min_pass_over_repeat() -> None:
+    ran = CliRunner().invoke(app, ["test", str(ORDERS), "--repeat", "3", "--min-pass", "4"])
+    assert ran.exit_code == 2 and "--min-pass (4) is more than --repeat (3)" in ran.output
