@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Iterable
+from functools import lru_cache
 
 from dialogkit.model.session import SummaryItem, SummaryState
 from dialogkit.strings.cjk import has_cjk
@@ -185,57 +186,63 @@ def compacted(summary: SummaryState, *, tasks: int, items: int, labels: Iterable
     if not earlier_conclusions:
         view.confirmed[:] = [i for i in view.confirmed if i.key != EARLIER_KEY]
         view.pending[:] = [i for i in view.pending if i.key != EARLIER_KEY]
-    names = sorted({label.strip() for label in labels if label.strip()}, key=len, reverse=True)
+    names = frozenset(label.strip() for label in labels if label.strip())
     if names:
-        pattern = re.compile(r"(^|[：:，,；;]\s*)(?:" + "|".join(map(re.escape, names)) + r")\s+")
         view.facts[:] = [
-            item.model_copy(update={"zh": _shared_once(_unlabelled(item.zh, "zh", pattern), "zh"),
-                                    "en": _shared_once(_unlabelled(item.en, "en", pattern), "en")})
+            item.model_copy(update={"zh": _bare_values(item.zh, "zh", names), "en": _bare_values(item.en, "en", names)})
             if item.key == EARLIER_KEY else item
             for item in view.facts
         ]
     return view
 
 
-def _unlabelled(text: str, language: str, pattern: re.Pattern[str]) -> str:
-    """An "earlier" item's text with the slot label before each value taken out."""
-    prefix = _EARLIER_PREFIX[language]
-    return prefix + pattern.sub(r"\1", text.removeprefix(prefix))
-
-
 _MEMBER_SEP = {"zh": "、", "en": ", "}
 
 
-def _shared_once(text: str, language: str) -> str:
-    """An unlabelled "earlier" item with the values its tasks share said once:
-    "手机，损坏，10000；手机，损坏，41676" -> "手机，损坏：10000、41676".
+@lru_cache(maxsize=256)
+def _bare_values(text: str, language: str, labels: frozenset[str]) -> str:
+    """An "earlier" item without the slot label before each value, and the values its tasks
+    share said once: "商品 手机，问题 损坏，订单号 10000；商品 手机，问题 损坏，订单号 41676" ->
+    "手机，损坏：10000、41676".
 
     Tasks that share the same values and differ in exactly one merge under the shared ones, at
     the place of the latest of them; every other task stays as written. Every value, and which
-    values went together, survive; only the order among merged tasks is lost.
+    values went together, survive; only the order among merged tasks is lost. Cached: the item
+    changes only when a task folds, and every context built until then asks for the same text.
     """
     prefix, detail_sep = _EARLIER_PREFIX[language], _DETAIL_SEP[language]
-    groups = [g.split(detail_sep) for g in text.removeprefix(prefix).split(_GROUP_SEP[language])]
+    groups = [[_unlabelled(d, labels) for d in g.split(detail_sep)]
+              for g in text.removeprefix(prefix).split(_GROUP_SEP[language])]
     counts = Counter(d for details in groups for d in set(details))
-    heads: dict[object, str] = {}
-    members: dict[object, list[str]] = {}
+    merged: dict[frozenset[str], tuple[str, list[str], int]] = {}
+    place: dict[int | frozenset[str], int] = {}     # entry -> the place of its latest task
     for i, details in enumerate(groups):
-        shared = [d for d in details if counts[d] > 1]
         own = [d for d in details if counts[d] == 1]
-        key: object = frozenset(shared) if shared and len(own) == 1 else i
-        if key != i:
-            heads.setdefault(key, detail_sep.join(shared))
-        members[key] = [*members.pop(key, []), *own] if key != i else [detail_sep.join(details)]
+        if len(own) != 1 or len(own) == len(details):
+            place[i] = i
+            continue
+        key = frozenset(d for d in details if counts[d] > 1)
+        merged.setdefault(key, (detail_sep.join(d for d in details if counts[d] > 1), [], i))[1].append(own[0])
+        place[key] = i
+    entries = sorted(place, key=place.__getitem__)
     return prefix + _GROUP_SEP[language].join(
-        _merged(key, heads.get(key, ""), found, groups, language) for key, found in members.items())
+        detail_sep.join(groups[e]) if isinstance(e, int) else _merged(*merged[e], groups, language) for e in entries)
 
 
-def _merged(key: object, head: str, found: list[str], groups: list[list[str]], language: str) -> str:
-    """One entry of the item: a task as written, or the tasks sharing ``head`` with their own values."""
-    if isinstance(key, int):
-        return found[0]
-    if len(found) == 1:     # nothing to merge with: the task as it was written
-        return next(_DETAIL_SEP[language].join(d) for d in groups if found[0] in d)
+def _unlabelled(detail: str, labels: frozenset[str]) -> str:
+    """"订单号 12345" -> "12345": the longest label the detail starts with, before a space, goes."""
+    end = len(detail)
+    while (space := detail.rfind(" ", 0, end)) > 0:
+        if detail[:space].rstrip() in labels:
+            return detail[space:].lstrip()
+        end = space
+    return detail
+
+
+def _merged(head: str, found: list[str], first: int, groups: list[list[str]], language: str) -> str:
+    """Tasks sharing ``head``, with their own values; one alone stays as it was written."""
+    if len(found) == 1:
+        return _DETAIL_SEP[language].join(groups[first])
     return head + ("：" if language == "zh" else ": ") + _MEMBER_SEP[language].join(found)
 
 

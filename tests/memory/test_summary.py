@@ -203,3 +203,13 @@ def test_compacted_view_says_shared_values_once() -> None:
     assert render_summary(view, "en").startswith("User stated: earlier: 20000, 耳机, 损坏; 40000, 平板, 未收到; "
                                                  "手机, 损坏: 10000, 30000, 50000; Report a problem (order number 60000")
     assert len(summary.facts) == 6 * 4, "the stored summary is untouched"
+
+
+def test_compacted_view_takes_the_longest_label_and_keeps_values_with_spaces() -> None:
+    summary = SummaryState()
+    for i, city in enumerate(["New York", "Los Angeles", "San Jose"]):
+        record_facts(summary, flow=f"trip#t{i}", flow_description="出行 / Trip", turn=i + 1,
+                     slots={"order_id": ("订单号", "order number", str(70000 + i), str(70000 + i)),
+                            "city": ("城市", "city", city, city)})
+    view = compacted(summary, tasks=1, items=1, labels=["order", "order number", "city", "订单号", "城市"])
+    assert render_summary(view, "en").startswith("User stated: earlier: 70000, New York; 70001, Los Angeles; Trip (")
