@@ -1,15 +1,18 @@
 """Turns on an event loop: what ``Bot.ahandle`` runs (docs/serving.md, "ahandle").
 
-The stores and the LLM client are synchronous, so a turn runs in a thread pool (bounded, shared by
-every bot of the process) and the loop goes on serving other requests while it waits for Redis,
-SQLite or an LLM. Turns of one session queue
-on an ``asyncio.Lock`` of that session *before* they take a thread: the store's own lock would
+Over a store that can be awaited (Redis: ``atransaction``) the turn runs natively on the loop
+(``Turns.ahandle``): the store and the LLM are awaited, and only the rules' step, which runs the
+bot's synchronous actions, goes to a thread. Over the other stores (SQLite, memory), whose calls
+are synchronous, the whole turn runs in a thread. Either way the loop goes on serving other
+requests while a turn waits, and threads come from one bounded pool shared by every bot of the
+process. Turns of one session queue
+on an ``asyncio.Lock`` of that session *before* they start: the store's own lock would
 keep them apart as well, but only by parking a pool thread per waiting turn, and a burst on one
 session could then starve every other session of threads. The map of locks holds only sessions
 with a turn running or waiting, so it never grows past the number of calls in flight.
 
 A caller that stops waiting (its task cancelled, its client gone) does not stop the turn: the
-thread finishes it and saves it, and the session's lock is released only then, so the session's
+turn goes on to the end and is saved, and the session's lock is released only then, so the session's
 next turn still comes strictly after it.
 """
 
@@ -19,16 +22,27 @@ import asyncio
 import contextvars
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from concurrent.futures import Executor, ThreadPoolExecutor
 from functools import partial
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 from dialogkit.model.reply import Reply
 
 __all__ = ["TURN_THREADS", "AsyncTurns", "runner_of"]
 
 TurnFunction = Callable[..., Reply]
+T = TypeVar("T")
+
+
+class NativeTurns(Protocol):
+    """What ``Turns`` offers an async caller (``engine.pipeline``)."""
+
+    @property
+    def native_async(self) -> bool: ...
+
+    def ahandle(self, session_id: str, text: object, *, user_id: str | None = ...,
+                offload: Any = ...) -> Awaitable[Reply]: ...
 
 TURN_THREADS = 32
 """Threads that run turns, shared by every bot of the process. More than the loop's default pool
@@ -60,9 +74,11 @@ class _Queue:
 class AsyncTurns:
     """Runs ``handle(session_id, text, user_id=...)`` off the loop, one turn per session at a time."""
 
-    def __init__(self, handle: TurnFunction, executor: Executor | None = None) -> None:
+    def __init__(self, handle: TurnFunction, executor: Executor | None = None, *,
+                 native: Callable[[], NativeTurns | None] | None = None) -> None:
         self._handle = handle
         self._executor = executor          # None: the process's pool of TURN_THREADS threads
+        self._native = native              # the bot's current turns (a reload replaces them)
         self._queues: dict[str, _Queue] = {}
 
     @property
@@ -91,13 +107,25 @@ class AsyncTurns:
             self._leave(session_id, queue, locked=False)
             raise
         try:
-            call = partial(contextvars.copy_context().run, self._handle, session_id, text, user_id=user_id)
-            future = asyncio.get_running_loop().run_in_executor(self._executor or _shared_pool(), call)
+            future = self._start(session_id, text, user_id)
         except BaseException:
             self._leave(session_id, queue, locked=True)
             raise
         future.add_done_callback(partial(self._finished, session_id, queue))
         return await asyncio.shield(future)
+
+    def _start(self, session_id: str, text: object, user_id: str | None) -> asyncio.Future[Reply]:
+        """The turn, started: a task on the loop over an awaitable store, else a thread's job."""
+        turns = self._native() if self._native is not None else None
+        if turns is not None and turns.native_async:
+            return asyncio.ensure_future(turns.ahandle(session_id, text, user_id=user_id, offload=self._offload))
+        call = partial(contextvars.copy_context().run, self._handle, session_id, text, user_id=user_id)
+        return asyncio.get_running_loop().run_in_executor(self._executor or _shared_pool(), call)
+
+    async def _offload(self, step: Callable[..., T], /, *args: Any) -> T:
+        """A synchronous step of a native turn, in the pool (it may run the bot's actions)."""
+        call = partial(contextvars.copy_context().run, step, *args)
+        return await asyncio.get_running_loop().run_in_executor(self._executor or _shared_pool(), call)
 
     def _finished(self, session_id: str, queue: _Queue, future: asyncio.Future[Reply]) -> None:
         if not future.cancelled():
@@ -116,10 +144,11 @@ def runner_of(owner: Any) -> AsyncTurns:
     """The ``AsyncTurns`` of ``owner`` (a ``Bot``), made on first use and kept on it.
 
     Kept on the bot rather than built with it so a bot that is never awaited pays nothing; it
-    wraps ``owner.handle``, so a reloaded bot's turns go through the same session locks.
+    wraps ``owner.handle`` and reads ``owner.turns`` on every call, so a reloaded bot's turns go
+    through the same session locks.
     """
     runner = getattr(owner, "_async_turns", None)
     if not isinstance(runner, AsyncTurns):
-        runner = AsyncTurns(owner.handle)
+        runner = AsyncTurns(owner.handle, native=lambda: getattr(owner, "turns", None))
         owner._async_turns = runner
     return runner

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
+from contextlib import AbstractAsyncContextManager
 from functools import partial
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar, cast
 
 import structlog
 
@@ -43,11 +44,30 @@ from dialogkit.understanding.rules import RuleUnderstanding
 if TYPE_CHECKING:
     from dialogkit.engine.llm_layer import LLMLayer
 
-__all__ = ["Clock", "Turns"]
+__all__ = ["AsyncTransactions", "Clock", "Offload", "Turns"]
 
 log = structlog.get_logger("dialogkit.bot")
 
 Clock = Callable[[], float]
+Summarizers = Callable[[list[str]], Callable[[list[str], str], str]]
+T = TypeVar("T")
+
+
+class Offload(Protocol):
+    """Runs a synchronous step of an async turn: in a thread (a server) or inline (tests)."""
+
+    def __call__(self, step: Callable[..., T], /, *args: Any) -> Awaitable[T]: ...
+
+
+class AsyncTransactions(Protocol):
+    """A store whose turn transaction can be awaited (the Redis store's ``atransaction``)."""
+
+    def atransaction(self, session_id: str, *, history_tail: int = ...,
+                     users: tuple[str, ...] = ...) -> AbstractAsyncContextManager[StoreTxn]: ...
+
+
+async def _inline(step: Callable[..., T], /, *args: Any) -> T:
+    return step(*args)
 
 TOO_LONG = {
     "zh": "（消息过长：共 {n} 个字符，只读取了前 {k} 个。）",
@@ -75,26 +95,76 @@ class Turns:
         self.version = version            # of the bot file: sessions saved with another are migrated
         self.texts = texts or Texts(spec)
         self.validator: Validator = validator or _accept
+        self._astore = cast(AsyncTransactions, store) if hasattr(store, "atransaction") else None
+
+    @property
+    def native_async(self) -> bool:
+        """Whether ``ahandle`` can await the store (it has ``atransaction``) instead of a thread."""
+        return self._astore is not None
 
     def handle(self, session_id: str, text: object, *, user_id: str | None = None) -> Reply:
         started = time.perf_counter()
         raw = clean_text(text)
-        stored = raw if len(raw) <= MAX_STORED_CHARS else raw[:MAX_STORED_CHARS] + "…[truncated]"
         with self.store.transaction(session_id, history_tail=self.view.history_tail) as txn:
-            session = self._load_or_create(txn.session, session_id, user_id)
-            state_before = session.state
-            session.turn += 1
-            ctx = self._context(txn, session, raw[:MAX_UNDERSTOOD_CHARS])
-            if session.bot_version != self.version:
-                self._migrate(ctx)
-            self.append(session, "user", stored, ctx.turn, ctx.language)
-            if len(raw) > MAX_UNDERSTOOD_CHARS:
-                ctx.say.append(TOO_LONG[ctx.language].format(n=len(raw), k=MAX_UNDERSTOOD_CHARS))
-            reply_text = self._decide(ctx)
-            self.append(session, "assistant", reply_text, ctx.turn, ctx.language)
-            self.view.after_turn(ctx, self._llm_summarizer(ctx))   # fold finished 5-round blocks
-            session.updated_at = self.clock()
-            txn.save(session)
+            ctx, state_before = self._begin(txn, session_id, raw, user_id)
+            if self.llm is not None and ctx.text:
+                self.llm.understand(ctx)      # falls back to the rule interpretation on any failure
+            reply_text = self._act(ctx)
+            if self.llm is not None:
+                reply_text = self.llm.rephrase(ctx, reply_text)
+            self._end(ctx, reply_text, self._llm_summarizer(ctx))
+        return self._finish(ctx, reply_text, state_before, started)
+
+    async def ahandle(self, session_id: str, text: object, *, user_id: str | None = None,
+                      offload: Offload = _inline) -> Reply:
+        """``handle`` on an event loop: the same steps, with the store and the LLM awaited.
+
+        The rules' part of the turn (the policy, which runs actions, and memory) goes through
+        ``offload``: actions are the bot author's synchronous code, so a server runs it in a thread
+        and the loop is never blocked by a slow one. LLM summaries use the sync client there too.
+        """
+        assert self._astore is not None, "ahandle needs a store with atransaction (see native_async)"
+        started = time.perf_counter()
+        raw = clean_text(text)
+        owner = user_id or session_id       # the user whose values are read along with the session
+        users = (user_scope(self.spec.bot.name, owner), owner)
+        async with self._astore.atransaction(session_id, history_tail=self.view.history_tail, users=users) as txn:
+            ctx, state_before = self._begin(txn, session_id, raw, user_id)
+            if self.llm is not None and ctx.text:
+                await self.llm.aunderstand(ctx)
+            reply_text = await offload(self._act, ctx)
+            if self.llm is not None:
+                reply_text = await self.llm.arephrase(ctx, reply_text)
+            summarizer = self._llm_summarizer(ctx)
+            if summarizer is None:
+                self._end(ctx, reply_text, None)
+            else:
+                await offload(self._end, ctx, reply_text, summarizer)
+        return self._finish(ctx, reply_text, state_before, started)
+
+    def _begin(self, txn: StoreTxn, session_id: str, raw: str, user_id: str | None) -> tuple[TurnContext, str]:
+        """The turn's context, the user's message recorded; and the state the turn started in."""
+        stored = raw if len(raw) <= MAX_STORED_CHARS else raw[:MAX_STORED_CHARS] + "…[truncated]"
+        session = self._load_or_create(txn.session, session_id, user_id)
+        state_before = session.state
+        session.turn += 1
+        ctx = self._context(txn, session, raw[:MAX_UNDERSTOOD_CHARS])
+        if session.bot_version != self.version:
+            self._migrate(ctx)
+        self.append(session, "user", stored, ctx.turn, ctx.language)
+        if len(raw) > MAX_UNDERSTOOD_CHARS:
+            ctx.say.append(TOO_LONG[ctx.language].format(n=len(raw), k=MAX_UNDERSTOOD_CHARS))
+        return ctx, state_before
+
+    def _end(self, ctx: TurnContext, reply_text: str, summarizer: Summarizers | None) -> None:
+        """The reply recorded, finished rounds folded into the summary, the session staged."""
+        session = ctx.session
+        self.append(session, "assistant", reply_text, ctx.turn, ctx.language)
+        self.view.after_turn(ctx, summarizer)   # fold finished 5-round blocks
+        session.updated_at = self.clock()
+        ctx.txn.save(session)
+
+    def _finish(self, ctx: TurnContext, reply_text: str, state_before: str, started: float) -> Reply:
         reply = self._reply(ctx, reply_text)
         self._log_turn(ctx, reply, state_before, time.perf_counter() - started)
         return reply
@@ -119,19 +189,16 @@ class Turns:
         session.bot_version = self.version
         ctx.say.extend(migration.messages)
 
-    def _decide(self, ctx: TurnContext) -> str:
-        """Understand (LLM if configured), look ahead, let the policy act; the reply's text."""
-        if self.llm is not None and ctx.text:
-            self.llm.understand(ctx)      # falls back to the rule interpretation on any failure
+    def _act(self, ctx: TurnContext) -> str:
+        """Look ahead, let the policy act, run every-turn memory; the reply's text (not rephrased)."""
         self.lookahead.run(ctx)
         self.policy.respond(ctx)
         for name in self.spec.bot.memory.every_turn:
             self.memory.run(name, ctx)
         self._record_action_results(ctx)
-        text = join(ctx.say, ctx.language)
-        return self.llm.rephrase(ctx, text) if self.llm is not None else text
+        return join(ctx.say, ctx.language)
 
-    def _llm_summarizer(self, ctx: TurnContext) -> Callable[[list[str]], Callable[[list[str], str], str]] | None:
+    def _llm_summarizer(self, ctx: TurnContext) -> Summarizers | None:
         if self.llm is None or not self.llm.uses("summaries"):
             return None
         return partial(self.llm.summarizer, ctx)

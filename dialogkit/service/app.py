@@ -70,6 +70,9 @@ def _lifespan(service: Service) -> Callable[[FastAPI], contextlib.AbstractAsyncC
                     await watcher
             if service.settings.close_bot:
                 await runner_of(service.bot).wait_idle(DRAIN_S)   # turns whose caller left finish first
+                aclose = getattr(service.bot.store, "aclose", None)   # the store's asyncio client (Redis)
+                if aclose is not None:
+                    await aclose()
                 await asyncio.to_thread(service.bot.close)
 
     return lifespan

@@ -10,9 +10,12 @@ Keys (``prefix`` defaults to ``dialogkit:``)::
     {prefix}sessions_of:{user_id}   set   the ids of a user's sessions (``sessions_of``)
     {prefix}trimmed         hash    session id -> messages retention deleted from the list's head
     {prefix}indexed         string  set once ``sessions_of`` sets cover the sessions stored before them
+    {prefix}waiting:{id}    string  set (briefly) while a turn waits for the session's lock
+    {prefix}wake:{id}       list    pushed by a release while someone waits; waiters BLPOP it
 
-A turn's writes go out in one MULTI/EXEC that WATCHes the lock key, so a turn whose lease
-expired and was taken over commits nothing instead of overwriting the newer turn. A turn writes
+A turn is two scripts (``redis_scripts``): lock and load, then commit and unlock. The commit
+writes only while the lock still holds the turn's token, so a turn whose lease expired and was
+taken over commits nothing instead of overwriting the newer turn. A turn writes
 ``sessions_of`` only when its session is new or changes user. History indexes are absolute: the
 ``trimmed`` count plus the position in the list, so messages keep their index after a purge.
 """
@@ -24,25 +27,28 @@ import os
 import time
 import uuid
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractAsyncContextManager, contextmanager
 from typing import Any, cast
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 from dialogkit.errors import StoreError
 from dialogkit.model.session import Message, PersistedValue, Session
+from dialogkit.store.cache import SessionCache
 from dialogkit.store.codec import decode_messages, decode_session, decode_slot, older_prefix, written_before
-from dialogkit.store.locks import HOST, lock_timeout_message, pid_alive
+from dialogkit.store.locks import HOST
 from dialogkit.store.protocol import slice_bounds
+from dialogkit.store.redis_async import AsyncRedis
 from dialogkit.store.redis_scripts import (
     COMMIT,
     LOCK_LOAD,
-    WAKE_POLL_S,
     Loaded,
     LockKeys,
+    after_try,
     check_committed,
     commit_args,
     lock_args,
     read_loaded,
+    remember,
 )
 from dialogkit.store.secrets import open_row
 from dialogkit.store.staging import PendingWrite, StagedTxn
@@ -68,12 +74,16 @@ class RedisStore:
         self.prefix = prefix if prefix is not None else query.pop("prefix", "dialogkit:")
         client_url = urlunsplit((parts.scheme, parts.netloc, parts.path, urlencode(query), parts.fragment))
         self.lock_lease_s = lock_lease_s
+        options: dict[str, Any] = {"decode_responses": True, "socket_connect_timeout": connect_timeout_s,
+                                   "socket_timeout": max(connect_timeout_s, 30.0)}
         try:
-            self._client = redis.Redis.from_url(client_url, decode_responses=True,
-                                                socket_connect_timeout=connect_timeout_s,
-                                                socket_timeout=max(connect_timeout_s, 30.0))
+            self._client = redis.Redis.from_url(client_url, **options)
         except (ValueError, redis.RedisError) as exc:
             raise StoreError(f"invalid redis store URL {self.url}: {exc}") from exc
+        self._cache = SessionCache()          # the sessions this process committed last
+        self._async = AsyncRedis(client_url, prefix=self.prefix, lease_ms=self._lease_ms, describe=self.url,
+                                 client_options=options, cache=self._cache, read_user_slots=self.user_slots,
+                                 mark_running=self.mark_running)
         self._lock_load = self._client.register_script(LOCK_LOAD)
         self._commit_script = self._client.register_script(COMMIT)
         with self._errors():
@@ -102,6 +112,18 @@ class RedisStore:
             self._unlock(keys, token)
             raise
         self._unlock(keys, token, txn.pending, loaded.base)
+        remember(self._cache, txn.pending, loaded.base, history_tail)
+
+    def atransaction(self, session_id: str, *, history_tail: int = 200, users: tuple[str, ...] = (),
+                     timeout_s: float = 30.0) -> AbstractAsyncContextManager[StagedTxn]:
+        """``transaction`` on an event loop (``Bot.ahandle``): the same two scripts, awaited, with
+        the persisted values of ``users`` read along with the session (a turn reads its user's)."""
+        return self._async.transaction(session_id, self._token(), history_tail=history_tail, users=users,
+                                       timeout_s=timeout_s)
+
+    async def aclose(self) -> None:
+        """Close the asyncio client of the running loop (the sync client stays for ``close``)."""
+        await self._async.aclose()
 
     def load(self, session_id: str, *, history_tail: int | None = 200) -> Session | None:
         return self._read(session_id, history_tail)[0]
@@ -293,31 +315,20 @@ class RedisStore:
               load: bool = True) -> Loaded:
         """Take the session's turn lock (and read the session, with ``load``); while another turn
         holds it, block on the session's wake list, which that turn's release pushes to."""
-        keys, args = lock_args(self.prefix, session_id, token, self._lease_ms, tail=tail, load=load)
+        cached = self._cache.take(session_id) if load else None
+        names, args = lock_args(self.prefix, session_id, token, self._lease_ms, tail=tail, load=load, cached=cached)
+        keys = LockKeys.of(self.prefix, session_id)
         deadline = time.monotonic() + timeout_s
         with self._errors():
             while True:
-                answer = self._lock_load(keys=keys, args=args)
-                wait = self._lock_wait(session_id, answer, deadline, timeout_s)
-                if wait is None:
-                    return read_loaded(session_id, answer, ()) if load else Loaded(None, 0, 0, {})
-                if wait > 0:
-                    self._client.blpop([LockKeys.of(self.prefix, session_id).wake], timeout=wait)
-
-    def _lock_wait(self, session_id: str, answer: list[Any], deadline: float, timeout_s: float) -> float | None:
-        """After a try of ``LOCK_LOAD``: None when the lock was taken, else how long to block on
-        the wake list before trying again (0: at once, a dead holder's lock was just freed)."""
-        if answer[0] == 1:
-            return None
-        holder = _text(answer[1]) if answer[1] is not None else None
-        if holder is not None and self._holder_dead(holder):
-            names, args = commit_args(self.prefix, LockKeys.of(self.prefix, session_id), holder, None, 0)
-            self._commit_script(keys=names, args=args)
-            return 0.0
-        remaining = deadline - time.monotonic()
-        if remaining <= 0:
-            raise StoreError(lock_timeout_message(session_id, timeout_s, self.url))
-        return 0.0 if holder is None else min(WAKE_POLL_S, remaining)
+                answer = self._lock_load(keys=names, args=args)
+                step = after_try(answer, session_id, deadline, timeout_s, self.url)
+                if step.taken:
+                    return read_loaded(session_id, answer, (), cached) if load else Loaded(None, 0, 0, {})
+                if step.dead_holder is not None:
+                    self._unlock(keys, step.dead_holder)
+                elif step.wait > 0:           # BLPOP's 0 would block for ever
+                    self._client.blpop([keys.wake], timeout=step.wait)
 
     def _unlock(self, keys: LockKeys, token: str, pending: PendingWrite | None = None, base: int = 0) -> None:
         """Commit ``pending`` (if any) and release the lock, in one script; a turn whose lock was
@@ -326,12 +337,6 @@ class RedisStore:
         with self._errors():
             done = self._commit_script(keys=names, args=args)
         check_committed(done, pending)
-
-    @staticmethod
-    def _holder_dead(holder: str) -> bool:
-        host, _, rest = holder.partition(":")
-        pid, _, _ = rest.partition(":")
-        return host == HOST and pid.isdecimal() and not pid_alive(int(pid))
 
     def _read(self, session_id: str, history_tail: int | None) -> tuple[Session | None, int, int]:
         """Blob, history length and tail in one MULTI/EXEC, so they describe the same moment; the

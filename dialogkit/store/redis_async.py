@@ -1,0 +1,128 @@
+"""The Redis store's turn on an event loop: the same two scripts as the sync store, sent with
+``redis.asyncio``, so ``Bot.ahandle`` never parks a thread on Redis (docs/serving.md, "ahandle").
+
+An asyncio client belongs to the loop it first ran on. One is made per loop, on first use, and
+closed with it: by ``aclose`` (the server's shutdown), or else when ``asyncio.run`` finalises
+its async generators, which includes the one holding the client open here.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterator
+from contextlib import asynccontextmanager, contextmanager
+from typing import Any
+
+from dialogkit.errors import StoreError
+from dialogkit.model.session import PersistedValue
+from dialogkit.store import redis_scripts as scripts
+from dialogkit.store.cache import SessionCache
+from dialogkit.store.staging import MarkRunning, PendingWrite, StagedTxn
+
+__all__ = ["AsyncRedis"]
+
+ReadUserSlots = Callable[[str], dict[str, PersistedValue]]
+
+
+class _LoopClient:
+    """One loop's client, its two scripts, and the async generator that closes it with the loop."""
+
+    def __init__(self, client: Any) -> None:
+        self.client = client
+        self.lock_load = client.register_script(scripts.LOCK_LOAD)
+        self.commit = client.register_script(scripts.COMMIT)
+        self.loop = asyncio.get_running_loop()
+        self.keeper = _close_at_end(client)
+
+
+class AsyncRedis:
+    """What ``RedisStore.atransaction`` runs: lock and load, then commit and unlock, awaited."""
+
+    def __init__(self, url: str, *, prefix: str, lease_ms: int, describe: str, client_options: dict[str, Any],
+                 cache: SessionCache, read_user_slots: ReadUserSlots, mark_running: MarkRunning) -> None:
+        self._url, self._options, self._describe = url, client_options, describe
+        self._prefix, self._lease_ms = prefix, lease_ms
+        self._cache = cache                           # shared with the sync store
+        # The sync store's reads: users not read with the session, and the mark before an action
+        # (both run in the rules' step, which a server runs in a thread).
+        self._read_user_slots, self._mark_running = read_user_slots, mark_running
+        self._current: _LoopClient | None = None
+
+    @asynccontextmanager
+    async def transaction(self, session_id: str, token: str, *, history_tail: int, users: tuple[str, ...],
+                          timeout_s: float) -> AsyncIterator[StagedTxn]:
+        parts = await self._parts()
+        keys = scripts.LockKeys.of(self._prefix, session_id)
+        loaded = await self._lock(parts, session_id, token, timeout_s, tail=history_tail, users=users)
+        found = loaded.users
+
+        def user_slots(user: str) -> dict[str, PersistedValue]:
+            return found[user] if user in found else self._read_user_slots(user)
+
+        try:
+            txn = StagedTxn(session_id, loaded.session, loaded.count, user_slots, self._mark_running)
+            yield txn
+        except BaseException:
+            await self._unlock(parts, keys, token)
+            raise
+        await self._unlock(parts, keys, token, txn.pending, loaded.base)
+        scripts.remember(self._cache, txn.pending, loaded.base, history_tail)
+
+    async def aclose(self) -> None:
+        current, self._current = self._current, None
+        if current is not None and current.loop is asyncio.get_running_loop():
+            await current.keeper.aclose()
+
+    async def _parts(self) -> _LoopClient:
+        current = self._current
+        if current is None or current.loop is not asyncio.get_running_loop():
+            from redis import asyncio as aioredis
+
+            with self._errors():
+                current = _LoopClient(aioredis.Redis.from_url(self._url, **self._options))
+            await anext(current.keeper)         # started in this loop, so finalised with it
+            self._current = current
+        return current
+
+    async def _lock(self, parts: _LoopClient, session_id: str, token: str, timeout_s: float, *, tail: int,
+                    users: tuple[str, ...]) -> scripts.Loaded:
+        cached = self._cache.take(session_id)
+        names, args = scripts.lock_args(self._prefix, session_id, token, self._lease_ms, tail=tail, users=users,
+                                cached=cached)
+        keys = scripts.LockKeys.of(self._prefix, session_id)
+        deadline = time.monotonic() + timeout_s
+        with self._errors():
+            while True:
+                answer = await parts.lock_load(keys=names, args=args)
+                step = scripts.after_try(answer, session_id, deadline, timeout_s, self._describe)
+                if step.taken:
+                    return scripts.read_loaded(session_id, answer, users, cached)
+                if step.dead_holder is not None:
+                    await self._unlock(parts, keys, step.dead_holder)
+                elif step.wait > 0:           # BLPOP's 0 would block for ever
+                    await parts.client.blpop([keys.wake], timeout=step.wait)
+
+    async def _unlock(self, parts: _LoopClient, keys: scripts.LockKeys, token: str, pending: PendingWrite | None = None,
+                      base: int = 0) -> None:
+        names, args = scripts.commit_args(self._prefix, keys, token, pending, base)
+        with self._errors():
+            done = await parts.commit(keys=names, args=args)
+        scripts.check_committed(done, pending)
+
+    @contextmanager
+    def _errors(self) -> Iterator[None]:
+        from redis import RedisError
+
+        try:
+            yield
+        except RedisError as exc:
+            raise StoreError(f"session store {self._describe} failed: {exc}") from exc
+
+
+async def _close_at_end(client: Any) -> AsyncGenerator[None, None]:
+    """Holds ``client`` open until closed: by ``aclose``, or by the loop finalising it at the end."""
+    try:
+        yield
+    finally:
+        await client.aclose()
