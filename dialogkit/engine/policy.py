@@ -107,11 +107,7 @@ class Policy:
         if flow is not None:
             self._start(ctx, flow)
             return
-        ambiguity = ctx.resolution.ambiguity if ctx.resolution is not None else None
-        if ambiguity is not None:
-            # "它现在怎么样？" after two orders, with no request it clearly makes: ask which one first.
-            self._ask_clarification(ctx, clar.make_pending(ambiguity, original_text=ctx.interp.text,
-                                                           language=ctx.language, turn=ctx.turn, texts=self.texts))
+        if self._clarify_reference(ctx):
             return
         if "greeting" in ctx.interp.cues:
             ctx.say.append(R.phrase("greeting", ctx.language))
@@ -192,7 +188,18 @@ class Policy:
             ctx.task.reprompts = 0
             ctx.say.append(R.phrase("ask_what_to_change", ctx.language))
             return
-        self._failure(ctx, None)
+        if not self._clarify_reference(ctx):
+            self._failure(ctx, None)
+
+    def _clarify_reference(self, ctx: TurnContext) -> bool:
+        """"它现在怎么样？" after two orders, with no request it clearly makes (or at a confirmation it
+        neither confirms nor corrects): ask which one first."""
+        ambiguity = ctx.resolution.ambiguity if ctx.resolution is not None else None
+        if ambiguity is None:
+            return False
+        self._ask_clarification(ctx, clar.make_pending(ambiguity, original_text=ctx.interp.text,
+                                                       language=ctx.language, turn=ctx.turn, texts=self.texts))
+        return True
 
     # ---- starting, digressing, ending -------------------------------------------------------
     def _start(self, ctx: TurnContext, flow_name: str, carried: Mapping[str, Any] | None = None) -> None:

@@ -24,11 +24,14 @@ def value_forms(catalog: Catalog, taken: TakenBack) -> list[str]:
 
 def _other_labels(catalog: Catalog, taken: TakenBack, held: dict[str, Any]) -> list[str]:
     """What the summary may rightly show that holds the value's form, longest first: the labels of
-    the type's other values ("元" is inside "美元") and the values the task holds now ("11" is
-    inside "2027-02-11"). They are read past before looking for the form."""
+    the type's other values ("元" is inside "美元"), the values the task holds now ("11" is inside
+    "2027-02-11") and the flow's slot labels ("电话" is inside "联系电话"). They are read past
+    before looking for the form."""
     slot = catalog.slot(taken.flow, taken.slot)
     entity = catalog.entities.get(slot.entity) if slot is not None and slot.entity else None
     labels = {format_value(v) for v in held.values() if v is not None and value_key(v) != value_key(taken.value)}
+    flow = catalog.flows.get(taken.flow)
+    labels |= {label for s in (flow.slots if flow is not None else ()) for label in s.label.values() if label}
     if entity is not None:
         labels |= {label for v in entity.values if v.canonical != taken.value for label in v.shown.values() if label}
     return sorted(labels, key=len, reverse=True)
