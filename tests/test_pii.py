@@ -153,8 +153,6 @@ def test_exports_mask_pii_unless_asked(lang: str) -> None:
     assert EMAIL in render(built, "s1", "json", raw=True)
 
 
-@pytest.mark.xfail(reason="issue 15 item 1 (a sensitive value reaches the LLM the turn it is typed) is being "
-                          "fixed elsewhere; drop this mark once it passes", strict=False)
 @LANGS
 def test_llm_requests_never_carry_a_sensitive_value(lang: str) -> None:
     """Every request body the scripted server received, on every turn, the typing turn included."""

@@ -27,6 +27,7 @@ from typing import Any, TypeVar
 import structlog
 
 from dialogkit.engine.context_view import ContextView
+from dialogkit.engine.sensitive_reading import SensitiveReading
 from dialogkit.engine.slots import Validator, validate_slot
 from dialogkit.engine.turn import TurnContext
 from dialogkit.errors import DialogkitError, LLMError
@@ -66,9 +67,7 @@ class LLMLayer:
         self.client = client
         self.spec: LLMSpec = client.spec
         self.use_for = frozenset(self.spec.use_for)
-        self._sensitive_types = frozenset(
-            slot.entity for flow in bot_spec.flows.values() for slot in flow.slots if slot.sensitive and slot.entity
-        )
+        self._sensitive = SensitiveReading(bot_spec)
 
     @classmethod
     def create(cls, bot_spec: BotFile, understanding: RuleUnderstanding, view: ContextView, validator: Validator,
@@ -172,8 +171,7 @@ class LLMLayer:
             slot = flow.slot(task.pending_slot) if flow is not None else None
             if slot is not None and slot.sensitive:
                 return None  # this message answers a sensitive question: it never leaves the process
-        hidden = [text for m in ctx.interp.mentions if m.type in self._sensitive_types
-                  for text in (m.text, str(m.value))]
+        hidden = self._sensitive.values(ctx.interp, self.understanding.extract) if self._sensitive else []
         messages = self.view.build(session, extra_sensitive=hidden).messages
         active = session.flow
         pending = task.pending_slot if task is not None else None
@@ -222,15 +220,11 @@ class LLMLayer:
                 others = [s for s in interp.intents if s.flow != command.flow]
                 interp.intents = [IntentScore(command.flow, LLM_INTENT_SCORE), *others]
             elif isinstance(command, (llm_commands.SetSlot, llm_commands.CorrectSlot)):
-                mention = self._mention(ctx, flow_name, command.slot, command.value)
-                if mention is None:
-                    interp.slot_values[command.slot] = command.value
-                else:
+                mention = self._slot_mention(ctx, flow_name, command)
+                if mention is not None:
                     mentions.append(mention)
                     if self._single_slot_type(flow_name, mention.type):
                         replaced.add(mention.type)
-                if isinstance(command, llm_commands.CorrectSlot):
-                    interp.cues.add("correction")
             elif command.command in _CUE_OF:
                 cue, opposite = _CUE_OF[command.command]
                 interp.cues.add(cue)
@@ -243,17 +237,57 @@ class LLMLayer:
         interp.mentions.extend(m for m in mentions if (m.type, str(m.value)) not in known)
         interp.source = "llm"
 
+    def _slot_mention(self, ctx: TurnContext, flow_name: str | None,
+                      command: llm_commands.SetSlot | llm_commands.CorrectSlot) -> Mention | None:
+        """Take a proposed slot value: a mention for a typed slot, ``interp.slot_values`` for a
+        free-text one. None when there is no mention to add, or the user's words win over it."""
+        interp, value = ctx.interp, command.value
+        slot = self._slot(flow_name, command.slot)
+        if slot is not None and (self._typed_by_user(ctx, slot, value) or self._refills(ctx, flow_name, command)):
+            return None
+        if isinstance(command, llm_commands.CorrectSlot):
+            interp.cues.add("correction")
+        mention = self._mention(ctx, slot, value)
+        if mention is None:
+            interp.slot_values[command.slot] = value
+        return mention
+
+    @staticmethod
+    def _refills(ctx: TurnContext, flow_name: str | None,
+                 command: llm_commands.SetSlot | llm_commands.CorrectSlot) -> bool:
+        """Whether a ``set_slot`` would change a value the task already holds, unasked: a change is a
+        ``correct_slot`` (or a correction the rules heard), never a model repeating its own guess."""
+        task = ctx.session.task
+        if not isinstance(command, llm_commands.SetSlot) or task is None or task.flow != flow_name:
+            return False
+        held = task.slots.get(command.slot)
+        return held is not None and str(held) != str(command.value) and "correction" not in ctx.interp.cues
+
     def _single_slot_type(self, flow_name: str | None, type_name: str) -> bool:
         flow = self.bot_spec.flows.get(flow_name) if flow_name else None
         return flow is not None and sum(1 for s in flow.slots if s.entity == type_name) == 1
 
-    def _mention(self, ctx: TurnContext, flow_name: str | None, slot_name: str, value: Any) -> Mention | None:
+    def _slot(self, flow_name: str | None, slot_name: str) -> SlotSpec | None:
+        """The slot of that name in ``flow_name``, else in the first flow that has one."""
+        flows = self.bot_spec.flows
+        flow = flows.get(flow_name) if flow_name else None
+        slot = flow.slot(slot_name) if flow is not None else None
+        return slot or next((f.slot(slot_name) for f in flows.values() if f.slot(slot_name) is not None), None)
+
+    def _typed_by_user(self, ctx: TurnContext, slot: SlotSpec, proposed: Any) -> bool:
+        """Whether the rules read, in the user's words, a valid value for ``slot`` other than ``proposed``.
+
+        Called before the LLM's mentions are merged, so ``ctx.interp.mentions`` is the rules' reading.
+        """
+        if not slot.entity:
+            return False
+        return any(m.type == slot.entity and str(m.value) != str(proposed)
+                   and validate_slot(slot, m.value, ctx.language, self.validator) is None
+                   for m in ctx.interp.mentions)
+
+    def _mention(self, ctx: TurnContext, slot: SlotSpec | None, value: Any) -> Mention | None:
         """A mention of the slot's entity type for a validated value, placed where it was written."""
         spec = self.bot_spec
-        flow = spec.flows.get(flow_name) if flow_name else None
-        slot = flow.slot(slot_name) if flow is not None else None
-        if slot is None:
-            slot = next((f.slot(slot_name) for f in spec.flows.values() if f.slot(slot_name) is not None), None)
         if slot is None or not slot.entity:
             return None
         surface = next((m for m in ctx.interp.mentions if m.type == slot.entity and str(m.value) == str(value)), None)
