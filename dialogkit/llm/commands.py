@@ -17,6 +17,7 @@ import structlog
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 from dialogkit.errors import LLMError
+from dialogkit.llm.bounds import MAX_COMMANDS
 from dialogkit.llm.exchange import ToolCall
 from dialogkit.llm.structured import StructuredAsk, first_json
 from dialogkit.spec.schema import BotFile, SlotSpec
@@ -106,7 +107,8 @@ def commands_from(data: Any) -> list[Command]:
     """Commands from the model's JSON; items that are not commands are dropped with a warning.
 
     Raises ``LLMError`` when ``data`` is not shaped like ``{"commands": [...]}`` (or a list, or
-    one command), or none of its items is a command.
+    one command), or none of its items is a command. Only the first ``MAX_COMMANDS`` items are
+    read: what a model says beyond them costs no work.
     """
     if isinstance(data, dict) and isinstance(data.get("commands"), list):
         items = data["commands"]
@@ -116,6 +118,9 @@ def commands_from(data: Any) -> list[Command]:
         items = [data]
     else:
         raise LLMError('the LLM answer has no "commands" list')
+    if len(items) > MAX_COMMANDS:
+        log.warning("llm_commands_capped", proposed=len(items), kept=MAX_COMMANDS)
+        items = items[:MAX_COMMANDS]
     commands: list[Command] = []
     for item in items:
         try:

@@ -18,11 +18,13 @@ import email.utils
 import time
 from collections.abc import Generator, Sequence
 from dataclasses import dataclass, field
+from itertools import islice
 from typing import Any, TypeAlias, TypeVar
 
 import structlog
 
 from dialogkit.errors import LLMError
+from dialogkit.llm.bounds import MAX_REPLY_CHARS, MAX_TOOL_CALLS
 from dialogkit.llm.once import log_once
 from dialogkit.model.session import Usage
 from dialogkit.spec.schema import LLMSpec
@@ -319,13 +321,7 @@ class Exchange:
         if not isinstance(choices, list) or not choices:
             self.usage.failures += 1
             raise LLMError("the LLM answered without choices (not an OpenAI-compatible body?)")
-        message = choices[0].message
-        content = (message.content or "").strip()
-        calls = [
-            ToolCall(name=call.function.name, arguments=call.function.arguments or "")
-            for call in (message.tool_calls or [])
-            if getattr(call, "function", None) is not None
-        ]
+        content, calls = _bounded_answer(choices[0].message)
         usage = getattr(completion, "usage", None)
         prompt_tokens = int(getattr(usage, "prompt_tokens", 0) or 0)
         completion_tokens = int(getattr(usage, "completion_tokens", 0) or 0)
@@ -333,6 +329,21 @@ class Exchange:
         if not content and not calls:
             self.usage.failures += 1
             raise LLMError("the LLM answered with empty content")
+        if len(content) > MAX_REPLY_CHARS or sum(len(c.arguments) for c in calls) > MAX_REPLY_CHARS:
+            self.usage.failures += 1
+            raise LLMError(f"the LLM answer is longer than the {MAX_REPLY_CHARS} characters read")
         log.debug("llm_call", model=self.endpoint.model, attempts=attempt, latency_s=round(latency, 3), mode=mode,
                   prompt_tokens=prompt_tokens, completion_tokens=completion_tokens)
         return LLMResult(content, prompt_tokens, completion_tokens, latency, calls, attempt, mode)
+
+
+def _bounded_answer(message: Any) -> tuple[str, list[ToolCall]]:
+    """The answer's text and its first ``MAX_TOOL_CALLS`` function calls (the rest never read)."""
+    content = (message.content or "").strip()
+    raw_calls = message.tool_calls or []
+    calls = [
+        ToolCall(name=call.function.name, arguments=call.function.arguments or "")
+        for call in islice(raw_calls, MAX_TOOL_CALLS)
+        if getattr(call, "function", None) is not None
+    ]
+    return content, calls

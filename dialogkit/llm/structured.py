@@ -21,7 +21,6 @@ See docs/llms.md.
 from __future__ import annotations
 
 import json
-import re
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -192,7 +191,7 @@ def _step_down(ex: Exchange, refused: Mode, next_mode: Mode, exc: LLMRejected) -
 
 # ------------------------------------------------------------------------------ JSON in text
 
-_FENCE = re.compile(r"```(?:json|JSON)?\s*\n?(.*?)```", re.DOTALL)
+_FENCE = "```"
 _DECODER = json.JSONDecoder()
 _MAX_STARTS = 64
 
@@ -210,10 +209,18 @@ def _first_decodable(text: str, opening: str) -> Any:
     raise ValueError(f"no JSON starting with {opening!r}")
 
 
+def _fenced(text: str) -> list[str]:
+    """The bodies of the text's closed ```json fences, in one pass (a regex looking for each
+    opening's closing fence would rescan the rest of the text once per unclosed opening)."""
+    parts = text.split(_FENCE)
+    bodies = parts[1:len(parts) - 1:2]   # between an opening and its closing fence
+    return [(body[4:] if body[:4] in ("json", "JSON") else body).strip() for body in bodies]
+
+
 def first_json(text: str) -> Any:
     """JSON from a model's answer: the whole text, a ```json fence, else the first JSON object in
     it (then the first array), however much the model wrote around or after it."""
-    candidates = [text.strip(), *(m.group(1).strip() for m in _FENCE.finditer(text))]
+    candidates = [text.strip(), *_fenced(text)]
     for candidate in candidates:
         try:
             return json.loads(candidate)
