@@ -34,6 +34,8 @@ ISSUES = {
     "damaged": ("碎了", "坏了", "裂了", "摔坏", "损坏", "broken", "cracked", "damaged"),
     "missing": ("没收到", "没到", "丢了", "未收到", "never arrived", "not arrived", "missing", "lost"),
 }
+LABELS = {"phone": "手机", "laptop": "笔记本电脑", "headphones": "耳机", "tablet": "平板电脑",
+          "damaged": "损坏", "missing": "未收到"}          # zh labels; en shows the value itself
 YES = ("确认", "是的", "好的", "可以", "对", "yes", "sure", "ok", "go ahead")
 NO = ("不用", "取消", "算了", "不", "no", "cancel")
 ASK = {
@@ -88,7 +90,10 @@ def ask(state: State) -> dict[str, Any]:
     missing = next((slot for slot in SLOTS if not state.get(slot)), None)
     if missing is not None:
         return {"messages": [AIMessage(ASK[missing][lang])]}
-    text = CONFIRM[lang].format(**{slot: state.get(slot) for slot in SLOTS})
+    values = {slot: str(state.get(slot)) for slot in SLOTS}
+    if lang == "zh":
+        values = {slot: LABELS.get(value, value) for slot, value in values.items()}
+    text = CONFIRM[lang].format(**values)
     return {"messages": [AIMessage(text)], "awaiting_confirm": True}
 
 
