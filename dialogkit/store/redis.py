@@ -24,6 +24,8 @@ from __future__ import annotations
 
 import json
 import os
+import socket
+import ssl
 import time
 import uuid
 from collections.abc import Iterator
@@ -74,6 +76,8 @@ class RedisStore:
         self.prefix = prefix if prefix is not None else query.pop("prefix", "dialogkit:")
         client_url = urlunsplit((parts.scheme, parts.netloc, parts.path, urlencode(query), parts.fragment))
         self.lock_lease_s = lock_lease_s
+        if parts.scheme == "rediss":
+            _check_tls(parts.hostname or "localhost", parts.port or 6379, connect_timeout_s, self.url)
         options: dict[str, Any] = {"decode_responses": True, "socket_connect_timeout": connect_timeout_s,
                                    "socket_timeout": max(connect_timeout_s, 30.0)}
         try:
@@ -359,6 +363,28 @@ class RedisStore:
         base = int(trimmed or 0)
         count = base + length
         return decode_session(session_id, blob, rows, count - len(rows)), count, base
+
+
+def _check_tls(host: str, port: int, timeout_s: float, describe: str) -> None:
+    """Fail fast when a ``rediss://`` server does not answer a TLS handshake within ``timeout_s``.
+
+    The client's handshake waits for the read timeout (30 s) and a plain Redis server never
+    answers one, so a ``rediss://`` URL naming a plain server would hang the start that long.
+    Only a timeout is reported here: any other TLS failure (certificates) is the client's to
+    report, with the URL's own TLS options.
+    """
+    context = ssl.create_default_context()
+    context.check_hostname = False
+    context.verify_mode = ssl.CERT_NONE
+    try:
+        with socket.create_connection((host, port), timeout=timeout_s) as raw, \
+                context.wrap_socket(raw, server_hostname=host):
+            return
+    except TimeoutError as exc:
+        raise StoreError(f"session store {describe} did not complete a TLS handshake within {timeout_s:g}s: "
+                         f"is it a plain Redis server? Then use redis:// instead of rediss://") from exc
+    except (OSError, ssl.SSLError):
+        return                         # refused, or a certificate matter: the client says which
 
 
 def _owner(blob: object) -> str | None:

@@ -3,19 +3,22 @@ and a small bot file with a sensitive slot and a slow action for the subprocess 
 
 from __future__ import annotations
 
+import asyncio
 import os
 import socket
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Coroutine, Iterator
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
 from fastapi.testclient import TestClient
 
 from dialogkit import Bot
+from dialogkit.model.reply import Reply
 from dialogkit.service import ServiceSettings, create_app
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -24,6 +27,32 @@ TOKEN = "s3cret-token"
 REDIS_URL = os.environ.get("DIALOGKIT_TEST_REDIS_URL")
 needs_redis = pytest.mark.skipif(
     not REDIS_URL, reason="set DIALOGKIT_TEST_REDIS_URL=redis://127.0.0.1:6399/0 to run the Redis tests")
+
+# One support conversation per language that files a ticket; the stub gives it a fixed ticket id
+# (the real action's is random per task), so two bots' replies can be compared word for word.
+CONVERSATIONS = {
+    "zh": ["我上周买的手机屏幕碎了", "123456", "确认"],
+    "en": ["my phone arrived broken", "12345", "yes"],
+}
+STUB_TICKET = {"create_ticket": {"ticket_id": "T-1001"}}
+
+
+def assert_same_replies(got: list[Reply], expected: list[Reply]) -> None:
+    """What the user sees and what the bot remembers agree, turn by turn (``ahandle`` against ``handle``)."""
+    for a, b in zip(got, expected, strict=True):
+        assert (a.text, a.state, a.flow, a.slots, a.options, a.transitions) == \
+               (b.text, b.state, b.flow, b.slots, b.options, b.transitions)
+    assert got[-1].state == "IDLE" and got[-1].actions[0].name == "create_ticket"
+
+
+async def abandon(turn: Coroutine[Any, Any, Reply], after_s: float) -> None:
+    """Start ``turn`` and, ``after_s`` later, stop waiting for it (a client that went away)."""
+    task = asyncio.create_task(turn)
+    await asyncio.sleep(after_s)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+
 
 # A bot with a sensitive slot and an action that takes SLOW_S seconds (graceful stop, masking).
 SLOW_BOT = """

@@ -14,28 +14,19 @@ import pytest
 from dialogkit import Bot
 from dialogkit.engine.async_turns import AsyncTurns, runner_of
 from dialogkit.model.reply import Reply
-from tests.service.conftest import SUPPORT
-
-CONVERSATIONS = {
-    "zh": ["我上周买的手机屏幕碎了", "123456", "确认"],
-    "en": ["my phone arrived broken", "12345", "yes"],
-}
+from tests.service.conftest import CONVERSATIONS, STUB_TICKET, SUPPORT, abandon, assert_same_replies
 
 
 @pytest.mark.parametrize("language", ["zh", "en"])
 def test_ahandle_answers_what_handle_answers(language: str) -> None:
-    stub = {"create_ticket": {"ticket_id": "T-1001"}}      # the real action's ticket id is random per task
-    with Bot.from_file(SUPPORT, store="memory://", actions=stub) as sync_bot, \
-            Bot.from_file(SUPPORT, store="memory://", actions=stub) as async_bot:
+    with Bot.from_file(SUPPORT, store="memory://", actions=STUB_TICKET) as sync_bot, \
+            Bot.from_file(SUPPORT, store="memory://", actions=STUB_TICKET) as async_bot:
         async def run() -> list[Reply]:
             return [await async_bot.ahandle("s1", text, user_id="alice") for text in CONVERSATIONS[language]]
 
         awaited = asyncio.run(run())
         handled = [sync_bot.handle("s1", text, user_id="alice") for text in CONVERSATIONS[language]]
-    for got, expected in zip(awaited, handled, strict=True):
-        assert (got.text, got.state, got.flow, got.slots, got.options, got.transitions) == \
-               (expected.text, expected.state, expected.flow, expected.slots, expected.options, expected.transitions)
-    assert awaited[-1].state == "IDLE" and awaited[-1].actions[0].name == "create_ticket"
+    assert_same_replies(awaited, handled)
 
 
 class Recorder:
@@ -105,11 +96,7 @@ def test_a_turn_whose_caller_gave_up_finishes_before_the_next_turn_of_its_sessio
     runner = AsyncTurns(recorder)
 
     async def run() -> None:
-        first = asyncio.create_task(runner.handle("s1", "abandoned"))
-        await asyncio.sleep(0.03)
-        first.cancel()
-        with pytest.raises(asyncio.CancelledError):
-            await first
+        await abandon(runner.handle("s1", "abandoned"), 0.03)
         await runner.handle("s1", "next")
 
     asyncio.run(run())

@@ -2,19 +2,28 @@
 
 from __future__ import annotations
 
+import asyncio
+import socket
 import subprocess
 import sys
+import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 import redis
 
+from dialogkit import Bot
 from dialogkit.errors import StoreError
-from dialogkit.model.session import PersistedValue
+from dialogkit.model.reply import Reply
+from dialogkit.model.session import PersistedValue, Session
+from dialogkit.store import redis_scripts
 from dialogkit.store.redis import RedisStore
+from tests.service.conftest import CONVERSATIONS, STUB_TICKET, SUPPORT, assert_same_replies
 from tests.store.factories import (
     REDIS_URL,
+    add_messages,
     assert_the_dead_turn_left_nothing,
     child_turn_script,
     make_session,
@@ -44,6 +53,16 @@ def client() -> Iterator[redis.Redis]:
     conn.close()
 
 
+def save_with_old_messages(store: RedisStore, *, messages: int, old: int) -> Session:
+    """Session s1 with ``messages`` messages, the first ``old`` of them written at 1000, the rest at 3000."""
+    session = make_session("s1", messages=messages)
+    for i, message in enumerate(session.history):
+        message.at = 1000.0 if i < old else 3000.0
+    with store.transaction("s1") as txn:
+        txn.save(session)
+    return session
+
+
 class TestLayout:
     @pytest.mark.parametrize("language", ["zh", "en"])
     def test_history_is_a_list_and_user_slots_a_hash(
@@ -52,7 +71,7 @@ class TestLayout:
         with store.transaction("s1") as txn:
             txn.save(make_session("s1", language=language, messages=3))
             txn.set_user_slot("alice", "order_id", PersistedValue(value="12345"))
-        assert '"history":' not in client.get(f"{redis_prefix}session:s1")
+        assert '"history":' not in str(client.get(f"{redis_prefix}session:s1"))
         assert client.llen(f"{redis_prefix}history:s1") == 3
         assert client.hkeys(f"{redis_prefix}user:alice") == ["order_id"]
         assert not client.exists(f"{redis_prefix}lock:s1")
@@ -166,11 +185,7 @@ class TestUsersIndex:
 
     def test_retention_trims_the_list_head_and_counts_it(
             self, store: RedisStore, client: redis.Redis, redis_prefix: str) -> None:
-        session = make_session("s1", messages=5)
-        for i, message in enumerate(session.history):
-            message.at = 1000.0 if i < 3 else 3000.0
-        with store.transaction("s1") as txn:
-            txn.save(session)
+        save_with_old_messages(store, messages=5, old=3)
         assert store.purge_history(2000.0) == 3
         assert client.llen(f"{redis_prefix}history:s1") == 2
         assert client.hget(f"{redis_prefix}trimmed", "s1") == "3"
@@ -188,3 +203,111 @@ class TestUsersIndex:
             assert starred.user_keys() == ["support/alice"]
         finally:
             starred.close()
+
+
+class TestRoundTrips:
+    def test_a_turn_reuses_the_session_this_process_committed(
+            self, store: RedisStore, client: redis.Redis, redis_prefix: str) -> None:
+        """Two scripts a turn; the second turn gets back the very object the first committed,
+        until another writer changes the session behind this store's back."""
+        with store.transaction("s1") as txn:
+            saved = make_session("s1", messages=2)
+            txn.save(saved)
+        with store.transaction("s1") as txn:
+            assert txn.session is saved
+            add_messages(saved, 2)
+            txn.save(saved)
+        other = RedisStore(REDIS_URL or "", prefix=redis_prefix)
+        try:
+            with other.transaction("s1") as txn:
+                assert txn.session is not None and txn.session is not saved
+                add_messages(txn.session, 2)
+                txn.save(txn.session)
+        finally:
+            other.close()
+        with store.transaction("s1") as txn:
+            assert txn.session is not None and txn.session is not saved
+            assert len(txn.session.history) == 6        # the other writer's messages are read
+
+    def test_a_retention_trim_is_not_hidden_by_the_cached_session(self, store: RedisStore) -> None:
+        session = save_with_old_messages(store, messages=4, old=2)
+        assert store.purge_history(2000.0) == 2
+        with store.transaction("s1") as txn:
+            assert txn.session is not None and txn.session is not session
+            assert txn.session.history_offset == 2 and len(txn.session.history) == 2
+
+    def test_a_waiting_turn_is_woken_by_the_release_not_by_polling(
+            self, store: RedisStore, monkeypatch: pytest.MonkeyPatch) -> None:
+        """The waiter blocks on the wake list; with a 5 s poll it still starts right after the release."""
+        monkeypatch.setattr(redis_scripts, "WAKE_POLL_S", 5.0)
+        released: list[float] = []
+        got: list[float] = []
+
+        def holder() -> None:
+            with store.transaction("s1") as txn:
+                time.sleep(0.4)
+                txn.save(make_session("s1"))
+            released.append(time.monotonic())
+
+        thread = threading.Thread(target=holder)
+        thread.start()
+        time.sleep(0.1)
+        with store.transaction("s1", timeout_s=10) as txn:
+            got.append(time.monotonic())
+            assert txn.session is not None
+        thread.join()
+        assert got[0] - released[0] < 1.0
+
+    def test_rediss_to_a_server_that_never_answers_tls_fails_within_the_connect_timeout(self) -> None:
+        with socket.socket() as silent:
+            silent.bind(("127.0.0.1", 0))
+            silent.listen(1)
+            started = time.monotonic()
+            with pytest.raises(StoreError, match=r"TLS handshake within 0\.5s"):
+                RedisStore(f"rediss://127.0.0.1:{silent.getsockname()[1]}/0", connect_timeout_s=0.5)
+        assert time.monotonic() - started < 3
+
+    def test_rediss_to_a_plain_redis_fails_fast(self) -> None:
+        assert REDIS_URL is not None
+        started = time.monotonic()
+        with pytest.raises(StoreError, match="plain Redis server"):
+            RedisStore(REDIS_URL.replace("redis://", "rediss://", 1), connect_timeout_s=0.5)
+        assert time.monotonic() - started < 3
+
+
+class TestAsyncTurns:
+    """``Bot.ahandle`` over Redis: the store awaited through redis.asyncio, never a thread."""
+
+    @pytest.mark.parametrize("language", ["zh", "en"])
+    def test_ahandle_answers_what_handle_answers(self, redis_prefix: str, language: str) -> None:
+        url = f"{REDIS_URL}?prefix={redis_prefix}"
+        with Bot.from_file(SUPPORT, store=url, actions=STUB_TICKET) as bot:
+            assert bot.turns.native_async
+
+            async def run() -> list[Reply]:
+                replies = [await bot.ahandle("a1", text, user_id="alice") for text in CONVERSATIONS[language]]
+                await bot.store.aclose()          # type: ignore[attr-defined]
+                return replies
+
+            awaited = asyncio.run(run())
+            handled = [bot.handle("h1", text, user_id="bob") for text in CONVERSATIONS[language]]
+        assert_same_replies(awaited, handled)
+
+    def test_two_workers_share_sessions_and_lose_no_turn(self, redis_prefix: str) -> None:
+        """Two bots (two workers' stores) on one Redis, the same 8 sessions driven through both at
+        once, each loop closed by asyncio.run with its client: every message is stored, in order."""
+        url = f"{REDIS_URL}?prefix={redis_prefix}"
+        texts = ["my phone arrived broken", "12345", "never mind", "my laptop is damaged", "67890"]
+        with Bot.from_file(SUPPORT, store=url) as first, Bot.from_file(SUPPORT, store=url) as second:
+            async def user(n: int) -> None:
+                for i, text in enumerate(texts):
+                    await (first if (n + i) % 2 else second).ahandle(f"u{n}", text)
+
+            async def everyone() -> None:
+                await asyncio.wait_for(asyncio.gather(*(user(n) for n in range(8))), 30)
+
+            for _ in range(2):                   # a second loop: a new client, the first one closed
+                asyncio.run(everyone())
+            for n in range(8):
+                said = [m.content for m in first.session(f"u{n}").history if m.role == "user"]
+                assert said == texts * 2
