@@ -10,17 +10,28 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterator
 
+from dialogkit.model.interpretation import IntentScore
 from dialogkit.spec.schema import BotFile
 from dialogkit.spec.yaml_source import YamlPath
+from dialogkit.understanding.language import fold
 from dialogkit.understanding.rules import RuleUnderstanding
 
 Found = tuple[YamlPath, str, str]
 
 
+def intent_scores(understanding: RuleUnderstanding, text: str) -> list[IntentScore]:
+    """The intents ``understanding.interpret(text, ...)`` gives, without its cues and language:
+    the check needs only these, and the cue patterns it skips are compiled on first use."""
+    folded = fold(text)
+    entities = understanding.entities
+    mentions = entities.resolve_overlaps(entities.find(text, folded, understanding.tracked_types, understanding.now()))
+    return understanding.intents.score(folded, mentions)
+
+
 def _winner(understanding: RuleUnderstanding, flow: str, example: str) -> str | None:
     """The flow chosen for ``flow``'s own example when it is another one (scores are sorted best
     first, ties in declaration order: a copied trigger loses to the flow declared before it)."""
-    scores = understanding.interpret(example, "auto").intents
+    scores = intent_scores(understanding, example)
     if not scores or scores[0].flow == flow:
         return None
     return scores[0].flow
