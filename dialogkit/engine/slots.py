@@ -6,6 +6,7 @@ are separate questions, and the LLM path reuses the validation for every value i
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -17,6 +18,7 @@ from dialogkit.text.phrases import phrase
 
 Validator = Callable[[str, Any], str | None]   # (action name, value) -> error or None
 _NUMBER_TYPES = frozenset({"number", "integer"})
+_LIST_JOINER = re.compile(r"\s*(?:[,，、和与及跟或]|(?:,\s*)?(?:and|or))?\s*", re.IGNORECASE)
 
 
 @dataclass(slots=True)
@@ -86,7 +88,7 @@ def offer_slots(
     if extra_mentions:
         direct_types = {m.type for m in mentions}
         mentions = [*mentions, *(m for m in extra_mentions if m.type not in direct_types)]
-    counts = _counts(interp.mentions)
+    counts = _counts(interp.mentions, interp.text)
     for type_name, slots in layout.by_type.items():
         found = _distinct([m for m in mentions if m.type == type_name and m.start not in counts])
         if not found and (read_every_type or pending_slot in layout.names_by_type[type_name]):
@@ -97,19 +99,22 @@ def offer_slots(
     return offer
 
 
-def _counts(mentions: Sequence[Mention]) -> set[int]:
-    """Where a number counts the values named after it ("我有两个请假单号 LV00000 和 LV80000", "two
-    orders, 12345 and 67890"): it says how many things there are, and is no value of a slot."""
+def _counts(mentions: Sequence[Mention], text: str) -> set[int]:
+    """Where a number counts the values listed after it ("我有两个请假单号 LV00000 和 LV80000", "two
+    orders, 12345 and 67890"): it says how many things there are, and is no value of a slot. The
+    values must be a list ("A 和 B", "A, B and C"), not a route or a range ("两个人，北京到上海")."""
     if len(mentions) < 3:
         return set()
     counts: set[int] = set()
     for number in (m for m in mentions if m.type in _NUMBER_TYPES):
-        after: dict[str, set[str]] = {}
+        after: dict[str, list[Mention]] = {}
         for m in mentions:
             if m.start >= number.end and not m.builtin:
-                after.setdefault(m.type, set()).add(str(m.value))
-        if any(len(values) >= 2 and _number(number.value) == len(values) for values in after.values()):
-            counts.add(number.start)
+                after.setdefault(m.type, []).append(m)
+        for listed in after.values():
+            joined = all(_LIST_JOINER.fullmatch(text[a.end:b.start]) for a, b in itertools.pairwise(listed))
+            if len(listed) >= 2 and joined and _number(number.value) == len({str(m.value) for m in listed}):
+                counts.add(number.start)
     return counts
 
 

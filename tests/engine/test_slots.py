@@ -156,6 +156,20 @@ class TestOfferSlots:
         assert offer(support, "report_issue", {"zh": "随便", "en": "whatever you like"}[lang], lang).empty
 
 
+class TestCounts:
+    @pytest.mark.parametrize(("text", "lang"), [("我有两个城市 北京 和 上海", "zh"), ("I have two cities, Beijing and Shanghai", "en")])
+    def test_a_number_counting_the_values_named_after_it_fills_no_slot(self, travel: Parts, text: str,
+                                                                       lang: str) -> None:
+        got = offer(travel, "book", text, lang, pending="passengers")
+        assert "passengers" not in got.values
+        assert (got.values["origin"], got.values["destination"]) == ("北京", "上海")
+
+    @LANGS
+    def test_a_number_that_counts_nothing_named_still_fills_its_slot(self, travel: Parts, lang: str) -> None:
+        got = offer(travel, "book", {"zh": "两个人，北京到上海", "en": "3 people from Beijing to Shanghai"}[lang], lang)
+        assert got.values["passengers"] == {"zh": 2, "en": 3}[lang]
+
+
 def slot(**spec: Any) -> SlotSpec:
     return SlotSpec.model_validate({"name": "value", **spec})
 

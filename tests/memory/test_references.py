@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from dialogkit.memory.references import Resolution, bind_choice, find_references, resolve
-from dialogkit.memory.tracker import set_attributes
+from dialogkit.memory.tracker import recall, remember_offered, set_attributes
 from dialogkit.model.interpretation import Mention
 from dialogkit.model.session import Entity, Session
 from tests.memory._builders import bot_texts, mention, new_session, say
@@ -447,3 +447,42 @@ class TestPossessives:
         s = new_session()
         say(s, 1, mention("order_id", "12345"))
         assert resolve(s, "查一下它的物流", "zh", turn=2, mentions=[]).resolved_text == "查一下订单12345的物流"
+
+
+class TestOfferedLists:
+    """Options a question listed are the last list; the bot's words are no topic of the user's."""
+
+    @pytest.mark.parametrize(("text", "language", "expected"), [
+        ("第二个", "zh", "67890"), ("最后一个", "zh", "123456"), ("the second one", "en", "67890"),
+        ("the last one", "en", "123456"),
+    ])
+    def test_ordinals_index_the_options_listed_after_the_users_list(self, text: str, language: str,
+                                                                     expected: str) -> None:
+        s = new_session()
+        say(s, 1, mention("order_id", "55555"), mention("order_id", "77777"))
+        remember_offered(s, "order_id", ["12345", "67890", "123456"], turn=2)
+        assert bound(resolve(s, text, language, turn=3, mentions=[])) == [expected]
+
+    @pytest.mark.parametrize(("text", "language"), [("它还没到", "zh"), ("it never arrived", "en")])
+    def test_an_option_never_mentioned_is_no_pronouns_candidate(self, text: str, language: str) -> None:
+        s = new_session()
+        say(s, 1, mention("order_id", "55555"))
+        remember_offered(s, "order_id", ["12345", "67890"], turn=2)
+        assert bound(resolve(s, text, language, turn=3, mentions=[])) == ["55555"]
+        assert [e.value for e in recall(s, turn=3)] == ["55555"]
+
+
+class TestTwoNamedSinceTheAskedType:
+    @pytest.mark.parametrize(("text", "language"), [("它怎么样了", "zh"), ("how is it going", "en")])
+    def test_two_values_named_after_an_older_value_of_the_asked_type_are_asked_about(
+            self, text: str, language: str) -> None:
+        s = new_session()
+        say(s, 1, mention("employee_id", "E00000"))
+        say(s, 2, mention("request_id", "LV00000"), mention("request_id", "LV80000"))
+        r = resolve(s, text, language, turn=3, mentions=[], expected_types={"employee_id"})
+        assert r.ambiguity is not None
+        assert [e.value for e in r.ambiguity.candidates] == ["LV00000", "LV80000"]
+
+    def test_an_english_pronoun_in_a_chinese_session_is_found(self) -> None:
+        r = resolve(two_orders(), "withdraw it", "zh", turn=2, mentions=[])
+        assert r.ambiguity is not None

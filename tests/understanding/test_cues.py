@@ -173,3 +173,14 @@ class TestPunctuationAndSpacing:
         self, text: str, expected: set[str]
     ) -> None:
         assert detect_cues(text) == expected
+
+
+class TestNoThenTheSlotIsX:
+    @pytest.mark.parametrize("text", ["no, the reason is arrived damaged", "no, my order number is 67890",
+                                      "no, the colleague is Supervisor Li"])
+    def test_no_then_a_named_slot_is_a_correction(self, text: str) -> None:
+        assert cues(text) == {"correction", "no"}
+
+    @pytest.mark.parametrize("text", ["no", "no thanks", "no, the reason is"])
+    def test_a_plain_no_stays_no(self, text: str) -> None:
+        assert cues(text) == {"no"}
