@@ -33,19 +33,15 @@ def serve(
                                          "kept.")] = False,
     log_level: Annotated[str, typer.Option("--log-level", help="critical, error, warning, info or debug.")]
         = "info",
-    actions_on_loop: Annotated[bool, typer.Option("--actions-on-loop", help="Over redis://, run the bot's "
-                                                  "actions on the event loop, not in a thread: faster, for "
-                                                  "actions that never block.")] = False,
 ) -> None:
     """Serve the bot over HTTP: JSON API, Rasa REST channel, /metrics, inspector page at /."""
     if log_level.lower() not in LOG_LEVELS:
         raise typer.BadParameter(", ".join(LOG_LEVELS), param_hint="--log-level")
-    raise typer.Exit(serve_command(bot_file, host, port, store, workers, token, reload, log_level.lower(),
-                                   actions_on_loop=actions_on_loop))
+    raise typer.Exit(serve_command(bot_file, host, port, store, workers, token, reload, log_level.lower()))
 
 
 def serve_command(bot_file: Path, host: str, port: int, store: str | None, workers: int, token: str | None,
-                  reload: bool, log_level: str, *, actions_on_loop: bool = False) -> int:
+                  reload: bool, log_level: str) -> int:
     """Check the options, then serve until stopped; 1 when the bot or the store cannot be used."""
     missing = [name for name in SERVE_EXTRA if importlib.util.find_spec(name) is None]
     if missing:
@@ -55,8 +51,7 @@ def serve_command(bot_file: Path, host: str, port: int, store: str | None, worke
     from dialogkit.service.server import TOKEN_ENV, ServeOptions, check_options, serve
 
     options = ServeOptions(bot_file=str(bot_file.resolve()), store=store, host=host, port=port, workers=workers,
-                           token=token or os.environ.get(TOKEN_ENV) or None, reload=reload, log_level=log_level,
-                           actions_on_loop=actions_on_loop)
+                           token=token or os.environ.get(TOKEN_ENV) or None, reload=reload, log_level=log_level)
     try:
         warnings = check_options(options)
     except DialogkitError as error:

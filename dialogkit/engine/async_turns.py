@@ -42,11 +42,7 @@ class NativeTurns(Protocol):
     def native_async(self) -> bool: ...
 
     def ahandle(self, session_id: str, text: object, *, user_id: str | None = ...,
-                offload: Any = ..., rules: Any = ...) -> Awaitable[Reply]: ...
-
-
-async def _on_loop(step: Callable[..., T], /, *args: Any) -> T:
-    return step(*args)
+                offload: Any = ...) -> Awaitable[Reply]: ...
 
 TURN_THREADS = 32
 """Threads that run turns, shared by every bot of the process. More than the loop's default pool
@@ -84,10 +80,6 @@ class AsyncTurns:
         self._executor = executor          # None: the process's pool of TURN_THREADS threads
         self._native = native              # the bot's current turns (a reload replaces them)
         self._queues: dict[str, _Queue] = {}
-        self.actions_on_loop = False
-        """Run a native turn's rules' step (actions, memory actions) on the loop rather than in a
-        thread: one thread hop less a turn, for bots whose actions never block (``dialogkit serve
-        --actions-on-loop``); a slow action then stalls every request of the process."""
 
     @property
     def sessions_in_flight(self) -> int:
@@ -126,9 +118,7 @@ class AsyncTurns:
         """The turn, started: a task on the loop over an awaitable store, else a thread's job."""
         turns = self._native() if self._native is not None else None
         if turns is not None and turns.native_async:
-            rules = _on_loop if self.actions_on_loop else None
-            return asyncio.ensure_future(turns.ahandle(session_id, text, user_id=user_id, offload=self._offload,
-                                                       rules=rules))
+            return asyncio.ensure_future(turns.ahandle(session_id, text, user_id=user_id, offload=self._offload))
         call = partial(contextvars.copy_context().run, self._handle, session_id, text, user_id=user_id)
         return asyncio.get_running_loop().run_in_executor(self._executor or _shared_pool(), call)
 

@@ -116,12 +116,12 @@ class Turns:
         return self._finish(ctx, reply_text, state_before, started)
 
     async def ahandle(self, session_id: str, text: object, *, user_id: str | None = None,
-                      offload: Offload = _inline, rules: Offload | None = None) -> Reply:
+                      offload: Offload = _inline) -> Reply:
         """``handle`` on an event loop: the same steps, with the store and the LLM awaited.
 
-        Synchronous work that may block goes through ``offload`` (a server: a thread): LLM
-        summaries (the sync client) and, unless ``rules`` says otherwise, the rules' step (the
-        policy, which runs the bot's actions, and memory), so a slow action never blocks the loop.
+        The rules' part of the turn (the policy, which runs actions, and memory) goes through
+        ``offload``: actions are the bot author's synchronous code, so a server runs it in a thread
+        and the loop is never blocked by a slow one. LLM summaries use the sync client there too.
         """
         assert self._astore is not None, "ahandle needs a store with atransaction (see native_async)"
         started = time.perf_counter()
@@ -132,7 +132,7 @@ class Turns:
             ctx, state_before = self._begin(txn, session_id, raw, user_id)
             if self.llm is not None and ctx.text:
                 await self.llm.aunderstand(ctx)
-            reply_text = await (rules or offload)(self._act, ctx)
+            reply_text = await offload(self._act, ctx)
             if self.llm is not None:
                 reply_text = await self.llm.arephrase(ctx, reply_text)
             summarizer = self._llm_summarizer(ctx)

@@ -42,7 +42,6 @@ def create_app(bot: Bot, settings: ServiceSettings | None = None) -> FastAPI:
     app = FastAPI(title=f"dialogkit: {bot.spec.bot.name}", description=DESCRIPTION, version=bot.loaded.version,
                   default_response_class=Json, lifespan=_lifespan(service))
     app.state.service = service
-    runner_of(bot).actions_on_loop = settings.actions_on_loop
     install_error_handlers(app, service.metrics.error)
     app.add_middleware(Guard, token=settings.token, max_body=settings.max_body, count=service.metrics.error)
     for module in (api_sessions, api_users, rasa, operations):

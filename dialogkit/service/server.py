@@ -43,7 +43,6 @@ class ServeOptions:
     token: str | None = None
     reload: bool = False
     log_level: str = "info"
-    actions_on_loop: bool = False
 
     def to_env(self) -> str:
         return json.dumps(asdict(self))
@@ -92,8 +91,7 @@ def app_from_environment() -> FastAPI:
     options = ServeOptions.from_env()
     configure_logging(level=options.log_level, force=True)
     bot = Bot.from_file(options.bot_file, store=options.store)
-    settings = ServiceSettings(token=options.token, reload=options.reload, close_bot=True,
-                               actions_on_loop=options.actions_on_loop)
+    settings = ServiceSettings(token=options.token, reload=options.reload, close_bot=True)
     return create_app(bot, settings)
 
 

@@ -39,7 +39,6 @@ class ServiceSettings:
     reload: bool = False                   # watch the bot file and reload it when it changes
     reload_interval_s: float = 1.0
     close_bot: bool = False                # the app owns the bot: close it when the app stops
-    actions_on_loop: bool = False          # native turns run actions on the event loop (no thread hop)
 
 
 @dataclass

@@ -177,26 +177,6 @@ def test_a_slow_action_runs_off_the_loop() -> None:
     assert lag < 0.15
 
 
-def test_actions_on_loop_runs_them_on_the_loop_thread() -> None:
-    """``dialogkit serve --actions-on-loop``: for actions that never block, no thread hop."""
-    ran_on: list[int] = []
-
-    def create_ticket(**_: Any) -> dict[str, str]:
-        ran_on.append(threading.get_ident())
-        return {"ticket_id": "T-8"}
-
-    with Bot.from_file(SUPPORT, store=AwaitedStore(), actions={"create_ticket": create_ticket}) as bot:
-        runner_of(bot).actions_on_loop = True
-
-        async def run() -> Reply:
-            for text in CONVERSATIONS["zh"][:2]:
-                await bot.ahandle("s1", text)
-            return await bot.ahandle("s1", CONVERSATIONS["zh"][2])
-
-        reply = asyncio.run(run())
-    assert reply.state == "IDLE" and ran_on == [threading.get_ident()]
-
-
 def test_a_native_turn_whose_caller_gave_up_is_saved_before_the_next() -> None:
     store = AwaitedStore(delay=0.05)
     with bot_on(store) as bot:
