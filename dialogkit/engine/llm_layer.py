@@ -342,7 +342,9 @@ class LLMLayer:
         if any(value and value in text for value in secret):
             return None  # a reply quoting a sensitive value is never sent out to be rephrased
         language = ctx.language
-        return lambda exchange: llm_calls.rephrase_steps(exchange, text, language)
+        values = [str(v) for task in (ctx.session.task, ctx.ended_task) if task is not None
+                  for v in task.slots.values() if v is not None]
+        return lambda exchange: llm_calls.rephrase_steps(exchange, text, language, values)
 
 
 def _summary_or_raise(result: str | None) -> str:

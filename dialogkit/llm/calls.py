@@ -8,7 +8,6 @@ summary) go through the structured-output negotiation of ``structured.ask_json``
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -17,6 +16,7 @@ from dialogkit.llm import prompts
 from dialogkit.llm.client import LLMClient
 from dialogkit.llm.commands import Command, command_ask, commands_from
 from dialogkit.llm.exchange import Exchange, Steps
+from dialogkit.llm.rephrase_check import rephrase_problem
 from dialogkit.llm.structured import ask_json, single_function
 from dialogkit.spec.schema import BotFile
 
@@ -127,20 +127,17 @@ def _ticket_sections(data: Any) -> dict[str, list[str]]:
 
 # ------------------------------------------------------------------------------ rephrasing
 
-_IDENTIFIER = re.compile(r"[A-Za-z]*\d[\w\-./:]*")
 _QUOTES = "\"'“”‘’「」『』"
 
 
-def rephrase_steps(ex: Exchange, text: str, language: str) -> Steps[str]:
-    """``text`` said more naturally; raises ``LLMError`` if a number or identifier got lost,
-    so the bot keeps its template instead of a fluent but wrong answer."""
+def rephrase_steps(ex: Exchange, text: str, language: str, values: Sequence[str] = ()) -> Steps[str]:
+    """``text`` said more naturally; raises ``LLMError`` when the answer may not replace it (see
+    ``rephrase_check``), so the bot keeps its template instead of a fluent but wrong answer."""
     result = yield from ex.complete(ex.request(prompts.rephrase_messages(text, language)))
     answer = result.content.strip().strip(_QUOTES).strip()
-    missing = [token for token in _IDENTIFIER.findall(text) if token.rstrip(".:/-") not in answer]
-    if missing:
-        raise LLMError(f"the rephrased text lost {len(missing)} number(s)/identifier(s)")
-    if not answer:
-        raise LLMError("the rephrased text is empty")
+    problem = rephrase_problem(text, answer, values)
+    if problem is not None:
+        raise LLMError(problem)
     return answer
 
 
