@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import gc
 from collections.abc import AsyncIterator, Callable
 from typing import TYPE_CHECKING, Any
 
@@ -50,14 +51,33 @@ def create_app(bot: Bot, settings: ServiceSettings | None = None) -> FastAPI:
     return app
 
 
+GC_YOUNG_THRESHOLD = 20_000
+"""Allocations between collections of the youngest generation (Python's default: 700). A turn
+allocates thousands of short-lived objects; collecting after every 700 cost a server measurable CPU."""
+
+
+def _settle_gc() -> None:
+    """A server process, loaded: what it holds now (the bot, its compiled flows, the token
+    encoding's large tables) lives as long as the process, so the collector should stop
+    walking it. Frozen, it is never scanned again; with the youngest generation collected
+    less often, bench/serve.py measured ~15% less worker CPU a turn and a lower p99."""
+    gc.collect()
+    gc.freeze()
+    _, middle, oldest = gc.get_threshold()
+    gc.set_threshold(GC_YOUNG_THRESHOLD, middle, oldest)
+
+
 def _lifespan(service: Service) -> Callable[[FastAPI], contextlib.AbstractAsyncContextManager[None]]:
     """Before the first request, load the token encoding (about 0.15 s, else paid by the first
-    turn) and start the bot file's watch (``--reload``); at the end stop it and, when the app owns
+    turn), settle the collector in a server process, and start the bot file's watch
+    (``--reload``); at the end stop it and, when the app owns
     the bot, close it (its store and LLM client) once every turn has finished."""
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         await asyncio.to_thread(service.bot.view.counter.count_message, "user", "warm up / 预热")
+        if service.settings.freeze_gc:
+            _settle_gc()
         watcher: asyncio.Task[Any] | None = None
         if service.settings.reload:
             watcher = asyncio.create_task(watch_bot_file(service.bot, service.settings.reload_interval_s))

@@ -91,7 +91,8 @@ def app_from_environment() -> FastAPI:
     options = ServeOptions.from_env()
     configure_logging(level=options.log_level, force=True)
     bot = Bot.from_file(options.bot_file, store=options.store)
-    settings = ServiceSettings(token=options.token, reload=options.reload, close_bot=True)
+    settings = ServiceSettings(token=options.token, reload=options.reload, close_bot=True,
+                               freeze_gc=True)
     return create_app(bot, settings)
 
 

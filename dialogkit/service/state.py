@@ -39,6 +39,7 @@ class ServiceSettings:
     reload: bool = False                   # watch the bot file and reload it when it changes
     reload_interval_s: float = 1.0
     close_bot: bool = False                # the app owns the bot: close it when the app stops
+    freeze_gc: bool = False                # a server process: what is loaded at start is never collected
 
 
 @dataclass

@@ -4,6 +4,7 @@ workers on one Redis store, --reload, and the checks made before any worker star
 from __future__ import annotations
 
 import asyncio
+import gc
 import os
 import signal
 import threading
@@ -76,8 +77,9 @@ async def _drive(url: str, sessions: int, turns: int, same: int, headers: dict[s
         async def one(i: int) -> int:
             return (await client.post("/v1/sessions/shared/turns", json={"text": f"hello {i}"})).status_code
 
-        results = await asyncio.gather(*(user(n) for n in range(sessions)), *(one(i) for i in range(same)))
-    return [code for result in results for code in (result if isinstance(result, list) else [result])]
+        per_user, shared = await asyncio.gather(asyncio.gather(*(user(n) for n in range(sessions))),
+                                                asyncio.gather(*(one(i) for i in range(same))))
+    return [code for codes in per_user for code in codes] + list(shared)
 
 
 @needs_redis
@@ -151,3 +153,24 @@ def test_the_options_reach_the_workers_whole() -> None:
         del os.environ["DIALOGKIT_SERVE_OPTIONS"]
     with pytest.raises(DialogkitError, match="dialogkit serve"):
         ServeOptions.from_env()
+
+
+def test_a_server_process_freezes_what_it_loaded_and_collects_the_young_less_often() -> None:
+    """``dialogkit serve`` settles the collector once the bot is loaded; an embedding app does not."""
+    from fastapi.testclient import TestClient
+
+    from dialogkit import Bot
+    from dialogkit.service import ServiceSettings, create_app
+    from dialogkit.service.app import GC_YOUNG_THRESHOLD
+
+    threshold = gc.get_threshold()
+    try:
+        with Bot.from_file(SUPPORT, store="memory://") as bot:
+            with TestClient(create_app(bot)):
+                assert gc.get_threshold() == threshold
+            with TestClient(create_app(bot, ServiceSettings(freeze_gc=True))) as client:
+                assert client.post("/v1/sessions/s1/turns", json={"text": "我的手机坏了"}).status_code == 200
+                assert gc.get_freeze_count() > 0 and gc.get_threshold()[0] == GC_YOUNG_THRESHOLD
+    finally:
+        gc.unfreeze()
+        gc.set_threshold(*threshold)
