@@ -6,18 +6,17 @@ are separate questions, and the LLM path reuses the validation for every value i
 
 from __future__ import annotations
 
-import itertools
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from dialogkit.memory.tracker import counting_numbers
 from dialogkit.model.interpretation import Interpretation, Mention
 from dialogkit.spec.schema import FlowSpec, SlotSpec, prompt_text
 from dialogkit.text.phrases import phrase
 
 Validator = Callable[[str, Any], str | None]   # (action name, value) -> error or None
-_NUMBER_TYPES = frozenset({"number", "integer"})
 _LIST_JOINER = re.compile(r"\s*(?:[,，、和与及跟或]|(?:,\s*)?(?:and|or))?\s*", re.IGNORECASE)
 
 
@@ -89,33 +88,31 @@ def offer_slots(
         direct_types = {m.type for m in mentions}
         mentions = [*mentions, *(m for m in extra_mentions if m.type not in direct_types)]
     counts = _counts(interp.mentions, interp.text)
+    used: list[Mention] = []
+    unread: list[tuple[str, tuple[SlotSpec, ...]]] = []
     for type_name, slots in layout.by_type.items():
         found = _distinct([m for m in mentions if m.type == type_name and m.start not in counts])
-        if not found and (read_every_type or pending_slot in layout.names_by_type[type_name]):
-            found = _distinct([m for m in extract(interp.text, {type_name}) if m.start not in counts])
         if found:
             _offer_typed(offer, slots, found, interp, filled, pending_slot)
+            used += found
+        elif read_every_type or pending_slot in layout.names_by_type[type_name]:
+            unread.append((type_name, slots))
+    # Read as a slot's own type, a span may be taken though another type claimed it ("damaged"), but
+    # not inside a value this utterance gives another slot (2026 in "January 1, 2026" is no amount).
+    for type_name, slots in unread:
+        found = _distinct([m for m in extract(interp.text, {type_name}) if m.start not in counts
+                           and not any(m.start < u.end and u.start < m.end for u in used)])
+        if found:
+            _offer_typed(offer, slots, found, interp, filled, pending_slot)
+            used += found
     _offer_free_text(offer, layout, interp, pending_slot)
     return offer
 
 
 def _counts(mentions: Sequence[Mention], text: str) -> set[int]:
-    """Where a number counts the values listed after it ("我有两个请假单号 LV00000 和 LV80000", "two
-    orders, 12345 and 67890"): it says how many things there are, and is no value of a slot. The
-    values must be a list ("A 和 B", "A, B and C"), not a route or a range ("两个人，北京到上海")."""
-    if len(mentions) < 3:
-        return set()
-    counts: set[int] = set()
-    for number in (m for m in mentions if m.type in _NUMBER_TYPES):
-        after: dict[str, list[Mention]] = {}
-        for m in mentions:
-            if m.start >= number.end and not m.builtin:
-                after.setdefault(m.type, []).append(m)
-        for listed in after.values():
-            joined = all(_LIST_JOINER.fullmatch(text[a.end:b.start]) for a, b in itertools.pairwise(listed))
-            if len(listed) >= 2 and joined and _number(number.value) == len({str(m.value) for m in listed}):
-                counts.add(number.start)
-    return counts
+    """Numbers that count the values listed after them: no slot's value. The values must be a list
+    ("A 和 B", "A, B and C"), not a route or a range ("两个人，北京到上海": two travellers)."""
+    return counting_numbers(mentions, lambda a, b: _LIST_JOINER.fullmatch(text[a.end:b.start]) is not None)
 
 
 def _offer_typed(offer: SlotOffer, slots: tuple[SlotSpec, ...], found: list[Mention], interp: Interpretation,

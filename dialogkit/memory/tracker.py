@@ -7,9 +7,10 @@ see each other's entities. An entity is identified by its type and canonical val
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from dialogkit.memory.lexicon import type_nouns
@@ -46,6 +47,36 @@ def _new_entity(session: Session, type_name: str, value: Any, kind: str, turn: i
     return entity
 
 
+_NUMBER_TYPES = frozenset({"number", "integer"})
+
+
+def counting_numbers(mentions: Sequence[Mention],
+                     listed: Callable[[Mention, Mention], bool] = lambda a, b: True) -> set[int]:
+    """Where a number counts the values named after it ("我有两个保单号 A 和 B", "two orders, A and
+    B"): the start of each such number. It says how many things there are; it is no thing of its
+    own to point back at, nor a value. ``listed(a, b)`` says whether two neighbours form a list."""
+    if len(mentions) < 3:
+        return set()
+    counts: set[int] = set()
+    for number in (m for m in mentions if m.type in _NUMBER_TYPES):
+        after: dict[str, list[Mention]] = {}
+        for m in sorted(mentions, key=lambda m: m.start):
+            if m.start >= number.end and not m.builtin:
+                after.setdefault(m.type, []).append(m)
+        for named in after.values():
+            joined = all(listed(a, b) for a, b in itertools.pairwise(named))
+            if len(named) >= 2 and joined and _as_number(number.value) == len({value_key(m.value) for m in named}):
+                counts.add(number.start)
+    return counts
+
+
+def _as_number(value: Any) -> float | None:
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return None
+
+
 def track_mentions(session: Session, mentions: Sequence[Mention], *, turn: int, source: str = "user") -> list[Entity]:
     """Record one utterance's mentions; returns the entities touched, in order of mention.
 
@@ -54,7 +85,10 @@ def track_mentions(session: Session, mentions: Sequence[Mention], *, turn: int, 
     type keeps "订单12345的手机" from turning an order and a product into a list.
     """
     touched: list[Entity] = []
+    counts = counting_numbers(mentions)
     for mention in sorted(mentions, key=lambda m: m.start):
+        if mention.start in counts and mention.type in _NUMBER_TYPES:
+            continue
         entity = find_entity(session, mention.type, mention.value)
         if entity is None:
             entity = _new_entity(session, mention.type, mention.value, mention.kind, turn, source)

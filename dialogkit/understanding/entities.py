@@ -113,16 +113,18 @@ def _singulars(key: str) -> list[str]:
 class CustomType:
     """One declared entity type: its regex and/or its synonym dictionary."""
 
-    def __init__(self, name: str, spec: EntityTypeSpec) -> None:
+    def __init__(self, name: str, spec: EntityTypeSpec, claimed: frozenset[str] = frozenset()) -> None:
         self.name = name
         self.kind = spec.kind
         try:
             self.pattern = re.compile(spec.pattern) if spec.pattern else None
         except re.error as exc:  # the loader reports this with a position; be clear here too
             raise ValueError(f"entity type {name!r}: bad pattern {spec.pattern!r}: {exc}") from exc
-        self.synonyms = SynonymMatcher(spec.synonyms()) if spec.values else None
-        labelled = _with_labels(spec) if spec.values else None
-        self.labelled = SynonymMatcher(labelled) if labelled and labelled != spec.synonyms() else self.synonyms
+        self.synonyms: SynonymMatcher | None = None
+        self.labelled: SynonymMatcher | None = None
+        if spec.values:
+            self.synonyms = SynonymMatcher(_with_labels(spec, claimed))
+            self.labelled = SynonymMatcher(_with_labels(spec))
 
     def find(self, text: str, *, labels: bool = False) -> list[Found]:
         """``labels``: a value's labels count as its aliases too (reading one slot's value)."""
@@ -137,20 +139,40 @@ class CustomType:
         return found
 
 
-def _with_labels(spec: EntityTypeSpec) -> dict[str, list[str]]:
+def _with_labels(spec: EntityTypeSpec, claimed: frozenset[str] | None = None) -> dict[str, list[str]]:
     """Each value's aliases, then its labels: the bot shows "商品损坏" / "wrong item", so a user
-    who says it back for a slot ("不对，退货原因是商品损坏") names that value. An alias of another
-    value keeps its meaning: a label is no alias where it would take one's place. Only reading a
-    given slot's type uses them: in running text a label may be a common word ("电话" in "联系电话")."""
+    who says it back ("不对，退货原因是商品损坏") names that value. An alias of another value keeps
+    its meaning: a label is no alias where it would take one's place.
+
+    Reading one slot's type takes every label (``claimed`` None). Running text takes the labels
+    that hold an alias of some declared type (``claimed``, normalised): their words are a value's
+    anyway, and the label says which ("平板电脑" is a tablet, not the laptop "电脑"); and labels long
+    enough to be no common word (``_specific``: "商品损坏", "any available manager"). A short label
+    holding no alias may be an everyday word ("电话" in "联系电话") and is left out."""
     synonyms = spec.synonyms()
     taken = {normalise_alias(alias) for aliases in synonyms.values() for alias in aliases}
     for canonical, aliases in synonyms.items():
         for language in ("zh", "en"):
             label = spec.label(canonical, language)
-            if label.strip() and normalise_alias(label) not in taken:
+            key = normalise_alias(label)
+            if claimed is not None and not _specific(key) and not any(_holds(key, alias) for alias in claimed):
+                continue
+            if label.strip() and key not in taken:
                 aliases.append(label)
                 taken.add(normalise_alias(label))
     return synonyms
+
+
+def _specific(label: str) -> bool:
+    """A label of three Chinese characters or more, or of two words or more."""
+    return len(label) >= 3 if has_cjk(label) else len(label.split()) >= 2
+
+
+def _holds(label: str, alias: str) -> bool:
+    """Whether ``label`` holds ``alias`` as a value would be read in it (Latin ones as whole words)."""
+    if alias not in label:
+        return False
+    return has_cjk(alias) or re.search(rf"(?<![a-z0-9]){re.escape(alias)}(?![a-z0-9])", label) is not None
 
 
 class EntityExtractor:
@@ -158,8 +180,10 @@ class EntityExtractor:
 
     def __init__(self, spec: BotFile) -> None:
         self._spec = spec
+        claimed = frozenset(normalise_alias(alias) for type_spec in spec.entities.values()
+                            for aliases in type_spec.synonyms().values() for alias in aliases if alias.strip())
         self.custom: dict[str, CustomType] = {
-            name: CustomType(name, type_spec) for name, type_spec in spec.entities.items()
+            name: CustomType(name, type_spec, claimed) for name, type_spec in spec.entities.items()
         }
         self._order = {name: i for i, name in enumerate([*self.custom, *BUILTIN_FINDERS])}
 
