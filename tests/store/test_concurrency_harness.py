@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
+import re
 import uuid
 from collections.abc import Callable
 from pathlib import Path
@@ -96,6 +97,8 @@ def _assert_only_own_values(store: SessionStore, loaded: LoadedBot, worker: int)
         session = store.load(sid, history_tail=None)
         assert session is not None and len(session.history) in (2, 4)     # a report, then its "yes"
         text = session.model_dump_json()
-        assert not any(order in text for order in others), f"{sid} holds another user's order number"
+        # Standalone numbers only: a timestamp such as 1764528322222.5 holds "22222" by chance.
+        assert not any(re.search(rf"(?<!\d){order}(?!\d)", text) for order in others), \
+            f"{sid} holds another user's order number"
     persisted = store.user_slots(user_scope(loaded.spec.bot.name, user))
     assert {p.value for p in persisted.values()} & others == set()
