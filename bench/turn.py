@@ -124,7 +124,8 @@ def main(argv: list[str] | None = None) -> dict[str, float]:
     ratio, tail = ratios[len(ratios) // 2], tails[len(tails) // 2]
     lines = [
         f"turns: {args.runs} runs of {args.turns} (support bot, rule understanding, SQLite store); "
-        f"session row {len(blob)} bytes; figures below pool the runs, the ratios are the runs' medians",
+        f"session row {len(blob)} bytes; figures below pool the runs, the ratios are the runs' medians; "
+        f"load average {Path('/proc/loadavg').read_text().split()[0] if Path('/proc/loadavg').exists() else '?'}",
         "",
         "| | p50 ms | p99 ms |",
         "|---|---|---|",
