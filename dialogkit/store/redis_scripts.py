@@ -5,11 +5,12 @@ blob, the history's length and tail, the retention count, the user's persisted v
 that finds the lock taken flags itself as waiting and learns who holds it. When this process
 committed the session last (``SessionCache``) and the stored blob's SHA-1, history length and
 retention count are still what it wrote, the script says so instead of sending the blob and the
-tail, and the turn reuses the object it committed: decoding is most of a store's cost per turn. ``COMMIT`` writes a
-turn's staged changes and releases the lock in one call, only while the lock still holds the
-turn's token (a turn whose lease expired and was taken over writes nothing), then wakes one
-waiter, if any is flagged, by pushing to the session's wake list, on which waiters block
-(BLPOP) instead of sleeping and polling. A script runs atomically, as MULTI/EXEC did.
+tail, and the turn reuses the object it committed: decoding is most of a store's cost a turn.
+
+``COMMIT`` writes a turn's staged changes and releases the lock in one call, only while the lock
+still holds the turn's token (a turn whose lease expired and was taken over writes nothing),
+then wakes a waiter, if one is flagged, by pushing to the session's wake list, on which waiters
+block (BLPOP) instead of sleeping and polling. A script runs atomically, as MULTI/EXEC did.
 
 Nothing here does I/O: the sync store and the asyncio one send the same arguments and read the
 same answers, so both run the same turn.
@@ -29,16 +30,15 @@ from dialogkit.store.codec import decode_session, decode_slot
 from dialogkit.store.locks import HOST, lock_timeout_message, pid_alive
 from dialogkit.store.staging import PendingWrite
 
-__all__ = ["COMMIT", "LOCK_LOAD", "WAKE_POLL_S", "Loaded", "LockKeys", "LockTry", "after_try",
-           "check_committed", "commit_args", "lock_args",
-           "read_loaded", "remember", "revision"]
+__all__ = ["COMMIT", "LOCK_LOAD", "WAKE_POLL_S", "Loaded", "LockKeys", "LockTry", "after_try", "check_committed",
+           "commit_args", "lock_args", "read_loaded", "remember", "revision"]
 
 WAKE_POLL_S = 0.2
 """How long a waiter blocks on the wake list before it tries the lock again. A release wakes it at
 once; the timeout only bounds how soon it notices a lease that expired or a holder that died."""
 _BASE_MASK = (1 << 64) - 1
 Cached = tuple[int, Session]
-_FLAG_MS = 1000       # a waiting flag outlives a few BLOCK timeouts; each failed try sets it again
+_FLAG_MS = 1000       # a waiting flag outlives a few BLPOP timeouts; each failed try sets it again
 
 LOCK_LOAD = """
 if not redis.call('set', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
