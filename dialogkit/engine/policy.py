@@ -713,8 +713,11 @@ class Policy:
         if "correction" not in ctx.interp.cues or task is None or flow is None:
             return
         text = ctx.interp.text.lower()
+        referred = {m.text for m in ctx.bound_mentions}     # a value a reference brought may be replaced
         for slot in flow.spec.slots:
-            if slot.choices is None or slot.name in offer.values or slot.name == task.pending_slot:
+            if slot.choices is None or slot.name == task.pending_slot:
+                continue
+            if slot.name in offer.values and offer.surfaces.get(slot.name) not in referred:
                 continue
             if not any((label := self.texts.slot_label(slot, lang)) and label.lower() in text for lang in ("zh", "en")):
                 continue

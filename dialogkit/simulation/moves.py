@@ -255,8 +255,8 @@ def _named(scene: Scene, slot: SlotInfo) -> tuple[Said, ...]:
 
 def bare_value(data: st.DataObject, scene: Scene) -> Utterance:
     """A value of any slot said on its own: a mention, unless it answers the question asked."""
-    slot = _pick(data, _mentionable(scene), "slot")
-    said = _pick(data, scene.said_for(slot), slot.name)
+    slot = _pick(data, [s for s in _mentionable(scene) if _named(scene, s)], "slot")
+    said = _pick(data, _named(scene, slot), slot.name)
     return _utterance(scene, said.text, "bare_value", mentions=(said,), entity=slot.entity)
 
 

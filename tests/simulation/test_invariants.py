@@ -3,11 +3,14 @@ Chinese and in English."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 
 from dialogkit.model.reply import ActionRun
 from dialogkit.simulation.invariants import INVARIANTS
 from dialogkit.simulation.invariants.asked_slot import bare_answer_goes_to_asked_slot
+from dialogkit.simulation.invariants.base import Finding
 from dialogkit.simulation.invariants.clarification import ambiguous_reference_is_clarified
 from dialogkit.simulation.invariants.forgetting import forget_asks_first_empty_slot
 from dialogkit.simulation.invariants.language import reply_in_turn_language
@@ -246,7 +249,27 @@ def test_the_summary_drops_a_corrected_value(language: str, text: str, kept: str
     assert finding is not None and finding.kind == "corrected"
 
 
+
 INSURANCE = MEETING.parents[1] / "examples" / "insurance" / "insurance.yaml"
+
+
+def _insurance_correction(flow: str, slots: dict[str, str], slot: str, new: str,
+                          language: str) -> Callable[[str], Finding | None]:
+    """A task of the insurance bot whose ``slot`` the user corrects to ``new``; the check of the
+    summary shown after the correction."""
+    start = record(utterance("我要报案", "trigger", "zh", flow=flow),
+                   reply("?", state="PARAM_COLLECT", flow=flow, slots=slots))
+    fix = utterance(f"no, make it {new}", "correct", language, slot=slot, fills={slot: said(new, new, slot)})
+    memory = remember(UserMemory(language), start)
+    after = {**slots, slot: new}
+
+    def check(summary: str) -> Finding | None:
+        turn = record(fix, reply("?", state="PARAM_COLLECT", flow=flow, slots=after, language=language,
+                                 summary=summary), before=start.after, index=1)
+        memory.take_back(turn)
+        return summary_holds_no_taken_back_value(turn, judge(INSURANCE, memory=memory))
+
+    return check
 
 
 @pytest.mark.parametrize(("language", "kept", "stale"), [
@@ -256,18 +279,26 @@ INSURANCE = MEETING.parents[1] / "examples" / "insurance" / "insurance.yaml"
 def test_a_taken_back_label_inside_a_label_or_value_still_held_is_no_violation(language: str, kept: str,
                                                                                stale: str) -> None:
     """"元" (CNY, corrected away) inside "美元" (USD), "11" inside the date the task holds."""
-    slots = {"currency": "CNY", "incident_date": "2027-02-11"}
-    start = record(utterance("我要报案", "trigger", "zh", flow="file_claim"),
-                   reply("?", state="PARAM_COLLECT", flow="file_claim", slots=slots))
-    fix = utterance("no, make it USD", "correct", language, slot="currency",
-                    fills={"currency": said("USD", "USD", "currency")})
-    memory = remember(UserMemory(language), start)
-    after = {**slots, "currency": "USD"}
-    good = record(fix, reply("?", state="PARAM_COLLECT", flow="file_claim", slots=after, language=language,
-                             summary=kept), before=start.after, index=1)
-    memory.take_back(good)
-    assert summary_holds_no_taken_back_value(good, judge(INSURANCE, memory=memory)) is None
-    bad = record(fix, reply("?", state="PARAM_COLLECT", flow="file_claim", slots=after, language=language,
-                            summary=stale), before=start.after, index=1)
-    finding = summary_holds_no_taken_back_value(bad, judge(INSURANCE, memory=memory))
+    check = _insurance_correction("file_claim", {"currency": "CNY", "incident_date": "2027-02-11"},
+                                  "currency", "USD", language)
+    assert check(kept) is None
+    finding = check(stale)
     assert finding is not None and finding.kind == "corrected"
+
+
+@pytest.mark.parametrize(("language", "kept"), [
+    ("zh", "用户陈述：更新联系方式（联系电话 13000000000，联系方式偏好 短信）"),
+    ("en", "User stated: update contact details (email aaa@example.com, preferred contact text message)."),
+])
+def test_a_taken_back_label_that_is_or_is_inside_a_slot_label_is_no_violation(language: str, kept: str) -> None:
+    """"电话" (phone_call) inside the slot label "联系电话"; "email" (the value) is the slot label "email"."""
+    taken = {"zh": "phone_call", "en": "email"}[language]
+    check = _insurance_correction("update_contact", {"policy_no": "P00000000", "contact_method": taken},
+                                  "contact_method", "sms", language)
+    assert check(kept) is None
+
+
+def test_a_taken_back_label_shown_outside_any_slot_label_is_found() -> None:
+    check = _insurance_correction("update_contact", {"policy_no": "P00000000", "contact_method": "phone_call"},
+                                  "contact_method", "sms", "zh")
+    assert check("用户陈述：更新联系方式（联系方式偏好 电话）") is not None

@@ -24,23 +24,29 @@ def value_forms(catalog: Catalog, taken: TakenBack) -> list[str]:
 
 def _other_labels(catalog: Catalog, taken: TakenBack, held: dict[str, Any]) -> list[str]:
     """What the summary may rightly show that holds the value's form, longest first: the labels of
-    the type's other values ("元" is inside "美元"), the values the task holds now ("11" is inside
-    "2027-02-11") and the flow's slot labels ("电话" is inside "联系电话"). They are read past
-    before looking for the form."""
+    the type's other values ("元" is inside "美元") and the values the task holds now ("11" is
+    inside "2027-02-11"). They are read past before looking for the form."""
     slot = catalog.slot(taken.flow, taken.slot)
     entity = catalog.entities.get(slot.entity) if slot is not None and slot.entity else None
     labels = {format_value(v) for v in held.values() if v is not None and value_key(v) != value_key(taken.value)}
-    flow = catalog.flows.get(taken.flow)
-    labels |= {label for s in (flow.slots if flow is not None else ()) for label in s.label.values() if label}
     if entity is not None:
         labels |= {label for v in entity.values if v.canonical != taken.value for label in v.shown.values() if label}
     return sorted(labels, key=len, reverse=True)
 
 
-def _holds(summary: str, form: str, others: list[str]) -> bool:
-    for other in others:
-        if form.lower() in other.lower() and other.lower() != form.lower():
-            summary = re.sub(re.escape(other), " ", summary, flags=re.IGNORECASE)
+def _slot_labels(catalog: Catalog, taken: TakenBack) -> list[str]:
+    """The flow's slot labels, longest first: the summary names slots by them ("联系电话 138…",
+    "email aaa@example.com"), so one that holds the form, or is the form, is no value shown."""
+    flow = catalog.flows.get(taken.flow)
+    labels = {label for s in (flow.slots if flow is not None else ()) for label in s.label.values() if label}
+    return sorted(labels, key=len, reverse=True)
+
+
+def _holds(summary: str, form: str, others: list[str], slot_labels: list[str]) -> bool:
+    lowered = form.lower()
+    for other in [*(o for o in others if lowered in o.lower() and o.lower() != lowered),
+                  *(label for label in slot_labels if lowered in label.lower())]:
+        summary = re.sub(re.escape(other), " ", summary, flags=re.IGNORECASE)
     return re.search(word_pattern(form), summary, re.IGNORECASE) is not None
 
 
@@ -63,8 +69,9 @@ def summary_holds_no_taken_back_value(turn: TurnRecord, judge: Judge) -> Finding
     summary = turn.reply.summary
     for item in taken:
         others = _other_labels(judge.catalog, item, turn.after.slots)
+        slot_labels = _slot_labels(judge.catalog, item)
         for form in value_forms(judge.catalog, item):
-            if _holds(summary, form, others):
+            if _holds(summary, form, others, slot_labels):
                 how = "corrected away" if item.reason == "corrected" else "took back with forget"
                 message = f"the summary still holds {form!r}, which the user {how} at turn {item.turn + 1}"
                 return Finding(item.reason, message, {"summary": f"/^(?![\\s\\S]*(?i:{word_pattern(form)}))/"})
