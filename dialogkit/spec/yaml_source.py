@@ -207,31 +207,41 @@ def _mark_problem(filename: str, error: MarkedYAMLError, kind: FileKind) -> Prob
 
 
 def _duplicate_problems(text: str, filename: str) -> list[Problem]:
-    """Every duplicate key in the document (ruamel stops at the first; authors want them all)."""
+    """Every duplicate key in the document (ruamel stops at the first; authors want them all).
+
+    Each node is read once: an alias shares its anchor's node, so following it again would make
+    an alias bomb cost exponential time.
+    """
     problems: list[Problem] = []
-    root = _new_yaml().compose(text)
-
-    def walk(node: Node | None) -> None:
+    pending: list[Node | None] = [_new_yaml().compose(text)]
+    done: set[int] = set()
+    while pending:
+        node = pending.pop()
+        if node is None or id(node) in done:
+            continue
+        done.add(id(node))
         if isinstance(node, MappingNode):
-            seen: dict[Any, Node] = {}
-            for key_node, value_node in node.value:
-                key = key_node.value
-                if key in seen:
-                    first = seen[key].start_mark
-                    mark = key_node.start_mark
-                    problems.append(Problem(
-                        filename, mark.line + 1, mark.column + 1,
-                        f"duplicate key '{key}' (first written at line {first.line + 1})",
-                        "each key may appear once per mapping; merge the two or rename one",
-                    ))
-                else:
-                    seen[key] = key_node
-                walk(value_node)
+            problems.extend(_duplicates_in(node, filename))
+            pending.extend(value for _, value in reversed(node.value))
         elif isinstance(node, SequenceNode):
-            for item in node.value:
-                walk(item)
+            pending.extend(reversed(node.value))
+    return sorted(problems, key=lambda p: (p.line, p.col))
 
-    walk(root)
+
+def _duplicates_in(node: MappingNode, filename: str) -> list[Problem]:
+    seen: dict[Any, Node] = {}
+    problems: list[Problem] = []
+    for key_node, _ in node.value:
+        key = key_node.value if isinstance(key_node, ScalarNode) else id(key_node)  # a list or map key
+        if key not in seen:
+            seen[key] = key_node
+            continue
+        first, mark = seen[key].start_mark, key_node.start_mark
+        problems.append(Problem(
+            filename, mark.line + 1, mark.column + 1,
+            f"duplicate key '{key}' (first written at line {first.line + 1})",
+            "each key may appear once per mapping; merge the two or rename one",
+        ))
     return problems
 
 
@@ -274,8 +284,8 @@ def _parsing(text: str, filename: str, kind: FileKind) -> Iterator[None]:
         line, col = (mark.line + 1, mark.column + 1) if mark is not None else _START
         raise FlowError([Problem(filename, line, col, f"the {kind.noun} nests deeper than {MAX_DEPTH} levels",
                                  "a bot file needs far fewer; look for unclosed [ or { brackets")]) from None
-    except DuplicateKeyError:
-        raise FlowError(_duplicate_problems(text, filename)) from None
+    except DuplicateKeyError as error:
+        raise FlowError(_duplicate_problems(text, filename) or [_mark_problem(filename, error, kind)]) from None
     except MarkedYAMLError as error:
         raise FlowError([_mark_problem(filename, error, kind)]) from None
     except YAMLError as error:

@@ -26,6 +26,8 @@ TALLY: Counter[str] = Counter()
 """``"<suite>: <outcome>"`` -> examples; printed at the end of the run (see conftest)."""
 
 SLOWEST: dict[str, float] = {}
+SLOWEST_EXAMPLE: dict[str, str] = {}
+"""The input of each suite's slowest example: where to look when load time creeps up."""
 
 
 def fuzz_settings(default_examples: int) -> Callable[[Any], Any]:
@@ -42,8 +44,8 @@ def fuzz_settings(default_examples: int) -> Callable[[Any], Any]:
 
 
 @contextmanager
-def guarded(suite: str) -> Iterator[None]:
-    """Run one example under the hang guard, and time it."""
+def guarded(suite: str, example: str = "") -> Iterator[None]:
+    """Run one example under the hang guard, and time it (keeping the slowest ``example``)."""
     faulthandler.dump_traceback_later(HANG_SECONDS, exit=True, file=sys.stderr)
     started = time.perf_counter()
     try:
@@ -51,7 +53,8 @@ def guarded(suite: str) -> Iterator[None]:
     finally:
         faulthandler.cancel_dump_traceback_later()
         took = time.perf_counter() - started
-        SLOWEST[suite] = max(SLOWEST.get(suite, 0.0), took)
+        if took > SLOWEST.get(suite, 0.0):
+            SLOWEST[suite], SLOWEST_EXAMPLE[suite] = took, example
 
 
 def count(suite: str, outcome: str) -> None:

@@ -22,7 +22,7 @@ def test_the_shipped_files_are_found() -> None:
 @given(mutated_bot_files())
 def test_a_mutated_bot_file_loads_or_raises_flow_error(case: tuple[Path, str]) -> None:
     path, text = case
-    with guarded(SUITE):
+    with guarded(SUITE, text):
         try:
             parse_bot_text(text, filename=path.name, base_dir=path.parent)
         except FlowError as error:

@@ -33,7 +33,7 @@ def test_every_turn_is_answered(path: Path, turns: list[Any]) -> None:
     session = f"fuzz-{next(_SESSIONS)}"
     try:
         for text in turns:
-            with guarded(SUITE):
+            with guarded(SUITE, text):
                 reply = bot.handle(session, text, user_id="fuzz")
             assert isinstance(reply.text, str)
             count(SUITE, "answered")

@@ -68,3 +68,23 @@ def test_a_flow_named_with_a_capital_is_checked_like_any_other() -> None:
 def test_a_repeated_anchor_beside_a_duplicate_key_is_no_warning() -> None:
     with pytest.raises(FlowError, match="duplicate key 'a'"):
         parse_bot_text("a: &x 1\na: &x 2\n" + FLOW)
+
+
+def test_an_alias_bomb_beside_a_duplicate_key_is_reported_in_linear_work(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The duplicate-key report reads each node once: following the bomb's aliases would visit
+    9**9 nodes (the fuzz run's 57 s example); the nodes visited stay under the nodes written."""
+    from dialogkit.spec import yaml_source
+
+    visited: list[int] = []
+    real = yaml_source._duplicates_in
+    monkeypatch.setattr(yaml_source, "_duplicates_in", lambda node, name: visited.append(1) or real(node, name))
+    lines = ["a0: &a0 [lol, lol, lol, lol, lol, lol, lol, lol, lol]"]
+    lines += [f"a{i}: &a{i} [" + ", ".join([f"*a{i - 1}"] * 9) + "]" for i in range(1, 9)]
+    text = "\n".join(lines) + "\nx: {b: *a8, c: *a8}\n" + FLOW + "x: 2\n"
+    problem = _problem(text)
+    assert "duplicate key 'x'" in problem and len(visited) <= 5   # root, x, flows, f, trigger
+
+
+@pytest.mark.parametrize("key", ["[a, b]", "{a: 1}"])
+def test_a_list_or_map_key_beside_a_duplicate_key_is_a_flow_error(key: str) -> None:
+    assert "duplicate key 'x'" in _problem(f"{key}: 1\nx: 1\nx: 2\n" + FLOW)
