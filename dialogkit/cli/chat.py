@@ -16,6 +16,7 @@ from rich.console import Console
 from rich.table import Table
 
 from dialogkit.bot import Bot
+from dialogkit.cli.consoles import plain_console
 from dialogkit.cli.context_export import ExportError, check_target, parse_export, render, write_export
 from dialogkit.engine.ownership import SessionOwnerError
 from dialogkit.errors import DialogkitError, FlowError
@@ -178,7 +179,7 @@ def run_chat(bot_file: Path, user: str | None, session: str | None, store: str |
     answered; the session goes on (docs/lifecycle.md).
     """
     configure_logging(level=log_level, force=True)
-    console = Console(highlight=False)
+    console = plain_console()
     interactive = sys.stdin.isatty()
     watch = FileWatch(bot_file) if reload else None       # before loading: an edit meanwhile is not missed
     bot = _open_bot(console, bot_file, store)

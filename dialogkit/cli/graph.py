@@ -8,6 +8,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from dialogkit.actions.loading import load_bot_file
+from dialogkit.cli.consoles import plain_console
 from dialogkit.cli.validate import print_problem
 from dialogkit.errors import DialogkitError, FlowError
 from dialogkit.spec.graph import render_graph
@@ -19,8 +20,8 @@ def graph_command(path: Path, flow: str | None = None, fmt: str = "mermaid", out
 
     png is binary, so without ``-o`` it is refused rather than dumped on a terminal.
     """
-    errors = console or Console(stderr=True, highlight=False)
-    console = console or Console(highlight=False)
+    errors = console or plain_console(stderr=True)
+    console = console or plain_console()
     try:
         bot = load_bot_file(path)
         if fmt == "png" and output is None:

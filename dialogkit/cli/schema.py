@@ -8,12 +8,13 @@ from pathlib import Path
 from rich.console import Console
 from rich.markup import escape
 
+from dialogkit.cli.consoles import plain_console
 from dialogkit.spec.schema import json_schema
 
 
 def schema_command(output: Path | None = None, console: Console | None = None) -> int:
     """Print the JSON Schema (or write it to ``output``); 0 on success, 1 if it cannot be written."""
-    console = console or Console(highlight=False)
+    console = console or plain_console()
     text = json.dumps(json_schema(), indent=2, ensure_ascii=False) + "\n"
     if output is None:
         console.print(text, end="", soft_wrap=True, markup=False, emoji=False, highlight=False)

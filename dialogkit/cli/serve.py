@@ -63,12 +63,11 @@ def serve_command(bot_file: Path, host: str, port: int, store: str | None, worke
 
 
 def _cannot_serve(bot_file: Path, error: Exception) -> int:
-    from rich.console import Console
-
+    from dialogkit.cli.consoles import plain_console
     from dialogkit.cli.validate import print_problem
     from dialogkit.errors import FlowError
 
-    console = Console(highlight=False, stderr=True)
+    console = plain_console(stderr=True)
     if isinstance(error, FlowError):
         for problem in error.problems:
             print_problem(console, problem)

@@ -36,11 +36,10 @@ def purge(
 
 def purge_command(bot_file: Path, store: str | None, console: Console | None = None) -> int:
     """Purge the bot's store and print the counts; 1 when the bot or the store cannot be opened."""
-    from rich.console import Console
-
+    from dialogkit.cli.consoles import plain_console
     from dialogkit.errors import DialogkitError
 
-    out = console or Console(highlight=False)
+    out = console or plain_console()
     bot = open_bot(bot_file, store, console)
     if bot is None:
         return 1
@@ -48,7 +47,7 @@ def purge_command(bot_file: Path, store: str | None, console: Console | None = N
         try:
             counts = bot.purge()
         except DialogkitError as error:
-            (console or Console(stderr=True, highlight=False)).print(f"error: {error}", markup=False, soft_wrap=True)
+            (console or plain_console(stderr=True)).print(f"error: {error}", markup=False, soft_wrap=True)
             return 1
         settings = bot.spec.bot
         kept = f"older than {settings.retention}" if settings.retention is not None else "kept: no bot.retention"
@@ -61,13 +60,12 @@ def purge_command(bot_file: Path, store: str | None, console: Console | None = N
 
 def open_bot(bot_file: Path, store: str | None, console: Console | None = None) -> Bot | None:
     """The bot on the given store, or None after printing (to stderr) every reason it cannot open."""
-    from rich.console import Console
-
     from dialogkit.bot import Bot
+    from dialogkit.cli.consoles import plain_console
     from dialogkit.errors import DialogkitError, FlowError
     from dialogkit.logging import configure_logging
 
-    errors = console or Console(stderr=True, highlight=False)
+    errors = console or plain_console(stderr=True)
     configure_logging(level="error", force=True)        # a purge or an export prints its result, not events
     try:
         return Bot.from_file(bot_file, store=store)

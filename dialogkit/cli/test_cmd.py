@@ -12,6 +12,7 @@ from pathlib import Path
 
 from rich.console import Console
 
+from dialogkit.cli.consoles import plain_console
 from dialogkit.testing.cases import iter_test_files
 from dialogkit.testing.coverage import CoverageTracker
 from dialogkit.testing.factory import LLMOptions
@@ -31,8 +32,8 @@ def test_command(paths: list[Path], junit: Path | None, keyword: str | None, cov
     ``llm`` runs the bots with their LLM (``base_url`` and ``model`` replace the bot file's);
     ``repeat``/``min_pass`` apply to the tests and files that set no ``repeat`` of their own.
     """
-    console = Console(highlight=False, soft_wrap=True)
-    err = Console(stderr=True, highlight=False, soft_wrap=True)
+    console = plain_console(soft_wrap=True)
+    err = plain_console(stderr=True, soft_wrap=True)
     wrong = _wrong_options(keyword, llm, base_url, model, repeat, min_pass)
     if wrong is not None:
         err.print(f"error: {wrong}", markup=False)

@@ -55,11 +55,10 @@ def forget(
 def export_command(bot_file: Path, user_id: str, store: str | None, output: Path | None = None,
                    force: bool = False, console: Console | None = None) -> int:
     """0 when the document was printed or written; 1 when the bot, the store or the file failed."""
-    from rich.console import Console
-
+    from dialogkit.cli.consoles import plain_console
     from dialogkit.errors import DialogkitError
 
-    errors = console or Console(stderr=True, highlight=False)
+    errors = console or plain_console(stderr=True)
     if output is not None and output.exists() and not force:
         errors.print(f"error: {output} exists; pass --force to replace it", markup=False, soft_wrap=True)
         return 1
@@ -123,12 +122,11 @@ def forget_command(bot_file: Path, user_id: str, store: str | None, yes: bool = 
 
     ``confirm`` asks the question (default: on the terminal, or refuse when there is none).
     """
-    from rich.console import Console
-
+    from dialogkit.cli.consoles import plain_console
     from dialogkit.errors import DialogkitError
 
-    out = console or Console(highlight=False)
-    errors = console or Console(stderr=True, highlight=False)
+    out = console or plain_console()
+    errors = console or plain_console(stderr=True)
     ask = confirm or _ask_on_terminal(errors)
     bot = open_bot(bot_file, store, console)
     if bot is None:

@@ -14,6 +14,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from dialogkit.actions.loading import LoadedBot, load_bot_file
+from dialogkit.cli.consoles import plain_console
 from dialogkit.engine.shadowed_flows import shadowed_flows
 from dialogkit.errors import DialogkitError, FlowError, Problem
 from dialogkit.spec.checks_warnings import bot_warnings
@@ -31,7 +32,7 @@ def print_problem(console: Console, problem: Problem) -> None:
 def validate_command(paths: list[Path], console: Console | None = None, *, strict: bool = False) -> int:
     """Check each bot file; 0 when all are valid (and, with ``strict``, free of warnings), 1 otherwise."""
     # Paths and messages quote the user's file: ":ok:" in them is text, not an emoji code.
-    console = console or Console(highlight=False, emoji=False)
+    console = console or plain_console()
     failed = False
     for path in paths:
         try:

@@ -145,3 +145,10 @@ def test_without_reload_a_changed_bot_file_is_not_read(
     assert run_in_process(script, bot_file, reload=False) == 0
     out = capsys.readouterr().out
     assert "reloaded" not in out and "flow: report_issue" in out
+
+
+@pytest.mark.parametrize("said", ["我的手机 :cd: 碎了 :ok:", "my phone :cd: arrived broken :ok:"])
+def test_the_transcript_shows_emoji_codes_as_typed(said: str, tmp_path: Path) -> None:
+    """rich would print ':ok:' as an emoji; a transcript shows what was said."""
+    out = chat([said, "/exit"], tmp_path)
+    assert said in out and "🆗" not in out and "💿" not in out
