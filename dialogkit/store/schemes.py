@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dialogkit.errors import StoreError
 from dialogkit.store.protocol import SessionStore
-from dialogkit.store.urls import DEFAULT_STORE_URL, redact_url, sqlite_path
+from dialogkit.store.urls import DEFAULT_STORE_URL, check_network_url, redact_url, sqlite_path
 
 __all__ = ["open_store"]
 
@@ -21,6 +21,9 @@ def open_store(url: str | None) -> SessionStore:
     Every mistake in the URL is a ``StoreError`` that says what is accepted, with any password
     in the URL masked.
     """
+    if url is not None and not isinstance(url, str):
+        raise StoreError(f"a store URL is a string such as {_KINDS}, not {type(url).__name__}"
+                         + (f" (did you mean 'sqlite:///{url}'?)" if hasattr(url, "__fspath__") else ""))
     url = DEFAULT_STORE_URL if url is None else url.strip()
     if not url:
         raise StoreError(f"the store URL is empty; use {_KINDS}")
@@ -40,6 +43,7 @@ def open_store(url: str | None) -> SessionStore:
 
         return SqliteStore(sqlite_path(url), url=url)
     if scheme in ("redis", "rediss", "unix"):
+        check_network_url(url)
         from dialogkit.store.redis import RedisStore
 
         return RedisStore(url)

@@ -11,7 +11,7 @@ import pytest
 
 from dialogkit.errors import StoreError
 from dialogkit.store import DEFAULT_STORE_URL, MemoryStore, SqliteStore, open_store
-from dialogkit.store.urls import redact_url
+from dialogkit.store.urls import redact_url, sqlite_path
 from tests.store.factories import REDIS_URL, make_session, needs_redis
 
 ROOT = Path(__file__).resolve().parent.parent.parent
@@ -91,11 +91,32 @@ class TestMistakes:
         ("sqlite:///data/", "needs a file path"),
         ("sqlite:///:memory:", "use memory://"),
         ("memory://somewhere", "takes no path"),
+        ("sqlite:///a\x00b.db", "NUL or an unpaired surrogate"),
+        ("sqlite:///a\ud800b.db", "NUL or an unpaired surrogate"),
+        ("sqlite:///s.db?mode=ro", "are not supported; a session store is written on every turn"),
+        ("redis://[::1", "IPv6 host in brackets"),
+        ("redis://:pw@[::1", "IPv6 host in brackets"),
+        ("redis://host:port/0", "not a valid server URL"),
     ])
     def test_a_bad_url_says_what_is_accepted(self, url: str, message: str) -> None:
         """Each mistake is a StoreError whose message shows the fix."""
         with pytest.raises(StoreError, match=message.replace("?", r"\?").replace(".", r"\.")):
             open_store(url)
+
+    @pytest.mark.parametrize("url", [123, b"sqlite:///s.db", Path("s.db")])
+    def test_a_url_that_is_no_string_is_a_store_error(self, url: object) -> None:
+        with pytest.raises(StoreError, match="a store URL is a string"):
+            open_store(url)  # type: ignore[arg-type]
+
+    def test_a_broken_url_is_shown_without_its_password(self) -> None:
+        with pytest.raises(StoreError) as caught:
+            open_store("redis://admin:s3cret@[::1")
+        assert "s3cret" not in str(caught.value)
+
+    def test_a_home_directory_path_is_expanded(self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        """``~`` is the user's home, as docs/stores.md says."""
+        monkeypatch.setenv("HOME", str(tmp_path))
+        assert sqlite_path("sqlite:///~/bot/s.db") == tmp_path / "bot" / "s.db"
 
     def test_an_unreachable_redis_names_the_url_without_its_password(self) -> None:
         """A connection failure is a StoreError with the URL, and the password is masked."""
