@@ -26,9 +26,12 @@ import tempfile
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterable
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import structlog
+
+if TYPE_CHECKING:
+    import tiktoken
 
 __all__ = [
     "ESTIMATE_ENCODING",
@@ -167,13 +170,31 @@ def _load_model_encoding(model: str) -> Encoder:
     name = tiktoken.encoding_name_for_model(model)
     if not _loads_offline(name):
         raise LookupError(f"encoding {name!r} for {model!r} is not available offline")
-    return _TiktokenEncoder(tiktoken.get_encoding(name))
+    return _TiktokenEncoder(_lean_encoding(name))
 
 
 def _load_offline_encoding() -> Encoder:
-    import tiktoken
+    return _TiktokenEncoder(_lean_encoding(OFFLINE_ENCODING))
 
-    return _TiktokenEncoder(tiktoken.get_encoding(OFFLINE_ENCODING))
+
+def _lean_encoding(name: str) -> tiktoken.Encoding:
+    """The encoding without tiktoken's Python copy of its 100,000 merge ranks (~15 MB per process).
+
+    The Rust tokenizer holds its own copy; the Python dict is read only to pickle the encoding,
+    which a counter never does. Built privately, so an application's own ``get_encoding`` still
+    gets tiktoken's complete, shared object.
+    """
+    import tiktoken
+    import tiktoken.registry
+
+    tiktoken.registry.list_encoding_names()  # discovers the plugins
+    constructor = (tiktoken.registry.ENCODING_CONSTRUCTORS or {}).get(name)
+    if constructor is None:
+        return tiktoken.get_encoding(name)     # raises tiktoken's own error for an unknown name
+    encoding = tiktoken.Encoding(**constructor())
+    if isinstance(getattr(encoding, "_mergeable_ranks", None), dict):
+        encoding._mergeable_ranks = {}
+    return encoding
 
 
 Loader = Callable[[str], Encoder]

@@ -204,3 +204,16 @@ class TestCounting:
             counter.count_message("user", text)
         counter.count_message("user", "一")
         assert counter.misses == 4
+
+
+@pytest.mark.parametrize("text", ["我上周买的手机屏幕碎了，订单号 123456", "my laptop arrived broken, order 67890",
+                                  "①²₁ \x00 🆗 " * 40])
+def test_the_lean_encoding_counts_as_tiktokens_own(text: str) -> None:
+    """The counter drops tiktoken's Python copy of the merge ranks; the tokens are the same."""
+    import tiktoken
+
+    from dialogkit.context.tokens import OFFLINE_ENCODING, _lean_encoding
+
+    lean, full = _lean_encoding(OFFLINE_ENCODING), tiktoken.get_encoding(OFFLINE_ENCODING)
+    assert lean.encode(text, disallowed_special=()) == full.encode(text, disallowed_special=())
+    assert lean is not full and len(full._mergeable_ranks) > 100_000   # an application's own copy is whole
