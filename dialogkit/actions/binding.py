@@ -62,7 +62,7 @@ def build_action_table(spec: BotFile, base_dir: Path, overrides: ActionOverrides
     for ref in action_references(spec):
         if ":" in ref and ref not in overrides:
             try:
-                table.add(ref, import_reference(ref, paths))
+                table.add(ref, import_reference(ref, paths, registered=True))
             except ActionError as exc:
                 table.failures[ref] = str(exc)
     for name, target in overrides.items():

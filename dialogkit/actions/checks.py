@@ -49,8 +49,10 @@ def _action_use_problem(spec: BotFile, document: YamlDocument, table: ActionTabl
         return None
     if ":" in name:
         reason = table.failures.get(name, "it could not be resolved")
-        return document.problem(path, f"cannot use action '{name}': {reason}", "check the module path "
-                                "(imported from the bot file's folder and the working directory)")
+        hint = ("decorate the function with @action in the bot's own code, or pass it in actions="
+                if "not an @action" in reason else
+                "check the module path (imported from the bot file's folder and the working directory)")
+        return document.problem(path, f"cannot use action '{name}': {reason}", hint)
     if any(module in table.failures for module in spec.bot.action_modules):
         return None  # reported once, at bot.actions, with the names it should provide
     guess = did_you_mean(name, table.names)

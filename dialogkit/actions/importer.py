@@ -15,6 +15,7 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from dialogkit.actions.registry import action_options
 from dialogkit.errors import ActionError
 
 
@@ -41,8 +42,12 @@ def import_module(name: str, paths: list[Path]) -> ModuleType:
         return importlib.import_module(name)
 
 
-def import_reference(ref: str, paths: list[Path]) -> Callable[..., Any]:
-    """Resolve ``"package.module:function"`` to the callable; raises ``ActionError`` saying why not."""
+def import_reference(ref: str, paths: list[Path], *, registered: bool = False) -> Callable[..., Any]:
+    """Resolve ``"package.module:function"`` to the callable; raises ``ActionError`` saying why not.
+
+    With ``registered``, only a function registered with ``@action`` is taken: a bot file is no
+    licence to call any function Python can import (``os:system``).
+    """
     module_name, sep, attr = ref.partition(":")
     if not sep or not module_name or not attr:
         raise ActionError(f"'{ref}' is not a reference; write package.module:function")
@@ -58,5 +63,8 @@ def import_reference(ref: str, paths: list[Path]) -> Callable[..., Any]:
             raise ActionError(f"module '{module_name}' has no '{attr}'", original=exc) from exc
     if not callable(target):
         raise ActionError(f"'{ref}' is not callable")
+    if registered and action_options(target) is None:
+        raise ActionError(f"'{ref}' is not an @action function; only functions registered with @action "
+                          f"(or given in actions=) may be named by a bot file")
     function: Callable[..., Any] = target
     return function

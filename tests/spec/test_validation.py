@@ -228,7 +228,8 @@ class TestActions:
 
     def test_reference_that_imports_is_known(self, tmp_path: Path) -> None:
         """module:function that resolves is a known action."""
-        (tmp_path / "validation_refs_ok.py").write_text("def real(ctx):\n    return {'x': 1}\n", encoding="utf-8")
+        (tmp_path / "validation_refs_ok.py").write_text(
+            "from dialogkit import action\n\n\n@action('real')\ndef real(ctx):\n    return {'x': 1}\n", encoding="utf-8")
         bot = load("""\
             flows:
               f:
@@ -236,6 +237,19 @@ class TestActions:
                 execute: {action: "validation_refs_ok:real"}
             """, base_dir=tmp_path)
         assert "validation_refs_ok:real" in bot.actions
+
+
+    @pytest.mark.parametrize("ref", ["os:system", "os:abort", "validation_refs_plain:real"])
+    def test_a_function_not_registered_with_action_is_a_load_error(self, tmp_path: Path, ref: str) -> None:
+        """Only @action functions may be named: os:system passes no validation, and no plain function."""
+        (tmp_path / "validation_refs_plain.py").write_text("def real(ctx):\n    return {}\n", encoding="utf-8")
+        problem = only(problems(f"""\
+            flows:
+              f:
+                trigger: {{keywords: [ticket]}}
+                execute: {{action: "{ref}"}}
+            """, base_dir=tmp_path))
+        assert "is not an @action function" in problem.message and "@action" in problem.hint
 
 
 class TestMemoryActions:
