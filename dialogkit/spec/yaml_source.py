@@ -18,6 +18,7 @@ Conversation test files need each value as written (``user: 0123`` is the text
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -44,6 +45,7 @@ MAX_DEPTH = 64               # a bot file nests about 8 deep
 MAX_ITEMS = 10_000           # entries in one list
 MAX_NODES = 50_000           # values in the whole file, each alias counted as what it expands to
 _LIMIT_HINT = "split the file up, or keep long data (value lists, examples) shorter"
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,10 +110,11 @@ class YamlDocument:
 class _LimitPassed(Exception):
     """A file passed one of the limits above, at ``mark`` (a ruamel mark or None)."""
 
-    def __init__(self, message: str, mark: Any = None) -> None:
+    def __init__(self, message: str, mark: Any = None, *, hint: str = _LIMIT_HINT,
+                 position: Position | None = None) -> None:
         super().__init__(message)
-        self.message = message
-        self.position: Position = (mark.line + 1, mark.column + 1) if mark is not None else _START
+        self.message, self.hint = message, hint
+        self.position: Position = position or ((mark.line + 1, mark.column + 1) if mark is not None else _START)
 
 
 class _BoundedComposer(Composer):
@@ -159,7 +162,7 @@ def _plain(node: Any, path: YamlPath, positions: SourceMap, budget: _Budget) -> 
             value_line, value_col = node.lc.value(key)
             positions.keys[child] = (key_line + 1, key_col + 1)
             positions.values[child] = (value_line + 1, value_col + 1)
-            out[_scalar(key)] = _plain(value, child, positions, budget)
+            out[_text(key, positions.keys[child])] = _plain(value, child, positions, budget)
         return out
     if isinstance(node, CommentedSeq):
         items: list[Any] = []
@@ -169,7 +172,18 @@ def _plain(node: Any, path: YamlPath, positions: SourceMap, budget: _Budget) -> 
             positions.keys[child] = positions.values[child] = (line + 1, col + 1)
             items.append(_plain(value, child, positions, budget))
         return items
-    return _scalar(node)
+    return _text(node, positions.values.get(path, _START))
+
+
+def _text(value: Any, position: Position) -> Any:
+    """A scalar as plain Python; a string holding a lone surrogate (``"\\ud800"`` in double
+    quotes) is refused here, since no text encoding can carry it into logs, hashes or the store."""
+    plain = _scalar(value)
+    if isinstance(plain, str) and _SURROGATE.search(plain):
+        raise _LimitPassed("a value holds an unpaired surrogate (a \\ud800-\\udfff escape), which is no character",
+                           hint="write the character itself, or a \\U0001xxxx escape for one outside the BMP",
+                           position=position)
+    return plain
 
 
 def _scalar(value: Any) -> Any:
@@ -278,7 +292,7 @@ def _parsing(text: str, filename: str, kind: FileKind) -> Iterator[None]:
     try:
         yield
     except _LimitPassed as error:
-        raise FlowError([Problem(filename, *error.position, error.message, _LIMIT_HINT)]) from None
+        raise FlowError([Problem(filename, *error.position, error.message, error.hint)]) from None
     except MaxDepthExceededError as error:
         mark = error.problem_mark
         line, col = (mark.line + 1, mark.column + 1) if mark is not None else _START

@@ -88,3 +88,12 @@ def test_an_alias_bomb_beside_a_duplicate_key_is_reported_in_linear_work(monkeyp
 @pytest.mark.parametrize("key", ["[a, b]", "{a: 1}"])
 def test_a_list_or_map_key_beside_a_duplicate_key_is_a_flow_error(key: str) -> None:
     assert "duplicate key 'x'" in _problem(f"{key}: 1\nx: 1\nx: 2\n" + FLOW)
+
+
+@pytest.mark.parametrize("escaped", ['"\\ud800"', '"\\0\\ud800"', '{"\\udfff": 1}'])
+def test_a_lone_surrogate_escape_is_a_flow_error_at_its_place(escaped: str) -> None:
+    """No text encoding carries it (the file's version hash would raise UnicodeEncodeError)."""
+    with pytest.raises(FlowError) as caught:
+        parse_bot_text(FLOW + f"description: {escaped}\n")
+    problem = caught.value.problems[0]
+    assert "unpaired surrogate" in problem.message and problem.line == 4
