@@ -32,8 +32,10 @@ def apply_updates(event: EventData) -> None:
         if old is not None and str(old) != str(value):
             task.slot_history.setdefault(name, []).append(
                 SlotChange(value=old, turn=task.slot_turns.get(name, ctx.turn), at=ctx.now, superseded_at=ctx.now))
-        task.slots[name] = value
-        task.slot_turns[name] = ctx.turn
+        if old is None or str(old) != str(value):
+            # The same value said again keeps the turn that gave it: forgetting this turn keeps it.
+            task.slots[name] = value
+            task.slot_turns[name] = ctx.turn
         if name in task.prefilled and name not in ctx.prefilled:
             task.prefilled.remove(name)
 

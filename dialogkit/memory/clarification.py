@@ -114,6 +114,14 @@ def _named(pending: PendingClarification, text: str, mentions: Sequence[Mention]
     return chosen - rejected
 
 
+def _names_others(pending: PendingClarification, mentions: Sequence[Mention]) -> bool:
+    """Whether the answer names a value of the candidates' type that is none of them ("I have
+    patient ID A and patient ID B" while A or C is asked about): a new statement, not an answer."""
+    types = {c.type for c in pending.candidates if c.type}
+    values = {value_key(c.value) for c in pending.candidates}
+    return any(m.type in types and value_key(m.value) not in values for m in mentions)
+
+
 def _by_name_part(pending: PendingClarification, folded: str) -> set[int]:
     """"Joe" picks "Joe Brown" when no other candidate has that word."""
     words = set(re.findall(r"[a-z]{3,}", folded)) - lx.EN_FUNCTION_WORDS
@@ -148,6 +156,8 @@ def _ordinal(text: str, count: int) -> int | None:
 def answer_clarification(pending: PendingClarification, text: str, mentions: Sequence[Mention]) -> Candidate | None:
     """The candidate the answer picks, or None when it names none (or several) of them."""
     if not pending.candidates:
+        return None
+    if _names_others(pending, mentions):
         return None
     named = _named(pending, text, mentions)
     if len(named) == 1:

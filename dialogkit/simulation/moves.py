@@ -181,8 +181,10 @@ def correct(data: st.DataObject, scene: Scene) -> Utterance:
     """A correction of a filled slot to another value, in one of the correction phrasings."""
     slot, frame = _pick(data, _corrections(scene), "correction")
     current = value_key(scene.before.slots[slot.name])
-    said = data.draw(st.sampled_from(scene.said_for(slot)).filter(lambda s: value_key(s.canonical) != current),
-                     label=slot.name)
+    # An ordinal picks from a slot's options only where the correction names the slot ("订单号是第二个"):
+    # "no, make it the first one" points at no list the user was shown.
+    choices = scene.said_for(slot) if "{label}" in frame else _named(scene, slot)
+    said = data.draw(st.sampled_from(choices).filter(lambda s: value_key(s.canonical) != current), label=slot.name)
     text = frame.format(label=slot.label[scene.language], value=said.text)
     return _utterance(scene, text, "correct", slot=slot.name, fills={slot.name: said})
 
