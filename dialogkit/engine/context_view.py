@@ -18,7 +18,8 @@ lose their least salient ones, and sensitive values of finished tasks are kept (
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 import structlog
@@ -29,7 +30,6 @@ from dialogkit.context.window import build_context, export_text
 from dialogkit.engine.rule_summary import rule_summary
 from dialogkit.engine.slots import missing_required
 from dialogkit.engine.turn import TurnContext
-from dialogkit.errors import LLMError
 from dialogkit.memory import hierarchy, tracker
 from dialogkit.memory.summary import compacted, render_summary
 from dialogkit.model.session import Entity, Message, Session, Task
@@ -41,10 +41,12 @@ from dialogkit.understanding.rules import RuleUnderstanding
 if TYPE_CHECKING:
     from dialogkit.context.tokens import TokenCounter
 
-__all__ = ["ContextView", "Summarizer", "entity_memory"]
+__all__ = ["AsyncSummarizer", "ContextView", "Summarizer", "entity_memory"]
 
 Summarizer = Callable[[list[str], str], str]
 """(texts, language) -> summary: how rounds are folded (the LLM's, or the rules')."""
+AsyncSummarizer = Callable[[list[str], str, list[str]], Awaitable[str]]
+"""(texts, language, sensitive values) -> summary, awaited: the LLM's through its async client."""
 
 log = structlog.get_logger("dialogkit.context")
 
@@ -197,8 +199,7 @@ class ContextView:
         if not rounds:
             return None
         secret = self.sensitive_values(session)
-        text = hierarchy.summarize_rounds(
-            rounds, session.language, lambda texts, lang: mask_values(self.rule_summary(texts, lang), secret))
+        text = hierarchy.summarize_rounds(rounds, session.language, self._rules(secret))
         return RoundSummary(start_round=rounds[0][0], end_round=rounds[-1][0], text=text, level=1)
 
     def _round_summaries(self, session: Session, provisional: RoundSummary | None) -> list[RoundSummary]:
@@ -285,35 +286,47 @@ class ContextView:
         it writes summaries; it falls back to the rules' summary on failure. Folding stays one
         round behind the window (see ``_raw_after``).
         """
+        fold = self._fold_due(ctx)
+        if fold is not None:
+            items, secret = fold
+            llm = llm_summarizer(secret) if llm_summarizer is not None else None
+            hierarchy.fold_rounds(ctx.session.summary, items, summarize_text=llm, fallback=self._rules(secret),
+                                  language=ctx.session.language, max_blocks=MAX_BLOCK_SUMMARIES)
+
+    async def aafter_turn(self, ctx: TurnContext, asummarize: AsyncSummarizer | None) -> None:
+        """``after_turn`` with the LLM's summaries awaited (``asummarize(texts, language, sensitive
+        values)``, the async client's), so an async turn never blocks its loop on them: the same
+        folds, fallback and masking, hence the same summaries for the same answers."""
+        if asummarize is None:
+            self.after_turn(ctx)
+            return
+        fold = self._fold_due(ctx)
+        if fold is not None:
+            items, secret = fold
+            await hierarchy.afold_rounds(ctx.session.summary, items, fallback=self._rules(secret),
+                                         asummarize=partial(_with_secret, asummarize, secret),
+                                         language=ctx.session.language, max_blocks=MAX_BLOCK_SUMMARIES)
+
+    def _fold_due(self, ctx: TurnContext) -> tuple[list[tuple[int, str, str]], list[str]] | None:
+        """Bound the session's secrets and entities; then the rounds to fold and the sensitive
+        values their summaries must mask, or None when no 5-round block is complete yet."""
         session = ctx.session
         self.remember_secrets(session, ctx.ended_task)
         _decay_entities(session)
         first = hierarchy.folded_until(session.summary) + 1
         last_foldable = session.turn - self.settings.effective_keep_recent_rounds - 1
         if first + hierarchy.ROUNDS_PER_SUMMARY - 1 > last_foldable:
-            return
+            return None
         items = _round_texts(_session_messages(session), first, last_foldable)
         loaded = {turn for turn, _, _ in items}
         # A round no longer in the loaded tail (a round of many messages pushed it out) is folded as
         # an empty one rather than stalling every later fold: the next block must start after it.
         items += [(turn, "", "") for turn in range(first, last_foldable + 1) if turn not in loaded]
-        secret = self.sensitive_values(session, extra_tasks=(ctx.ended_task,))
-        llm = llm_summarizer(secret) if llm_summarizer is not None else None
-        hierarchy.fold_rounds(session.summary, items, summarize_text=self._summarizer(llm, secret),
-                              language=session.language, max_blocks=MAX_BLOCK_SUMMARIES)
+        return items, self.sensitive_values(session, extra_tasks=(ctx.ended_task,))
 
-    def _summarizer(self, llm: Summarizer | None, secret: list[str]) -> Summarizer:
-        """The LLM's summary when there is one, else (or when it fails) the rules', masked."""
-
-        def summarize(texts: list[str], language: str) -> str:
-            if llm is not None:
-                try:
-                    return llm(texts, language)
-                except LLMError:
-                    pass  # already logged and counted by the LLM layer
-            return mask_values(self.rule_summary(texts, language), secret)
-
-        return summarize
+    def _rules(self, secret: list[str]) -> Summarizer:
+        """The rules' summary, masked: what stands in when the LLM writes none."""
+        return lambda texts, language: mask_values(self.rule_summary(texts, language), secret)
 
     # -- views -----------------------------------------------------------------------------------
 
@@ -394,6 +407,10 @@ def _round_texts(messages: Iterable[Message], first: int, last: int) -> list[tup
             users.setdefault(message.turn, [])
             (users if message.role == "user" else bots).setdefault(message.turn, []).append(message.content)
     return [(turn, "\n".join(users[turn]), "\n".join(bots.get(turn, []))) for turn in sorted(users)]
+
+
+def _with_secret(asummarize: AsyncSummarizer, secret: list[str], texts: list[str], language: str) -> Awaitable[str]:
+    return asummarize(texts, language, secret)
 
 
 def _as_summary(entry: dict[str, Any], level: int) -> RoundSummary:

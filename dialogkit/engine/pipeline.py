@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar, cast
 
 import structlog
 
-from dialogkit.engine.context_view import ContextView
+from dialogkit.engine.context_view import AsyncSummarizer, ContextView
 from dialogkit.engine.lookahead import LookAhead
 from dialogkit.engine.memory_actions import MemoryActions
 from dialogkit.engine.migration import migrate_session
@@ -121,7 +121,8 @@ class Turns:
 
         The rules' part of the turn (the policy, which runs actions, and memory) goes through
         ``offload``: actions are the bot author's synchronous code, so a server runs it in a thread
-        and the loop is never blocked by a slow one. LLM summaries use the sync client there too.
+        and the loop is never blocked by a slow one. LLM summaries of finished rounds are awaited
+        through the async client like the other LLM steps.
         """
         assert self._astore is not None, "ahandle needs a store with atransaction (see native_async)"
         started = time.perf_counter()
@@ -135,11 +136,9 @@ class Turns:
             reply_text = await offload(self._act, ctx)
             if self.llm is not None:
                 reply_text = await self.llm.arephrase(ctx, reply_text)
-            summarizer = self._llm_summarizer(ctx)
-            if summarizer is None:
-                self._end(ctx, reply_text, None)
-            else:
-                await offload(self._end, ctx, reply_text, summarizer)
+            self.append(ctx.session, "assistant", reply_text, ctx.turn, ctx.language)
+            await self.view.aafter_turn(ctx, self._allm_summarizer(ctx))
+            self._stage(ctx)
         return self._finish(ctx, reply_text, state_before, started)
 
     def _begin(self, txn: StoreTxn, session_id: str, raw: str, user_id: str | None) -> tuple[TurnContext, str]:
@@ -158,11 +157,13 @@ class Turns:
 
     def _end(self, ctx: TurnContext, reply_text: str, summarizer: Summarizers | None) -> None:
         """The reply recorded, finished rounds folded into the summary, the session staged."""
-        session = ctx.session
-        self.append(session, "assistant", reply_text, ctx.turn, ctx.language)
+        self.append(ctx.session, "assistant", reply_text, ctx.turn, ctx.language)
         self.view.after_turn(ctx, summarizer)   # fold finished 5-round blocks
-        session.updated_at = self.clock()
-        ctx.txn.save(session)
+        self._stage(ctx)
+
+    def _stage(self, ctx: TurnContext) -> None:
+        ctx.session.updated_at = self.clock()
+        ctx.txn.save(ctx.session)
 
     def _finish(self, ctx: TurnContext, reply_text: str, state_before: str, started: float) -> Reply:
         reply = self._reply(ctx, reply_text)
@@ -198,10 +199,17 @@ class Turns:
         self._record_action_results(ctx)
         return join(ctx.say, ctx.language)
 
+    def _summarizing(self) -> LLMLayer | None:
+        """The LLM layer when it writes the round summaries (``use_for: [summaries]``), else None."""
+        return self.llm if self.llm is not None and self.llm.uses("summaries") else None
+
     def _llm_summarizer(self, ctx: TurnContext) -> Summarizers | None:
-        if self.llm is None or not self.llm.uses("summaries"):
-            return None
-        return partial(self.llm.summarizer, ctx)
+        llm = self._summarizing()
+        return partial(llm.summarizer, ctx) if llm is not None else None
+
+    def _allm_summarizer(self, ctx: TurnContext) -> AsyncSummarizer | None:
+        llm = self._summarizing()
+        return partial(llm.asummarize, ctx) if llm is not None else None
 
     def _load_or_create(self, session: Session | None, session_id: str, user_id: str | None) -> Session:
         now = self.clock()
