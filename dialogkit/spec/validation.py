@@ -25,6 +25,7 @@ from dialogkit.spec.schema import (
     LocalizedText,
     Prompt,
     SlotSpec,
+    SynonymValue,
     ValidationRule,
 )
 from dialogkit.spec.yaml_source import YamlDocument, YamlPath
@@ -41,6 +42,37 @@ def memory_lists(spec: BotFile) -> Iterator[tuple[list[str], YamlPath]]:
     for name, flow in spec.flows.items():
         for trigger, names in flow.memory.items():
             yield names, ("flows", name, "memory", trigger)
+
+
+def _blank_texts(spec: BotFile) -> Iterator[tuple[YamlPath, str]]:
+    """Labels, aliases and trigger items written empty: each would show as nothing ("(, damaged)")
+    or match everywhere, so each is a problem at its place."""
+    for name, entity in spec.entities.items():
+        for value, form in (entity.values or {}).items():
+            path: YamlPath = ("entities", name, "values", value)
+            aliases = form if isinstance(form, list) else form.aliases
+            yield from _blank_items(aliases, path if isinstance(form, list) else (*path, "aliases"), "an alias")
+            if isinstance(form, SynonymValue):
+                yield from _blank_label(form.label, (*path, "label"), f"the label of value '{value}'")
+    for name, flow in spec.flows.items():
+        base: YamlPath = ("flows", name)
+        yield from _blank_items(flow.trigger.examples, (*base, "trigger", "examples"), "a trigger example")
+        yield from _blank_items(flow.trigger.keywords, (*base, "trigger", "keywords"), "a trigger keyword")
+        for index, slot in enumerate(flow.slots):
+            yield from _blank_label(slot.label, (*base, "slots", index, "label"), f"the label of slot '{slot.name}'")
+
+
+def _blank_items(items: list[str], path: YamlPath, what: str) -> Iterator[tuple[YamlPath, str]]:
+    yield from (((*path, index), what) for index, item in enumerate(items) if not item.strip())
+
+
+def _blank_label(label: Prompt | None, path: YamlPath, what: str) -> Iterator[tuple[YamlPath, str]]:
+    if label is None:
+        return
+    texts = list(_texts(label, path))
+    if not texts:
+        yield path, what
+    yield from ((where, what) for text, where in texts if not text.strip())
 
 
 def _texts(prompt: Prompt | None, path: YamlPath) -> Iterator[tuple[str, YamlPath]]:
@@ -83,6 +115,8 @@ class BotChecks:
             self._check_duplicate_intent(name, flow, base, intents)
             self._check_slots(flow, base)
             self._check_prompts(flow, base)
+        for path, what in _blank_texts(self.spec):
+            self._add(path, f"{what} is empty", "write the text, or remove it (a label left out is the name)")
         for names, path in memory_lists(self.spec):
             self._check_memory_list(names, path)
         for path, message, hint in flow_language_problems(self.spec):

@@ -395,3 +395,32 @@ class TestRules:
                   - {name: item, entity: product, validate: [{one_of: [phone]}]}
             """)
         assert len(bot.spec.flows["f"].slots) == 3
+
+
+class TestBlankTexts:
+    def test_empty_labels_aliases_and_trigger_items_are_problems_at_their_place(self) -> None:
+        """Each would render as nothing ("(, damaged)") or match anything."""
+        found = problems("""\
+            entities:
+              kind:
+                values:
+                  a: [x, '', y]
+                  c:
+                    aliases: [cc, '  ']
+                    label: {zh: '', en: ok}
+            flows:
+              f:
+                trigger: {keywords: [go, ''], examples: ['', 我要 hi there]}
+                slots:
+                  - name: s
+                    entity: kind
+                    label: ' '
+                    ask: "?"
+            """)
+        where = sorted((p.line, p.message) for p in found)
+        assert where == [
+            (4, "an alias is empty"), (6, "an alias is empty"), (7, "the label of value 'c' is empty"),
+            (10, "a trigger example is empty"), (10, "a trigger keyword is empty"),
+            (14, "the label of slot 's' is empty"),
+        ]
+        assert all("write the text" in p.hint for p in found)
