@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -18,6 +19,7 @@ from dialogkit import Bot
 from dialogkit.llm.client import LLMClient
 from dialogkit.model.session import SummaryState
 from dialogkit.spec.schema import LLMSpec
+from dialogkit.strings.redaction import MASK
 from dialogkit.testing.llm_server import Delay, Reply, ScriptedLLMServer, Status, request_mode
 from tests.engine.test_async_turns import AwaitedStore, max_loop_lag
 from tests.engine.test_llm_layer import _fresh_process_memory  # noqa: F401  (autouse: no negotiated modes)
@@ -147,3 +149,42 @@ def test_a_slow_summary_never_blocks_the_loop() -> None:
         client.close()
     assert client.sync_calls == 0
     assert lag < 0.2
+
+
+
+ACCOUNT_BOT = (Path(__file__).parent / "bots" / "account.yaml").read_text(encoding="utf-8")
+PHONE = "13812345678"
+CHANGE = {"zh": ["修改手机号", f"新号码是 {PHONE}"], "en": ["change my phone number", f"the new one is {PHONE}"]}
+
+
+@pytest.mark.parametrize("summaries", ["written", "failing"])
+@LANGS
+def test_a_sensitive_value_reaches_no_summary_in_ahandle(lang: str, summaries: str, tmp_path: Path) -> None:
+    """A ``sensitive: true`` slot's value said in the first rounds is masked in what the async client
+    is asked to summarise and in every summary kept, the rules' fallback's included."""
+    asked: list[str] = []
+
+    def answer(body: dict[str, Any]) -> Any:
+        if request_mode(body) != "text":
+            return {"commands": []}               # the rules fill the slot (an LLM never does)
+        asked.append(json.dumps(body["messages"], ensure_ascii=False))
+        return summary_of(body) if summaries == "written" else Status(500, message="summaries are down")
+
+    path = tmp_path / "account.yaml"
+    path.write_text(ACCOUNT_BOT + "context: {keep_recent_rounds: 1}\n", encoding="utf-8")
+    with ScriptedLLMServer(answer) as server:
+        client = CountingClient(server, ["understanding", "summaries"])
+        with Bot.from_file(path, store=AwaitedStore(), llm=client) as bot:
+            async def run() -> None:
+                for text in [*CHANGE[lang], *small_talk(lang)[2:]]:
+                    await bot.ahandle("s", text)
+                await client.aclose()
+
+            asyncio.run(run())
+            session = bot.session("s").data
+        client.close()
+    assert session is not None and PHONE in session.secrets     # the rules took it as the slot's value
+    assert len(asked) == 4 and any(MASK in request for request in asked)
+    assert not any(PHONE in request for request in asked)
+    assert session.summary.block_summaries and PHONE not in json.dumps(folded(session.summary), ensure_ascii=False)
+    assert client.sync_calls == 0
