@@ -234,9 +234,9 @@ class Bot:
     # ---- the turn, on an event loop (docs/serving.md) -----------------------------------------
     async def ahandle(self, session_id: str, text: Any, *, user_id: str | None = None) -> Reply:
         """The async twin of ``handle``, with the same reply. Over Redis the turn awaits the store and
-        the LLM on the loop, and only its rules' step (actions, memory actions) and LLM summaries go to
-        the turn pool; over other stores the whole turn runs in the pool. Either way the loop is never
-        blocked, and two calls for one session never interleave."""
+        the LLM (summaries too) on the loop, and only its rules' step (actions, memory actions) goes
+        to the turn pool; over other stores the whole turn runs in the pool. Either way the loop is
+        never blocked, and two calls for one session never interleave."""
         from dialogkit.engine.async_turns import runner_of
 
         return await runner_of(self).handle(str(session_id), text, user_id=user_id)
