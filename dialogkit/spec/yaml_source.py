@@ -28,7 +28,7 @@ from typing import Any
 from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 from ruamel.yaml.composer import Composer, MaxDepthExceededError
-from ruamel.yaml.constructor import DuplicateKeyError
+from ruamel.yaml.constructor import DuplicateKeyError, RoundTripConstructor
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
 from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
@@ -138,6 +138,22 @@ class _BoundedComposer(Composer):
         return super().compose_node(parent, index)
 
 
+class _BoundedConstructor(RoundTripConstructor):
+    """ruamel's constructor, reporting a duplicate key without writing out its value: ruamel's own
+    message shows both values, and the value of a key beside an alias bomb is a billion items."""
+
+    def check_mapping_key(self, node: Any, key_node: Any, mapping: Any, key: Any, value: Any) -> bool:
+        if key in mapping:
+            raise DuplicateKeyError("while constructing a mapping", node.start_mark, "found a duplicate key",
+                                    key_node.start_mark)
+        return True
+
+    def check_set_key(self, node: Any, key_node: Any, setting: Any, key: Any) -> None:
+        if key in setting:
+            raise DuplicateKeyError("while constructing a set", node.start_mark, "found a duplicate key",
+                                    key_node.start_mark)
+
+
 class _Budget:
     """How many values ``_plain`` may still produce: each use of an alias counts its values again."""
 
@@ -203,6 +219,7 @@ def _new_yaml() -> YAML:
     yaml.allow_duplicate_keys = False
     yaml.max_depth = MAX_DEPTH
     yaml.Composer = _BoundedComposer
+    yaml.Constructor = _BoundedConstructor
     return yaml
 
 

@@ -85,6 +85,15 @@ def test_an_alias_bomb_beside_a_duplicate_key_is_reported_in_linear_work(monkeyp
     assert "duplicate key 'x'" in problem and len(visited) <= 5   # root, x, flows, f, trigger
 
 
+def test_a_duplicate_key_is_never_written_out_whole() -> None:
+    """ruamel's own message shows the duplicated values: beside an alias bomb, a billion items."""
+    lines = ["a0: &a0 [lol, lol, lol, lol, lol, lol, lol, lol, lol]"]
+    lines += [f"a{i}: &a{i} [" + ", ".join([f"*a{i - 1}"] * 9) + "]" for i in range(1, 9)]
+    assert "duplicate key 'x'" in _problem("\n".join(lines) + "\nx: *a8\nx: *a8\n" + FLOW)
+    with pytest.raises(FlowError):
+        parse_bot_text("\n".join(lines) + "\n? [*a8]\n: 1\n? [*a8]\n: 2\n" + FLOW)
+
+
 @pytest.mark.parametrize("key", ["[a, b]", "{a: 1}"])
 def test_a_list_or_map_key_beside_a_duplicate_key_is_a_flow_error(key: str) -> None:
     assert "duplicate key 'x'" in _problem(f"{key}: 1\nx: 1\nx: 2\n" + FLOW)
