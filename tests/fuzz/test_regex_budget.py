@@ -1,7 +1,8 @@
 """No regular expression run on user text backtracks catastrophically (issue 15, item 2).
 
 A child process feeds 64 KB of each character class to every module-level pattern of
-understanding/, memory/ and the engine's rule summary, then to the shipped bots (one long turn,
+understanding/, memory/, engine/ (the rule summary, the context view), context/, strings/ (the
+e-mail and phone detectors that mask logs), text/ and llm/ (the rephrasing check), then to the shipped bots (one long turn,
 then five short ones, so a summary is folded over the stored text). The work is bounded by a
 generous timeout on the child, never by a timed assertion in this process: a quadratic pattern
 takes minutes on 64 KB, a linear one a fraction of a second.
@@ -19,14 +20,17 @@ TIMEOUT_S = 120
 
 CHILD = r'''
 import importlib, pkgutil, re
-import dialogkit.engine.rule_summary, dialogkit.memory, dialogkit.understanding
+import dialogkit.context, dialogkit.engine, dialogkit.llm, dialogkit.memory, dialogkit.strings, dialogkit.text
+import dialogkit.understanding
 from dialogkit.bot import Bot
 
+packages = (dialogkit.understanding, dialogkit.memory, dialogkit.engine, dialogkit.context, dialogkit.strings,
+            dialogkit.text, dialogkit.llm)
 modules = [importlib.import_module(f"{pkg.__name__}.{info.name}")
-           for pkg in (dialogkit.understanding, dialogkit.memory) for info in pkgutil.iter_modules(pkg.__path__)]
-modules.append(dialogkit.engine.rule_summary)
+           for pkg in packages for info in pkgutil.iter_modules(pkg.__path__)]
 patterns = [value for module in modules for value in vars(module).values() if isinstance(value, re.Pattern)]
-units = ["a", "Z", "1", "１", " ", "-", ".", "订", "@", "a1-", "\n", "😀", "é", "_", "that ", "那个", "三", "http://x/"]
+units = ["a", "Z", "1", "１", " ", "-", ".", "订", "@", "a1-", "\n", "😀", "é", "_", "that ", "那个", "三", "http://x/",
+         "a@", "1.", "www."]
 for unit in units:
     text = unit * (65536 // len(unit))
     for pattern in patterns:
