@@ -11,6 +11,7 @@ from typing import Any
 import structlog
 from transitions import EventData
 
+from dialogkit.engine.doubtful_values import doubted
 from dialogkit.engine.slots import Validator, validate_slot
 from dialogkit.engine.turn import TurnContext
 from dialogkit.memory import forgetting
@@ -28,6 +29,8 @@ def apply_updates(event: EventData) -> None:
     task = ctx.task
     assert task is not None
     for name, value in ctx.updates.items():
+        if doubted(ctx, name, value):
+            continue   # a phone number offered as an order id: asked about, not written
         old = task.slots.get(name)
         if old is not None and str(old) != str(value):
             task.slot_history.setdefault(name, []).append(

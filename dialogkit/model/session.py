@@ -40,6 +40,7 @@ class Task(_Data):
     slot_history: dict[str, list[SlotChange]] = Field(default_factory=dict)
     prefilled: list[str] = Field(default_factory=list)            # slots filled from persistence
     pending_slot: str | None = None                               # the question awaiting an answer
+    doubted: dict[str, str] = Field(default_factory=dict)         # slot -> a value asked about (a phone as an id)
     reprompts: int = 0
     started_turn: int = 0
 

@@ -1,0 +1,48 @@
+"""A value that fits a built-in type better than the slot it was offered to is asked about first.
+
+An order-id slot whose pattern is "5 to 12 digits" also takes an 11-digit mobile number
+(13812345678), and the bot would then echo a phone number as the order in its confirmation. When a
+value offered to a slot of another type has the exact shape of a mobile number or an e-mail
+address, the slot is not filled silently: the bot says what the value looks like and asks for the
+slot again. The same value given again right after is taken: the user means it.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from dialogkit.engine.turn import TurnContext
+from dialogkit.spec.schema import LocalizedText, SlotSpec
+
+__all__ = ["doubted"]
+
+_SHAPES = {
+    "phone": re.compile(r"(?:\+?86[\s-]?)?1[3-9]\d{9}"),
+    "email": re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+"),
+}
+_KIND = {"phone": {"zh": "手机号", "en": "a phone number"}, "email": {"zh": "邮箱地址", "en": "an e-mail address"}}
+_SAID = {"zh": "{value} 看起来像{kind}，不像{label}。", "en": "{value} looks like {kind}, not like the {label}."}
+
+
+def doubted(ctx: TurnContext, name: str, value: Any) -> bool:
+    """Whether ``value`` must not fill slot ``name`` this turn (the reason is added to ``ctx.say``)."""
+    task, flow = ctx.task, ctx.flow
+    slot = flow.spec.slot(name) if flow is not None else None
+    if task is None or slot is None or slot.entity in (None, *_SHAPES) or name in ctx.prefilled:
+        return False
+    text = str(value).strip()
+    kind = next((k for k, shape in _SHAPES.items() if shape.fullmatch(text)), None)
+    if kind is None or task.doubted.pop(name, None) == text:
+        return False
+    task.doubted[name] = text
+    language = "zh" if ctx.language == "zh" else "en"
+    ctx.say.append(_SAID[language].format(value=text, kind=_KIND[kind][language], label=_label(slot, language)))
+    return True
+
+
+def _label(slot: SlotSpec, language: str) -> str:
+    label = slot.label
+    if isinstance(label, LocalizedText):
+        label = getattr(label, language) or label.zh or label.en
+    return label or slot.name.replace("_", " ")
