@@ -114,6 +114,17 @@ def _named(pending: PendingClarification, text: str, mentions: Sequence[Mention]
     return chosen - rejected
 
 
+_COUNTS = frozenset({"number", "integer"})
+_BARE_REMAINDER = 3
+
+
+def _nearly_all(text: str, mention: Mention) -> bool:
+    """A number answers only said nearly alone ("1", "就2个"): in running text ("我刚喝了一杯咖啡")
+    it counts something else."""
+    rest = text[:mention.start] + text[mention.end:]
+    return sum(ch.isalnum() for ch in rest) <= _BARE_REMAINDER
+
+
 def _names_others(pending: PendingClarification, mentions: Sequence[Mention]) -> bool:
     """Whether the answer names a value of the candidates' type that is none of them ("I have
     patient ID A and patient ID B" while A or C is asked about): a new statement, not an answer."""
@@ -157,6 +168,7 @@ def answer_clarification(pending: PendingClarification, text: str, mentions: Seq
     """The candidate the answer picks, or None when it names none (or several) of them."""
     if not pending.candidates:
         return None
+    mentions = [m for m in mentions if m.type not in _COUNTS or _nearly_all(text, m)]
     if _names_others(pending, mentions):
         return None
     named = _named(pending, text, mentions)
