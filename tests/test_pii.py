@@ -171,6 +171,24 @@ def test_llm_requests_never_carry_a_sensitive_value(lang: str) -> None:
     assert NOTE[lang] not in bodies
 
 
+def test_a_typed_sensitive_value_never_reaches_the_llm_either() -> None:
+    """A sensitive slot with an entity type (the flights bot's passport number), typed unasked,
+    in either language: masked in every request body from the turn it is typed."""
+    flights = ROOT / "examples" / "flights" / "flights.yaml"
+    with ScriptedLLMServer(lambda body: "{}") as server:
+        spec = LLMSpec(model="scripted-model", timeout_s=2.0, max_retries=0, use_for=["understanding", "summaries"])
+        client = LLMClient(spec, api_key="sk-test", base_url=server.base_url, backoff_s=0.01, max_backoff_s=0.05)
+        try:
+            bot = Bot.from_file(flights, store="memory://", llm=client)
+            for text in ["I need to change my flight, booking ABC123, passport E12345678", "护照号 G87654321", "thanks"]:
+                bot.handle("s1", text, user_id="alice")
+        finally:
+            client.close()
+        bodies = json.dumps(server.requests, ensure_ascii=False)
+    assert server.requests and "ABC123" in bodies
+    assert "E12345678" not in bodies and "G87654321" not in bodies
+
+
 @needs_redis
 def test_with_a_key_redis_holds_no_sensitive_value(key: str) -> None:
     import redis
