@@ -200,7 +200,8 @@ class TestBuildTable:
         assert table.run("order_status", ActionContext()) == {"status": "stub"}
 
     def test_module_function_reference(self, tmp_path: Path) -> None:
-        module = _module(tmp_path, "def make(ctx):\n    return {'ticket_id': 'T-9'}\n")
+        module = _module(tmp_path, "from dialogkit import action\n\n@action('make')\n"
+                                   "def make(ctx):\n    return {'ticket_id': 'T-9'}\n")
         table = build_action_table(_spec(None, f"{module}:make"), tmp_path, None)
         assert table.run(f"{module}:make", ActionContext()) == {"ticket_id": "T-9"}
 
@@ -212,7 +213,8 @@ class TestBuildTable:
         assert "needs a library" in table.failures[f"{broken}:make"]
 
     def test_validator_reference_is_resolved(self, tmp_path: Path) -> None:
-        module = _module(tmp_path, "def check(value):\n    return None if value.isdigit() else '只能是数字'\n")
+        module = _module(tmp_path, "from dialogkit import action\n\n@action('check')\n"
+                                   "def check(value):\n    return None if value.isdigit() else '只能是数字'\n")
         table = build_action_table(_spec(None, validator=f"{module}:check"), tmp_path, None)
         assert table.validate(f"{module}:check", "12a") == "只能是数字"
 

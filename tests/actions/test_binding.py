@@ -63,6 +63,7 @@ class TestBuildActionTable:
             def status(ctx):
                 return {"status": "real"}
 
+            @action("known")
             def known(value):
                 return None
             """)
