@@ -27,7 +27,7 @@ from dialogkit.logging import configure_logging
 from dialogkit.spec.schema import LLMSpec
 from dialogkit.store import open_store, secrets
 from dialogkit.testing.llm_server import ScriptedLLMServer
-from tests.store.factories import REDIS_URL, needs_redis
+from tests.store.factories import REDIS_URL, needs_redis, redis_text
 
 ROOT = Path(__file__).resolve().parents[1]
 SUPPORT = ROOT / "flows" / "support_ticket.yaml"
@@ -191,8 +191,6 @@ def test_a_typed_sensitive_value_never_reaches_the_llm_either() -> None:
 
 @needs_redis
 def test_with_a_key_redis_holds_no_sensitive_value(key: str) -> None:
-    import redis
-
     from dialogkit.store.redis import RedisStore
 
     assert REDIS_URL is not None
@@ -201,19 +199,5 @@ def test_with_a_key_redis_holds_no_sensitive_value(key: str) -> None:
     talk(bot, "zh")
     assert bot.session("s1").user_id == "alice"
     bot.close()
-    client = redis.Redis.from_url(REDIS_URL, decode_responses=True)
-    try:
-        dumped: list[object] = []
-        for name in client.scan_iter(match=f"{prefix}*"):
-            kind = client.type(name)
-            if kind == "string":
-                dumped.append(client.get(name) or "")
-            elif kind == "list":
-                dumped.extend(client.lrange(name, 0, -1))
-            elif kind == "hash":
-                dumped.extend(client.hvals(name))
-        stored = "\n".join(str(d) for d in dumped)
-        assert stored and NOTE["zh"] not in stored and PHONE not in stored and EMAIL not in stored
-        client.delete(*client.scan_iter(match=f"{prefix}*"))
-    finally:
-        client.close()
+    stored = redis_text(prefix)
+    assert stored and NOTE["zh"] not in stored and PHONE not in stored and EMAIL not in stored

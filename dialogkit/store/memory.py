@@ -172,6 +172,9 @@ class MemoryStore:
                 record.updated_at = pending.updated_at
                 del record.history[max(0, pending.first_index - record.base):]
                 record.history.extend(pending.appended)
+                for index, row in pending.rewritten.items():
+                    if 0 <= index - record.base < len(record.history):
+                        record.history[index - record.base] = row
             for (user_id, name), raw in pending.slots.items():
                 slots = self._user_slots.setdefault(user_id, {})
                 if raw is None:

@@ -8,9 +8,10 @@ turn behind. A store that cannot do its job raises ``dialogkit.errors.StoreError
 
 Why history lives apart from the session blob: a turn at 2,000 stored messages must cost about
 what a turn at 20 costs. The blob is saved without ``history``; messages are appended one row
-(or list entry) each and never rewritten, and a load reads only the last ``history_tail`` of
-them. ``Session.history_offset`` is the absolute index of ``history[0]``, so on save every
-message whose absolute index is at or past the stored count is new.
+(or list entry) each and never rewritten but to mask a finished task's sensitive values
+(``rewrite_messages``), and a load reads only the last ``history_tail`` of them.
+``Session.history_offset`` is the absolute index of ``history[0]``, so on save every message
+whose absolute index is at or past the stored count is new.
 
 Users' data: a session records its ``user_id``, and every store indexes sessions by it
 (``sessions_of``) without costing a turn anything while the user stays the same. Retention deletes
@@ -41,6 +42,11 @@ class StoreTxn(Protocol):
     def delete_user_slot(self, user_id: str, name: str) -> None: ...
 
     def save(self, session: Session) -> None: ...
+
+    def rewrite_messages(self, updates: dict[int, Message]) -> None:
+        """Replace stored history messages (by absolute index) when the turn commits: a finished
+        task's sensitive values masked at rest (docs/stores.md, "Sensitive values at rest")."""
+        ...
 
     def mark_running(self, key: str, at: float) -> float | None:
         """Durably record, before an action runs, that it is about to (docs/stores.md, "Actions

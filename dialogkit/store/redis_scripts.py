@@ -189,6 +189,9 @@ def _write(ops: _Ops, prefix: str, pending: PendingWrite, base: int) -> None:
             ops.add("del", hist)
         for message in pending.appended:      # one per command: Lua's unpack has a stack limit
             ops.add("rpush", hist, message)
+        for index, row in pending.rewritten.items():
+            if index >= base:               # a message retention trimmed is gone already
+                ops.add("lset", hist, str(index - base), row)
         ops.add("zadd", f"{prefix}updated", repr(pending.updated_at), sid)
         if pending.user_changed:
             if pending.previous_user is not None:

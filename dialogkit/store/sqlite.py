@@ -474,6 +474,9 @@ class SqliteStore:
             # OR REPLACE overwrites such leftovers instead of failing, at no extra statement.
             conn.executemany("INSERT OR REPLACE INTO messages (session_id, idx, data) VALUES (?, ?, ?)",
                              [(sid, pending.first_index + i, data) for i, data in enumerate(pending.appended)])
+        if pending.rewritten:
+            conn.executemany("UPDATE messages SET data = ? WHERE session_id = ? AND idx = ?",
+                             [(data, sid, index) for index, data in pending.rewritten.items()])
         now = time.time()
         for (user_id, name), raw in pending.slots.items():
             if raw is None:

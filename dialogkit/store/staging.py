@@ -11,7 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from dialogkit.errors import StoreError
-from dialogkit.model.session import PersistedValue, Session
+from dialogkit.model.session import Message, PersistedValue, Session
 from dialogkit.store.codec import decode_slot, encode_message, encode_session, encode_slot
 
 __all__ = ["MarkRunning", "PendingWrite", "StagedTxn"]
@@ -33,6 +33,7 @@ class PendingWrite:
     first_index: int = 0                     # absolute index of appended[0] (= stored count at load)
     appended: list[str] = field(default_factory=list)
     slots: dict[tuple[str, str], str | None] = field(default_factory=dict)   # None = delete
+    rewritten: dict[int, str] = field(default_factory=dict)   # absolute index -> a stored row, replaced
     session: Session | None = field(default=None, repr=False)   # the saved object (for a store's cache)
 
     @property
@@ -47,7 +48,7 @@ class PendingWrite:
 
     @property
     def empty(self) -> bool:
-        return self.blob is None and not self.slots
+        return self.blob is None and not self.slots and not self.rewritten
 
 
 class StagedTxn:
@@ -104,6 +105,15 @@ class StagedTxn:
 
     def delete_user_slot(self, user_id: str, name: str) -> None:
         self.pending.slots[(user_id, name)] = None
+
+    def rewrite_messages(self, updates: dict[int, Message]) -> None:
+        """Stage stored history rows (by absolute index) to be replaced when the turn commits: the
+        one exception to "appended, never rewritten", so a finished task's sensitive values are
+        masked at rest. Rows this turn appends are not stored yet: ``save`` writes them as they are."""
+        sid = self.pending.session_id
+        for index, message in updates.items():
+            if index < self.pending.first_index:
+                self.pending.rewritten[index] = encode_message(sid, message)
 
     def save(self, session: Session) -> None:
         pending = self.pending

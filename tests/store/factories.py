@@ -75,3 +75,28 @@ def assert_the_dead_turn_left_nothing(store: SessionStore, *, messages: int) -> 
     assert time.monotonic() - started < 1.0
     assert store.user_slots("alice") == {}
     assert len(store.history("s1")) == messages
+
+
+def redis_text(prefix: str) -> str:
+    """Everything stored under ``prefix`` on the test Redis, as one text (then deleted): what a
+    search for a value in clear reads."""
+    import redis
+
+    assert REDIS_URL is not None
+    client = redis.Redis.from_url(REDIS_URL, decode_responses=True)
+    try:
+        dumped: list[object] = []
+        for name in client.scan_iter(match=f"{prefix}*"):
+            kind = client.type(name)
+            if kind == "string":
+                dumped.append(client.get(name) or "")
+            elif kind == "list":
+                dumped.extend(client.lrange(name, 0, -1))
+            elif kind == "hash":
+                dumped.extend(client.hvals(name))
+        names = list(client.scan_iter(match=f"{prefix}*"))
+        if names:
+            client.delete(*names)
+        return "\n".join(str(d) for d in dumped)
+    finally:
+        client.close()
