@@ -25,6 +25,7 @@ from dialogkit.engine.migration import migrate_session
 from dialogkit.engine.ownership import check_owner
 from dialogkit.engine.policy import Policy
 from dialogkit.engine.slots import Validator
+from dialogkit.engine.task_erasure import erase_ended_task
 from dialogkit.engine.turn import TurnContext
 from dialogkit.logging import enabled_for
 from dialogkit.memory import summary as summaries
@@ -34,7 +35,7 @@ from dialogkit.model.session import Message, Session, SummaryState, user_scope
 from dialogkit.spec.compiler import CompiledFlow
 from dialogkit.spec.schema import BotFile
 from dialogkit.store.protocol import SessionStore, StoreTxn
-from dialogkit.store.secrets import warn_if_plain
+from dialogkit.store.secrets import plain_at_rest, warn_if_plain
 from dialogkit.strings.limits import MAX_STORED_CHARS, MAX_UNDERSTOOD_CHARS, clean_text
 from dialogkit.strings.redaction import MASK, mask_values
 from dialogkit.text.labels import Texts
@@ -162,6 +163,9 @@ class Turns:
         self._stage(ctx)
 
     def _stage(self, ctx: TurnContext) -> None:
+        """The session staged, a task that ended this turn erased from it first (its sensitive values)."""
+        if ctx.ended_task is not None:
+            erase_ended_task(ctx, self.view.sensitive_slots, plain=plain_at_rest(self.store.url))
         ctx.session.updated_at = self.clock()
         ctx.txn.save(ctx.session)
 

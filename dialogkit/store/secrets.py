@@ -21,7 +21,8 @@ from cryptography.fernet import Fernet, InvalidToken, MultiFernet
 
 from dialogkit.errors import StoreError
 
-__all__ = ["ENV", "PREFIX", "Box", "box", "open_row", "reset", "seal_bytes", "seal_text", "warn_if_plain"]
+__all__ = ["ENV", "PREFIX", "Box", "box", "open_row", "plain_at_rest", "reset", "seal_bytes", "seal_text",
+           "warn_if_plain"]
 
 log = structlog.get_logger("dialogkit.store")
 
@@ -97,10 +98,16 @@ def open_row(data: str | bytes) -> str | bytes:
     return data
 
 
+def plain_at_rest(url: str) -> bool:
+    """Whether what the store at ``url`` writes lies in clear outside the process: a store that
+    persists (not ``memory://``) without a key."""
+    return not url.startswith("memory:") and box() is None
+
+
 def warn_if_plain(url: str, has_sensitive: Callable[[], bool]) -> None:
     """Once per store URL and process, when a bot that has sensitive slots starts a session on a
-    store that persists (not ``memory://``) without a key: its sensitive values are stored in clear."""
-    if url in _warned or url.startswith("memory:") or box() is not None:
+    store that persists without a key: its sensitive values are stored in clear."""
+    if url in _warned or not plain_at_rest(url):
         return
     _warned.add(url)
     if not has_sensitive():

@@ -1,0 +1,72 @@
+"""A finished task's sensitive values erased at rest: masked in its history rows, dropped from the session.
+
+A value of a ``sensitive: true`` slot is needed while its task runs (to confirm it, to act on it);
+once the task completes, fails or is cancelled, the store has no reason to keep it. The turn that
+ends the task has already replied and acted with the real value and folded its rounds (masked) into
+the summary; this step runs just before the session is staged, so the same commit rewrites the
+task's stored rows with the one mask and no later load sees the raw value (docs/stores.md,
+"Sensitive values at rest").
+"""
+
+from __future__ import annotations
+
+from dialogkit.engine.turn import TurnContext
+from dialogkit.model.session import Message, Session, Task
+from dialogkit.strings.redaction import Redactor
+
+__all__ = ["erase_ended_task"]
+
+
+def erase_ended_task(ctx: TurnContext, sensitive_slots: dict[str, tuple[str, ...]], *, plain: bool) -> None:
+    """Mask the ended task's sensitive values in the session's messages since it started, stage the
+    stored ones for rewriting, forget the entities that hold them and, when the store keeps the
+    session in clear (``plain``), drop the values from ``session.secrets`` too. Sealed by a key, or
+    never leaving the process (``memory://``), they stay there, so later windows keep masking a
+    value typed again."""
+    ended = ctx.ended_task
+    if ended is None:
+        return
+    values = _values(ended, sensitive_slots.get(ended.flow, ()))
+    if not values:
+        return
+    session = ctx.session
+    updates = _mask_history(session, ended.started_turn, Redactor(values))
+    if updates:
+        ctx.txn.rewrite_messages(updates)
+    held = set(values)
+    _forget_entities(session, held)
+    if plain and session.secrets:
+        session.secrets[:] = [v for v in session.secrets if v not in held]
+
+
+def _values(task: Task, names: tuple[str, ...]) -> list[str]:
+    """The task's sensitive values, the ones a correction replaced included."""
+    values: list[str] = []
+    for name in names:
+        held = [task.slots.get(name), *(change.value for change in task.slot_history.get(name, []))]
+        values.extend(str(v) for v in held if v is not None and str(v).strip())
+    return values
+
+
+def _forget_entities(session: Session, held: set[str]) -> None:
+    """Working memory forgets an entity whose value is one of them (the rules track a phone number
+    as an entity as they read it): it would otherwise keep the value, its aliases and mentions."""
+    gone = {e.id for e in session.entities if str(e.value) in held}
+    if gone:
+        session.entities[:] = [e for e in session.entities if e.id not in gone]
+        session.last_list[:] = [i for i in session.last_list if i not in gone]
+
+
+def _mask_history(session: Session, since_turn: int, redact: Redactor) -> dict[int, Message]:
+    """Mask the loaded messages of turns since ``since_turn`` in place; the changed ones by absolute index."""
+    changed: dict[int, Message] = {}
+    history = session.history
+    for position in range(len(history) - 1, -1, -1):
+        message = history[position]
+        if message.turn < since_turn:
+            break
+        masked = redact(message.content)
+        if masked != message.content:
+            history[position] = changed[session.history_offset + position] = message.model_copy(
+                update={"content": masked})
+    return changed

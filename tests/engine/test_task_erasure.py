@@ -1,0 +1,99 @@
+"""A finished task's sensitive values erased at rest: once its task completes or is cancelled, a
+sensitive slot's value is in no stored row, its history shows the mask, and later windows still
+mask it; the reply of the turn that ended it still carries the real value
+(docs/stores.md, "Sensitive values at rest")."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+import uuid
+from pathlib import Path
+
+import pytest
+
+from dialogkit import Bot
+from dialogkit.store import SessionStore
+from dialogkit.strings.redaction import MASK
+from tests.store.factories import REDIS_URL, needs_redis, redis_text
+
+ACCOUNT = Path(__file__).parent / "bots" / "account.yaml"
+PHONE = "13812345678"
+LANGS = pytest.mark.parametrize("lang", ["zh", "en"])
+CHANGE = {"zh": ["修改手机号", f"新号码是{PHONE}"], "en": ["change my phone number", f"it is {PHONE}"]}
+YES = {"zh": "确认", "en": "yes"}
+CANCEL = {"zh": "取消", "en": "cancel"}
+CHAT = {"zh": "谢谢，我之后再来。", "en": "thanks, see you later."}
+
+
+def sqlite_rows(db: Path) -> str:
+    with sqlite3.connect(db) as conn:
+        rows = [r[0] for table in ("sessions", "messages", "user_slots") for r in conn.execute(f"SELECT data FROM {table}")]
+    return "\n".join(r.decode("utf-8", "replace") if isinstance(r, bytes) else str(r) for r in rows)
+
+
+def assert_masked(bot: Bot) -> None:
+    """The stored history shows the mask, and a window built later masks the value too."""
+    history = [m.content for m in bot.store.history("s")]
+    assert not any(PHONE in c for c in history) and any(MASK in c for c in history)
+    assert not any(PHONE in m.content for m in bot.context("s"))
+
+
+@LANGS
+@pytest.mark.parametrize("ending", [YES, CANCEL], ids=["completed", "cancelled"])
+def test_an_ended_tasks_value_is_in_no_sqlite_row(lang: str, ending: dict[str, str], tmp_path: Path) -> None:
+    db = tmp_path / "bot.db"
+    with Bot.from_file(ACCOUNT, store=f"sqlite:///{db}") as bot:
+        for text in CHANGE[lang]:
+            bot.handle("s", text)
+        assert PHONE in sqlite_rows(db)           # in clear while its task runs (no key set)
+        reply = bot.handle("s", ending[lang])
+        assert reply.flow is None
+        if ending is YES:                          # the turn that ended the task saw the real value
+            assert reply.slots["new_phone"] == PHONE
+        bot.handle("s", CHAT[lang])
+        assert_masked(bot)
+    assert PHONE not in sqlite_rows(db)
+
+
+@LANGS
+def test_a_memory_store_keeps_the_value_only_to_mask_later_windows(lang: str) -> None:
+    """Nothing of ``memory://`` is at rest: the session still remembers the value, so a later
+    window masks it even when it is typed again."""
+    with Bot.from_file(ACCOUNT, store="memory://") as bot:
+        for text in [*CHANGE[lang], YES[lang]]:
+            bot.handle("s", text)
+        bot.handle("s", PHONE)
+        assert not any(PHONE in m.content for m in bot.context("s"))
+
+
+@needs_redis
+@LANGS
+def test_a_completed_tasks_value_is_in_no_redis_key(lang: str) -> None:
+    from dialogkit.store.redis import RedisStore
+
+    assert REDIS_URL is not None
+    prefix = f"dkerase:{uuid.uuid4().hex[:8]}:"
+    with Bot.from_file(ACCOUNT, store=RedisStore(REDIS_URL, prefix=prefix)) as bot:
+        for text in [*CHANGE[lang], YES[lang], CHAT[lang]]:
+            bot.handle("s", text)
+        assert_masked(bot)
+    assert PHONE not in redis_text(prefix)
+
+
+@needs_redis
+@LANGS
+def test_an_awaited_turn_erases_on_redis_too(lang: str) -> None:
+    from dialogkit.store.redis import RedisStore
+
+    assert REDIS_URL is not None
+    prefix = f"dkerase:{uuid.uuid4().hex[:8]}:"
+    store: SessionStore = RedisStore(REDIS_URL, prefix=prefix)
+    with Bot.from_file(ACCOUNT, store=store) as bot:
+        async def run() -> None:
+            for text in [*CHANGE[lang], CANCEL[lang]]:
+                await bot.ahandle("s", text)
+
+        asyncio.run(run())
+        assert_masked(bot)
+    assert PHONE not in redis_text(prefix)
