@@ -64,6 +64,21 @@ def raw_rows(db: Path) -> str:
 
 
 @LANGS
+def test_without_a_key_a_sensitive_value_leaves_the_store_when_its_task_ends(lang: str, tmp_path: Path) -> None:
+    """In clear while the task runs; once it completes, masked in the history and in no row."""
+    db = tmp_path / "s.db"
+    bot = Bot.from_file(SUPPORT, store=f"sqlite:///{db}", actions=STUBS)
+    bot.handle("s1", TURNS[lang][0], user_id="alice")
+    assert NOTE[lang] in raw_rows(db)
+    bot.handle("s1", TURNS[lang][1], user_id="alice")
+    reply = bot.handle("s1", "确认" if lang == "zh" else "yes", user_id="alice")
+    assert reply.state == "IDLE" and reply.slots["note"] == NOTE[lang]
+    history = [m.content for m in bot.store.history("s1")]
+    bot.close()
+    assert NOTE[lang] not in raw_rows(db) and any("***" in c for c in history)
+
+
+@LANGS
 def test_with_a_key_no_row_holds_a_sensitive_value_and_sessions_still_load(key: str, lang: str,
                                                                            tmp_path: Path) -> None:
     db = tmp_path / "s.db"
