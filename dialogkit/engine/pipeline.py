@@ -139,7 +139,10 @@ class Turns:
                 reply_text = await self.llm.arephrase(ctx, reply_text)
             self.append(ctx.session, "assistant", reply_text, ctx.turn, ctx.language)
             await self.view.aafter_turn(ctx, self._allm_summarizer(ctx))
-            self._stage(ctx)
+            if ctx.ended_task is not None:
+                await offload(self._stage, ctx)   # its erasure may read older stored rows (sync client)
+            else:
+                self._stage(ctx)
         return self._finish(ctx, reply_text, state_before, started)
 
     def _begin(self, txn: StoreTxn, session_id: str, raw: str, user_id: str | None) -> tuple[TurnContext, str]:
@@ -165,7 +168,8 @@ class Turns:
     def _stage(self, ctx: TurnContext) -> None:
         """The session staged, a task that ended this turn erased from it first (its sensitive values)."""
         if ctx.ended_task is not None:
-            erase_ended_task(ctx, self.view.sensitive_slots, plain=plain_at_rest(self.store.url))
+            erase_ended_task(ctx, self.view.sensitive_slots, plain=plain_at_rest(self.store.url),
+                             older=partial(self.store.history, ctx.session.id))
         ctx.session.updated_at = self.clock()
         ctx.txn.save(ctx.session)
 

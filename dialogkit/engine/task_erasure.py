@@ -10,19 +10,28 @@ task's stored rows with the one mask and no later load sees the raw value (docs/
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from dialogkit.engine.turn import TurnContext
 from dialogkit.model.session import Message, Session, Task
 from dialogkit.strings.redaction import Redactor
 
-__all__ = ["erase_ended_task"]
+__all__ = ["HistoryReader", "erase_ended_task"]
+
+HistoryReader = Callable[[int, int], list[Message]]
+"""The stored history rows [start, end) of the turn's session: rows older than the loaded tail."""
+
+_CHUNK = 64  # stored rows read at a time, going back past the loaded tail to the task's start
 
 
-def erase_ended_task(ctx: TurnContext, sensitive_slots: dict[str, tuple[str, ...]], *, plain: bool) -> None:
+def erase_ended_task(ctx: TurnContext, sensitive_slots: dict[str, tuple[str, ...]], *, plain: bool,
+                     older: HistoryReader | None = None) -> None:
     """Mask the ended task's sensitive values in the session's messages since it started, stage the
     stored ones for rewriting, forget the entities that hold them and, when the store keeps the
     session in clear (``plain``), drop the values from ``session.secrets`` too. Sealed by a key, or
     never leaving the process (``memory://``), they stay there, so later windows keep masking a
-    value typed again."""
+    value typed again. ``older`` reads the stored rows before the loaded tail, for a task that
+    started before it (a long task: many reprompts or digressions)."""
     ended = ctx.ended_task
     if ended is None:
         return
@@ -30,7 +39,10 @@ def erase_ended_task(ctx: TurnContext, sensitive_slots: dict[str, tuple[str, ...
     if not values:
         return
     session = ctx.session
-    updates = _mask_history(session, ended.started_turn, Redactor(values))
+    redact = Redactor(values)
+    updates = _mask_history(session, ended.started_turn, redact)
+    if older is not None and _started_before_tail(session, ended.started_turn):
+        updates.update(_mask_stored(older, session.history_offset, ended.started_turn, redact))
     if updates:
         ctx.txn.rewrite_messages(updates)
     held = set(values)
@@ -69,4 +81,29 @@ def _mask_history(session: Session, since_turn: int, redact: Redactor) -> dict[i
         if masked != message.content:
             history[position] = changed[session.history_offset + position] = message.model_copy(
                 update={"content": masked})
+    return changed
+
+
+def _started_before_tail(session: Session, since_turn: int) -> bool:
+    """Whether stored rows before the loaded tail may belong to the task."""
+    if session.history_offset <= 0:
+        return False
+    return not session.history or session.history[0].turn >= since_turn
+
+
+def _mask_stored(read: HistoryReader, end: int, since_turn: int, redact: Redactor) -> dict[int, Message]:
+    """The stored rows before ``end`` from turn ``since_turn`` on, masked, by absolute index; read
+    backwards a chunk at a time, so a long session costs only the task's own rows."""
+    changed: dict[int, Message] = {}
+    while end > 0:
+        start = max(0, end - _CHUNK)
+        rows = read(start, end)
+        for index in range(len(rows) - 1, -1, -1):
+            message = rows[index]
+            if message.turn < since_turn:
+                return changed
+            masked = redact(message.content)
+            if masked != message.content:
+                changed[start + index] = message.model_copy(update={"content": masked})
+        end = start
     return changed

@@ -23,6 +23,7 @@ LANGS = pytest.mark.parametrize("lang", ["zh", "en"])
 CHANGE = {"zh": ["修改手机号", f"新号码是{PHONE}"], "en": ["change my phone number", f"it is {PHONE}"]}
 YES = {"zh": "确认", "en": "yes"}
 CANCEL = {"zh": "取消", "en": "cancel"}
+UNCLEAR = {"zh": "嗯……让我想想", "en": "hmm, let me think"}
 CHAT = {"zh": "谢谢，我之后再来。", "en": "thanks, see you later."}
 
 
@@ -97,3 +98,19 @@ def test_an_awaited_turn_erases_on_redis_too(lang: str) -> None:
         asyncio.run(run())
         assert_masked(bot)
     assert PHONE not in redis_text(prefix)
+
+
+@LANGS
+def test_a_task_that_began_before_the_loaded_tail_is_erased_back_to_its_start(lang: str, tmp_path: Path) -> None:
+    """A long task (its first rows no longer in the tail a turn loads) is masked in the older stored
+    rows too: they are read back from the store as far as the task's first turn."""
+    db = tmp_path / "bot.db"
+    with Bot.from_file(ACCOUNT, store=f"sqlite:///{db}") as bot:
+        bot.turns.view.history_tail = 2              # a turn loads only its last two rows
+        for text in [*CHANGE[lang], UNCLEAR[lang]]:
+            bot.handle("s", text)
+        assert PHONE not in str(bot.store.load("s", history_tail=2).history)   # out of the tail
+        assert bot.handle("s", YES[lang]).flow is None
+        bot.handle("s", CHAT[lang])
+        assert_masked(bot)
+    assert PHONE not in sqlite_rows(db)
