@@ -5,7 +5,8 @@ fires for an utterance that is that act, not for one that merely contains the wo
 
 - ``yes`` / ``no``: the utterance starts with an answer word (after fillers such as 嗯/oh) and
   is nothing else, or the rest is a short tail without digits ("对，就是这个", "yes, go ahead
-  and do it"). "好的我要投诉手机碎了" is not a yes; a question ("可以吗？", "ok?") is neither.
+  and do it"). "好的我要投诉手机碎了" is not a yes; a question ("可以吗？", "ok?") is neither,
+  and nor is an answer word put off by its tail ("嗯……让我想想", "ok, wait", "yes, maybe later").
   A Chinese answer word must end where a word can ("不知道", "好像", "不好意思" are not answers;
   "确认创建" is, as 确认/确定/同意 take objects).
 - ``correction``: 不对 / 不是…是 / 改成 / 改为 / 换成 / 应该是 / 其实…是 / actually / I meant / change it to /
@@ -356,9 +357,18 @@ def leading_answer(text: str) -> Answer | None:
     tail = lowered[stop:].strip(_SEPARATORS)
     if first.kind == "no" and tail and _VALUE_AFTER_NO.search(tail):
         return Answer(False, first.start, first.end, correction=True, whole=False)
-    if tail and not _is_short(tail):
+    if tail and (not _is_short(tail) or _HESITATION.search(tail)):
         return None
     return Answer(first.kind == "yes", first.start, first.end, correction=False, whole=not tail)
+
+
+# A tail that puts the answer off ("嗯……让我想想", "ok, wait", "yes, maybe later") makes no answer:
+# a filler or a word of assent in front of it is hesitation, never a confirmation.
+_HESITATION = re.compile(
+    r"想想|想一下|考虑|等一?下|等等|稍等|不确定|不一定|也许|可能|再说|回头|以后|晚点|犹豫|"
+    r"\b(?:let me think|think about|wait|hold on|hang on|not sure|unsure|maybe|perhaps|later|"
+    r"give me a (?:sec|second|minute|moment)|one (?:sec|second|moment))\b"
+)
 
 
 _CLAUSE_BREAK = re.compile(r"[,，。.!！?？;；、\n]+")
