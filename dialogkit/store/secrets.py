@@ -17,7 +17,6 @@ import os
 from collections.abc import Callable
 
 import structlog
-from cryptography.fernet import Fernet, InvalidToken, MultiFernet
 
 from dialogkit.errors import StoreError
 
@@ -34,9 +33,15 @@ _HINT = ('DIALOGKIT_SECRET_KEY must hold Fernet keys (comma-separated to rotate)
 
 
 class Box:
-    """Seals and opens rows with the configured keys."""
+    """Seals and opens rows with the configured keys.
+
+    ``cryptography`` is imported here, not at the top: a process without a key never needs it, and
+    it costs about 8 MB of memory per worker.
+    """
 
     def __init__(self, keys: str) -> None:
+        from cryptography.fernet import Fernet, MultiFernet
+
         try:
             self._fernet = MultiFernet([Fernet(k.strip().encode()) for k in keys.split(",") if k.strip()])
         except (ValueError, TypeError) as exc:
@@ -46,6 +51,8 @@ class Box:
         return _PREFIX_B + self._fernet.encrypt(data)
 
     def open(self, token: bytes) -> bytes:
+        from cryptography.fernet import InvalidToken
+
         try:
             return self._fernet.decrypt(token[len(_PREFIX_B):])
         except InvalidToken:

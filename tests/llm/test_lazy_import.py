@@ -15,7 +15,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 SUPPORT = ROOT / "flows" / "support_ticket.yaml"
-HEAVY = ("openai", "tiktoken", "redis", "fastapi", "uvicorn")
+HEAVY = ("openai", "tiktoken", "redis", "fastapi", "uvicorn", "cryptography")
 LANGS = pytest.mark.parametrize("lang", ["zh", "en"])
 TURNS = {"zh": ["我的手机屏幕碎了", "123456"], "en": ["my phone arrived broken", "123456"]}
 
@@ -23,7 +23,7 @@ TURNS = {"zh": ["我的手机屏幕碎了", "123456"], "en": ["my phone arrived 
 def loaded_after(code: str) -> list[str]:
     """The HEAVY modules a fresh interpreter holds after running ``code`` (no API key set)."""
     probe = f"{code}\nimport json, sys\nprint(json.dumps([m for m in {HEAVY!r} if m in sys.modules]))"
-    env = {k: v for k, v in os.environ.items() if k != "OPENAI_API_KEY"}
+    env = {k: v for k, v in os.environ.items() if k not in ("OPENAI_API_KEY", "DIALOGKIT_SECRET_KEY")}
     result = subprocess.run([sys.executable, "-c", probe], cwd=ROOT, env=env, capture_output=True, text=True,
                             timeout=60, check=False)
     assert result.returncode == 0, result.stderr
@@ -57,3 +57,12 @@ def test_validate_loads_no_llm_token_store_or_service_stack() -> None:
     code = (f"import sys\nfrom dialogkit.cli import main\nsys.argv = ['dialogkit', 'validate', {str(SUPPORT)!r}]\n"
             "try:\n    main()\nexcept SystemExit as exit:\n    assert not exit.code, exit.code")
     assert loaded_after(code) == []
+
+
+@LANGS
+def test_a_bot_on_sqlite_without_a_secret_key_never_loads_cryptography(lang: str, tmp_path: Path) -> None:
+    """Sealing rows needs cryptography only when DIALOGKIT_SECRET_KEY is set (about 8 MB a worker)."""
+    code = (f"from dialogkit.bot import Bot\n"
+            f"bot = Bot.from_file({str(SUPPORT)!r}, store='sqlite:///{tmp_path / 'b.db'}')\n"
+            f"for text in {TURNS[lang]!r}:\n    bot.handle('s', text)")
+    assert "cryptography" not in loaded_after(code)
