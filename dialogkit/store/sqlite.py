@@ -307,6 +307,8 @@ class SqliteStore:
                                        timeout=self._busy_ms / 1000)
                 conn.execute(f"PRAGMA busy_timeout = {self._busy_ms}")
                 conn.execute("PRAGMA synchronous = NORMAL")
+                conn.execute("PRAGMA cache_size = -512")   # 512 KiB a connection, not 2 MiB: a turn reads a
+                #                                            few indexed rows; the OS caches the file
             except sqlite3.Error as exc:
                 raise StoreError(f"cannot open the session store {self.url}: {exc}") from exc
             self._all.append(conn)
