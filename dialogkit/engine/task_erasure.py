@@ -11,6 +11,7 @@ task's stored rows with the one mask and no later load sees the raw value (docs/
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 from dialogkit.engine.turn import TurnContext
 from dialogkit.model.session import Message, Session, Task
@@ -47,6 +48,7 @@ def erase_ended_task(ctx: TurnContext, sensitive_slots: dict[str, tuple[str, ...
         ctx.txn.rewrite_messages(updates)
     held = set(values)
     _forget_entities(session, held)
+    _mask_results(session, redact)
     if plain and session.secrets:
         session.secrets[:] = [v for v in session.secrets if v not in held]
 
@@ -67,6 +69,25 @@ def _forget_entities(session: Session, held: set[str]) -> None:
     if gone:
         session.entities[:] = [e for e in session.entities if e.id not in gone]
         session.last_list[:] = [i for i in session.last_list if i not in gone]
+
+
+def _mask_results(session: Session, redact: Redactor) -> None:
+    """The recorded action results (kept per idempotency key, so a repeated "yes" never runs an
+    action twice) are masked too: an action may echo the value it was given."""
+    for key, result in session.executed.items():
+        masked = _masked(result, redact)
+        if masked != result:
+            session.executed[key] = masked
+
+
+def _masked(value: Any, redact: Redactor) -> Any:
+    if isinstance(value, str):
+        return redact(value)
+    if isinstance(value, dict):
+        return {k: _masked(v, redact) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_masked(v, redact) for v in value]
+    return value
 
 
 def _mask_history(session: Session, since_turn: int, redact: Redactor) -> dict[int, Message]:

@@ -9,6 +9,7 @@ import asyncio
 import sqlite3
 import uuid
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -31,6 +32,12 @@ def sqlite_rows(db: Path) -> str:
     with sqlite3.connect(db) as conn:
         rows = [r[0] for table in ("sessions", "messages", "user_slots") for r in conn.execute(f"SELECT data FROM {table}")]
     return "\n".join(r.decode("utf-8", "replace") if isinstance(r, bytes) else str(r) for r in rows)
+
+
+def stored_results(bot: Bot) -> list[dict[str, Any]]:
+    session = bot.store.load("s")
+    assert session is not None
+    return list(session.executed.values())
 
 
 def assert_masked(bot: Bot) -> None:
@@ -113,4 +120,26 @@ def test_a_task_that_began_before_the_loaded_tail_is_erased_back_to_its_start(la
         assert bot.handle("s", YES[lang]).flow is None
         bot.handle("s", CHAT[lang])
         assert_masked(bot)
+    assert PHONE not in sqlite_rows(db)
+
+
+@LANGS
+def test_an_action_result_that_echoes_the_value_is_masked_at_rest(lang: str, tmp_path: Path) -> None:
+    """The session keeps each action's result (so a repeated "yes" never runs it twice); a result
+    that repeats the sensitive value is masked with the rest of the task."""
+    bot_file = tmp_path / "account.yaml"
+    bot_file.write_text(ACCOUNT.read_text(encoding="utf-8").replace(
+        "    execute:\n", "    execute:\n      action: save_phone\n"), encoding="utf-8")
+    db = tmp_path / "bot.db"
+    ran: list[str] = []
+
+    def save_phone(ctx: Any) -> dict[str, str]:
+        ran.append(ctx.slots["new_phone"])
+        return {"receipt": f"phone set to {ctx.slots['new_phone']}"}
+
+    with Bot.from_file(bot_file, store=f"sqlite:///{db}", actions={"save_phone": save_phone}) as bot:
+        for text in [*CHANGE[lang], YES[lang]]:
+            bot.handle("s", text)
+        assert ran == [PHONE]                        # the action got the real value
+        assert all(PHONE not in str(result) for result in stored_results(bot))
     assert PHONE not in sqlite_rows(db)
