@@ -29,6 +29,9 @@ __all__ = ["answer_clarification", "candidate_label", "candidates_of", "clarific
 _ZH_ORDINAL = re.compile(r"第\s*([一二两三四五六七八九十\d]+)")
 _EN_ORDINAL = re.compile(r"\b(first|1st|second|2nd|third|3rd|fourth|4th|fifth|5th|last|former|latter)\b",
                          re.IGNORECASE)
+_ORDINAL_WORDS = re.compile(f"{_ZH_ORDINAL.pattern}|{_EN_ORDINAL.pattern}|"
+                            + "|".join(map(re.escape, sorted(lx.ZH_POSITION_WORDS, key=len, reverse=True))),
+                            re.IGNORECASE)
 _NEGATION = re.compile(r"(不是|不要|别|并非|not|no|isn't|n't)\s*$", re.IGNORECASE)
 _CJK_LATIN_GAP = re.compile(f"(?<=[{HAN_RANGES}])(?=[A-Za-z0-9])|(?<=[A-Za-z0-9])(?=[{HAN_RANGES}])")
 
@@ -176,5 +179,16 @@ def answer_clarification(pending: PendingClarification, text: str, mentions: Seq
         return pending.candidates[named.pop()]
     if named:
         return None
-    index = _ordinal(text, len(pending.candidates))
+    index = _ordinal(_outside_values(text, mentions), len(pending.candidates))
     return pending.candidates[index] if index is not None else None
+
+
+def _outside_values(text: str, mentions: Sequence[Mention]) -> str:
+    """``text`` with the values the bot declares blanked out where they are more than an ordinal:
+    "first" in "make it first class" is a cabin, not the first candidate; an alias that is only an
+    ordinal word ("first") still counts as one."""
+    for m in sorted((m for m in mentions if not m.builtin), key=lambda m: m.start, reverse=True):
+        rest = _ORDINAL_WORDS.sub("", m.text)
+        if any(ch.isalnum() for ch in rest) and text[m.start:m.end] == m.text:
+            text = text[:m.start] + " " * (m.end - m.start) + text[m.end:]
+    return text

@@ -184,3 +184,28 @@ class TestAnswer:
 
     def test_naming_both_is_no_choice(self) -> None:
         assert answer_clarification(pending_of("12345", "67890"), "12345和67890都是", []) is None
+
+
+class TestOrdinalInsideAValue:
+    """An ordinal word inside a value the bot declares is that value, not a pick: "first class" is
+    a cabin and "第二航站楼" a terminal, so neither answers a pending clarification."""
+
+    @pytest.mark.parametrize(("language", "text", "value", "surface"), [
+        ("en", "no, make it first class", "first_class", "first class"),
+        ("zh", "不对，改成第二航站楼", "T2", "第二航站楼"),
+    ])
+    def test_a_value_holding_an_ordinal_picks_no_candidate(self, language: str, text: str, value: str,
+                                                          surface: str) -> None:
+        pending = pending_of("12345", "67890", language=language)
+        start = text.index(surface)
+        found = Mention(type="cabin", value=value, text=surface, start=start, end=start + len(surface))
+        assert answer_clarification(pending, text, [found]) is None
+
+    @pytest.mark.parametrize(("language", "text"), [("en", "the first"), ("zh", "第一个")])
+    def test_a_value_that_is_only_an_ordinal_still_picks(self, language: str, text: str) -> None:
+        pending = pending_of("12345", "67890", language=language)
+        word = "first" if language == "en" else "第一"
+        start = text.index(word)
+        alias = Mention(type="rank", value="one", text=word, start=start, end=start + len(word))
+        picked = answer_clarification(pending, text, [alias])
+        assert picked is not None and picked.value == "12345"
