@@ -13,14 +13,13 @@ import re
 from typing import Any
 
 from dialogkit.engine.turn import TurnContext
-from dialogkit.spec.schema import LocalizedText, SlotSpec
+from dialogkit.strings.redaction import EMAIL
+from dialogkit.text.labels import slot_name_label
 
 __all__ = ["doubted"]
 
-_SHAPES = {
-    "phone": re.compile(r"(?:\+?86[\s-]?)?1[3-9]\d{9}"),
-    "email": re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+"),
-}
+# A mobile number only: the log-masking PHONE also takes ten plain digits, a common order-id shape.
+_SHAPES = {"phone": re.compile(r"(?:\+?86[\s-]?)?1[3-9]\d{9}"), "email": EMAIL}
 _KIND = {"phone": {"zh": "手机号", "en": "a phone number"}, "email": {"zh": "邮箱地址", "en": "an e-mail address"}}
 _SAID = {"zh": "{value} 看起来像{kind}，不像{label}。", "en": "{value} looks like {kind}, not like the {label}."}
 
@@ -37,12 +36,7 @@ def doubted(ctx: TurnContext, name: str, value: Any) -> bool:
         return False
     task.doubted[name] = text
     language = "zh" if ctx.language == "zh" else "en"
-    ctx.say.append(_SAID[language].format(value=text, kind=_KIND[kind][language], label=_label(slot, language)))
+    label = slot_name_label(slot, language)
+    ctx.say.append(_SAID[language].format(value=text, kind=_KIND[kind][language], label=label))
     return True
 
-
-def _label(slot: SlotSpec, language: str) -> str:
-    label = slot.label
-    if isinstance(label, LocalizedText):
-        label = getattr(label, language) or label.zh or label.en
-    return label or slot.name.replace("_", " ")
