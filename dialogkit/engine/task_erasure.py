@@ -92,16 +92,9 @@ def _masked(value: Any, redact: Redactor) -> Any:
 
 def _mask_history(session: Session, since_turn: int, redact: Redactor) -> dict[int, Message]:
     """Mask the loaded messages of turns since ``since_turn`` in place; the changed ones by absolute index."""
-    changed: dict[int, Message] = {}
-    history = session.history
-    for position in range(len(history) - 1, -1, -1):
-        message = history[position]
-        if message.turn < since_turn:
-            break
-        masked = redact(message.content)
-        if masked != message.content:
-            history[position] = changed[session.history_offset + position] = message.model_copy(
-                update={"content": masked})
+    changed, _ = _mask_rows(session.history, session.history_offset, since_turn, redact)
+    for index, message in changed.items():
+        session.history[index - session.history_offset] = message
     return changed
 
 
@@ -118,13 +111,24 @@ def _mask_stored(read: HistoryReader, end: int, since_turn: int, redact: Redacto
     changed: dict[int, Message] = {}
     while end > 0:
         start = max(0, end - _CHUNK)
-        rows = read(start, end)
-        for index in range(len(rows) - 1, -1, -1):
-            message = rows[index]
-            if message.turn < since_turn:
-                return changed
-            masked = redact(message.content)
-            if masked != message.content:
-                changed[start + index] = message.model_copy(update={"content": masked})
+        chunk, reached = _mask_rows(read(start, end), start, since_turn, redact)
+        changed.update(chunk)
+        if reached:
+            break
         end = start
     return changed
+
+
+def _mask_rows(rows: list[Message], offset: int, since_turn: int,
+               redact: Redactor) -> tuple[dict[int, Message], bool]:
+    """The rows of turns since ``since_turn`` that ``redact`` changes, masked, by absolute index
+    (``offset`` + position); and whether a row before the task was reached (nothing older is its)."""
+    changed: dict[int, Message] = {}
+    for position in range(len(rows) - 1, -1, -1):
+        message = rows[position]
+        if message.turn < since_turn:
+            return changed, True
+        masked = redact(message.content)
+        if masked != message.content:
+            changed[offset + position] = message.model_copy(update={"content": masked})
+    return changed, False
