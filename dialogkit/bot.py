@@ -12,8 +12,6 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-import structlog
-
 from dialogkit.actions.loading import LoadedBot, load_bot_file
 from dialogkit.context.parts import BuiltContext, ContextMessage
 from dialogkit.engine.context_view import ContextView
@@ -24,7 +22,7 @@ from dialogkit.engine.pipeline import Clock, Turns
 from dialogkit.engine.policy import Policy
 from dialogkit.engine.slot_writes import apply_updates
 from dialogkit.errors import DialogkitError
-from dialogkit.logging import configure_logging
+from dialogkit.logging import configure_unless_configured, get_logger
 from dialogkit.memory.summary import render_summary
 from dialogkit.model.reply import Reply
 from dialogkit.model.session import Entity, Message, Session, user_scope
@@ -36,7 +34,7 @@ from dialogkit.understanding.rules import RuleUnderstanding
 
 __all__ = ["Bot", "SessionView"]
 
-log = structlog.get_logger("dialogkit.bot")
+log = get_logger("dialogkit.bot")
 
 
 @dataclass(slots=True)
@@ -61,8 +59,7 @@ class Bot:
     """A loaded bot: compiled flows, understanding, store, actions; ``handle`` runs one turn."""
 
     def __init__(self, loaded: LoadedBot, store: SessionStore, *, llm: Any = None, clock: Clock = time.time) -> None:
-        if not structlog.is_configured():
-            configure_logging()
+        configure_unless_configured()
         self.store = store
         self.clock = clock
         self._llm_given = llm

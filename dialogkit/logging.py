@@ -9,12 +9,45 @@ from __future__ import annotations
 
 import logging
 import sys
-from collections.abc import MutableMapping
+from collections.abc import Iterator, MutableMapping
+from contextlib import contextmanager
 from typing import Any
 
-import structlog
-
 from dialogkit.strings.redaction import mask_pii
+
+_EXTRAS_STRUCTLOG_NEED_NOT = ("rich", "greenlet")
+"""Optional imports of structlog that dialogkit never uses: rich (with pygments, about a hundred
+modules and 4-5 MB per process) draws the console renderer's pretty tracebacks, and dialogkit
+logs messages, never tracebacks; greenlet serves structlog's deprecated ``threadlocal`` module."""
+
+
+@contextmanager
+def _extras_hidden() -> Iterator[None]:
+    """Import structlog as if its optional extras were absent, unless the process already has them.
+
+    A ``None`` entry in ``sys.modules`` makes an optional ``import`` fail as if the package were
+    missing; the entries go at once, so the application (and dialogkit's CLI) can still import them.
+    """
+    hidden = [name for name in _EXTRAS_STRUCTLOG_NEED_NOT if name not in sys.modules]
+    if "structlog" in sys.modules:
+        hidden = []
+    for name in hidden:
+        sys.modules[name] = None  # type: ignore[assignment]
+    try:
+        yield
+    finally:
+        for name in hidden:
+            if name in sys.modules and sys.modules[name] is None:
+                del sys.modules[name]
+
+
+with _extras_hidden():
+    import structlog
+
+
+def get_logger(name: str) -> Any:
+    """structlog's logger, from the one place that imports structlog (see ``_extras_hidden``)."""
+    return structlog.get_logger(name)
 
 
 def _mask(value: Any) -> Any:
@@ -59,6 +92,12 @@ def configure_logging(*, level: str = "WARNING", json: bool | None = None, force
         cache_logger_on_first_use=False,
     )
     _configured = True
+
+
+def configure_unless_configured() -> None:
+    """dialogkit's defaults, unless the application has configured structlog its own way."""
+    if not structlog.is_configured():
+        configure_logging()
 
 
 def enabled_for(level: int) -> bool:

@@ -28,7 +28,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any, Protocol
 
-import structlog
+from dialogkit.logging import get_logger
 
 if TYPE_CHECKING:
     import tiktoken
@@ -45,7 +45,7 @@ __all__ = [
     "reset_fallback_warnings",
 ]
 
-log = structlog.get_logger(__name__)
+log = get_logger(__name__)
 
 TOKENS_PER_MESSAGE = 3
 """Chat-format overhead of each message (``<|start|>role\\n ... <|end|>``), per OpenAI's cookbook."""

@@ -18,16 +18,15 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-import structlog
-
 from dialogkit.actions.registry import ActionContext, ActionOptions, action_options
 from dialogkit.actions.table import ActionTable
 from dialogkit.errors import ActionError
+from dialogkit.logging import get_logger
 from dialogkit.store.protocol import StoreTxn
 
 __all__ = ["OUTCOME_UNKNOWN", "options_of", "run_at_most_once"]
 
-log = structlog.get_logger("dialogkit.actions")
+log = get_logger("dialogkit.actions")
 
 OUTCOME_UNKNOWN = {
     "zh": "处理过程被中断，结果正在核实中",

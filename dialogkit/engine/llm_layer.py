@@ -24,8 +24,6 @@ import time
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, TypeVar
 
-import structlog
-
 from dialogkit.engine.context_view import ContextView
 from dialogkit.engine.sensitive_reading import SensitiveReading
 from dialogkit.engine.slots import Validator, validate_slot
@@ -36,6 +34,7 @@ from dialogkit.llm import commands as llm_commands
 from dialogkit.llm.client import LLMClient
 from dialogkit.llm.exchange import Exchange, LLMRejected, Steps
 from dialogkit.llm.once import log_once
+from dialogkit.logging import get_logger
 from dialogkit.model.interpretation import IntentScore, Mention
 from dialogkit.spec.schema import BotFile, LLMSpec, SlotSpec
 from dialogkit.strings.redaction import MASK, mask_values
@@ -43,7 +42,7 @@ from dialogkit.understanding.rules import RuleUnderstanding
 
 __all__ = ["LLM_INTENT_SCORE", "LLMLayer"]
 
-log = structlog.get_logger("dialogkit.llm")
+log = get_logger("dialogkit.llm")
 
 LLM_INTENT_SCORE = 0.95
 """The score a validated ``start_flow`` gets: above any digression margin, below certainty."""

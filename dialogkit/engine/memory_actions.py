@@ -13,11 +13,11 @@ from collections.abc import Callable, Mapping
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-import structlog
 from transitions import EventData
 
 from dialogkit.engine import slot_writes
 from dialogkit.engine.turn import ClarificationNeeded
+from dialogkit.logging import get_logger
 from dialogkit.memory import clarification, forgetting, summary, tracker
 from dialogkit.model.session import PersistedValue, SlotChange
 from dialogkit.spec.compiler import PhasedCallback
@@ -27,7 +27,7 @@ from dialogkit.text.labels import Texts
 if TYPE_CHECKING:
     from dialogkit.engine.turn import TurnContext
 
-log = structlog.get_logger("dialogkit.memory")
+log = get_logger("dialogkit.memory")
 
 
 def resolve_references(ctx: TurnContext, texts: Texts) -> None:

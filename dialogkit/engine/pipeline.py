@@ -16,8 +16,6 @@ from contextlib import AbstractAsyncContextManager
 from functools import partial
 from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar, cast
 
-import structlog
-
 from dialogkit.engine.context_view import AsyncSummarizer, ContextView
 from dialogkit.engine.lookahead import LookAhead
 from dialogkit.engine.memory_actions import MemoryActions
@@ -27,7 +25,7 @@ from dialogkit.engine.policy import Policy
 from dialogkit.engine.slots import Validator
 from dialogkit.engine.task_erasure import erase_ended_task
 from dialogkit.engine.turn import TurnContext
-from dialogkit.logging import enabled_for
+from dialogkit.logging import enabled_for, get_logger
 from dialogkit.memory import summary as summaries
 from dialogkit.memory import tracker
 from dialogkit.model.reply import Reply
@@ -47,7 +45,7 @@ if TYPE_CHECKING:
 
 __all__ = ["AsyncTransactions", "Clock", "Offload", "Turns"]
 
-log = structlog.get_logger("dialogkit.bot")
+log = get_logger("dialogkit.bot")
 
 Clock = Callable[[], float]
 Summarizers = Callable[[list[str]], Callable[[list[str], str], str]]

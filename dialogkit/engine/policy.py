@@ -10,8 +10,6 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-import structlog
-
 from dialogkit.actions.registry import ActionContext
 from dialogkit.actions.table import ActionTable
 from dialogkit.engine import choices as choice_lists
@@ -24,6 +22,7 @@ from dialogkit.engine.lookahead import LookAhead
 from dialogkit.engine.slots import SlotLayout, SlotOffer, offer_slots, validate_slot
 from dialogkit.engine.turn import ClarificationNeeded, TurnContext
 from dialogkit.errors import ActionError
+from dialogkit.logging import get_logger
 from dialogkit.memory import clarification as clar
 from dialogkit.memory import tracker
 from dialogkit.model.reply import ActionRun
@@ -35,7 +34,7 @@ from dialogkit.text.labels import Texts
 from dialogkit.understanding.intents import INTENT_THRESHOLD
 from dialogkit.understanding.rules import RuleUnderstanding
 
-log = structlog.get_logger("dialogkit.policy")
+log = get_logger("dialogkit.policy")
 
 # A different flow's intent must beat the active flow by this margin to count as a digression,
 # and must be this sure when the same utterance also answers the pending question.

@@ -8,19 +8,19 @@ from __future__ import annotations
 
 from typing import Any
 
-import structlog
 from transitions import EventData
 
 from dialogkit.engine.doubtful_values import doubted
 from dialogkit.engine.slots import Validator, validate_slot
 from dialogkit.engine.turn import TurnContext
+from dialogkit.logging import get_logger
 from dialogkit.memory import forgetting
 from dialogkit.model.session import PersistedValue, SlotChange, Task
 from dialogkit.spec.schema import FlowSpec
 
 __all__ = ["apply_updates", "forget_persisted", "forget_turn", "prefill", "user_values"]
 
-log = structlog.get_logger("dialogkit.slots")
+log = get_logger("dialogkit.slots")
 
 
 def apply_updates(event: EventData) -> None:

@@ -9,9 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-import structlog
-
 from dialogkit.errors import DialogkitError
+from dialogkit.logging import get_logger
 from dialogkit.model.interpretation import Interpretation, Mention
 from dialogkit.model.reply import ActionRun
 from dialogkit.model.session import PendingClarification, Session, Task
@@ -21,7 +20,7 @@ if TYPE_CHECKING:
     from dialogkit.spec.compiler import CompiledFlow
     from dialogkit.store.protocol import StoreTxn
 
-log = structlog.get_logger("dialogkit.bot")
+log = get_logger("dialogkit.bot")
 
 
 class ClarificationNeeded(DialogkitError):

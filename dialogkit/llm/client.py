@@ -23,11 +23,10 @@ import time
 from collections.abc import Sequence
 from typing import Any, TypeVar
 
-import structlog
-
 from dialogkit.errors import LLMError
 from dialogkit.llm.exchange import Endpoint, Exchange, Failure, LLMRejected, LLMResult, Send, Sleep, Steps, ToolCall
 from dialogkit.llm.structured import negotiated_mode
+from dialogkit.logging import get_logger
 from dialogkit.model.session import Usage
 from dialogkit.spec.schema import LLMSpec
 
@@ -39,7 +38,7 @@ __all__ = [
     "ToolCall",
 ]
 
-log = structlog.get_logger(__name__)
+log = get_logger(__name__)
 
 T = TypeVar("T")
 

@@ -13,13 +13,13 @@ import json
 from collections.abc import Callable, Sequence
 from typing import Annotated, Any, Literal
 
-import structlog
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError
 
 from dialogkit.errors import LLMError
 from dialogkit.llm.bounds import MAX_COMMANDS
 from dialogkit.llm.exchange import ToolCall
 from dialogkit.llm.structured import StructuredAsk, first_json
+from dialogkit.logging import get_logger
 from dialogkit.spec.schema import BotFile, SlotSpec
 
 __all__ = [
@@ -41,7 +41,7 @@ __all__ = [
     "validate_commands",
 ]
 
-log = structlog.get_logger(__name__)
+log = get_logger(__name__)
 
 
 class _Command(BaseModel):

@@ -21,11 +21,10 @@ from dataclasses import dataclass, field
 from itertools import islice
 from typing import Any, TypeAlias, TypeVar
 
-import structlog
-
 from dialogkit.errors import LLMError
 from dialogkit.llm.bounds import MAX_REPLY_CHARS, MAX_TOOL_CALLS
 from dialogkit.llm.once import log_once
+from dialogkit.logging import get_logger
 from dialogkit.model.session import Usage
 from dialogkit.spec.schema import LLMSpec
 
@@ -42,7 +41,7 @@ __all__ = [
     "chat_messages",
 ]
 
-log = structlog.get_logger("dialogkit.llm.client")
+log = get_logger("dialogkit.llm.client")
 
 T = TypeVar("T")
 

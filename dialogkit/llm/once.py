@@ -11,11 +11,11 @@ import threading
 from collections.abc import Hashable
 from typing import Any
 
-import structlog
+from dialogkit.logging import get_logger
 
 __all__ = ["log_once", "reset"]
 
-log = structlog.get_logger("dialogkit.llm")
+log = get_logger("dialogkit.llm")
 
 _seen: set[Hashable] = set()
 _lock = threading.Lock()

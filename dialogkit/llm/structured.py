@@ -26,11 +26,10 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal, cast, get_args
 
-import structlog
-
 from dialogkit.errors import LLMError
 from dialogkit.llm.exchange import Exchange, LLMRejected, LLMResult, Steps, ToolCall
 from dialogkit.llm.once import log_once
+from dialogkit.logging import get_logger
 
 __all__ = [
     "LADDER",
@@ -44,7 +43,7 @@ __all__ = [
     "single_function",
 ]
 
-log = structlog.get_logger("dialogkit.llm")
+log = get_logger("dialogkit.llm")
 
 Mode = Literal["json_schema", "json_object", "tools", "text"]
 MODES: tuple[Mode, ...] = get_args(Mode)

@@ -17,9 +17,8 @@ import re
 from collections.abc import Awaitable, Callable, Generator, Sequence
 from typing import Any
 
-import structlog
-
 from dialogkit.errors import LLMError
+from dialogkit.logging import get_logger
 from dialogkit.model.session import SummaryState
 
 __all__ = ["BLOCK_SIZE", "ROUNDS_PER_SUMMARY", "AsyncSummarizer", "FoldSteps", "Summarizer", "afold_rounds",
@@ -30,7 +29,7 @@ BLOCK_SIZE = 3
 _CLAUSE_CHARS = 48
 _FIRST_CLAUSE = re.compile(r"^(.+?)(?:[。！？!?；;\n]|\.\s|$)", re.DOTALL)
 
-log = structlog.get_logger("dialogkit.memory")
+log = get_logger("dialogkit.memory")
 Summarizer = Callable[[list[str], str], str]
 """(texts, language) -> summary; raises ``LLMError`` when it cannot write one."""
 AsyncSummarizer = Callable[[list[str], str], Awaitable[str]]

@@ -9,17 +9,17 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-import structlog
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from starlette.exceptions import HTTPException
 from starlette.responses import JSONResponse, Response
 
 from dialogkit.errors import StoreError
+from dialogkit.logging import get_logger
 
 __all__ = ["ApiError", "error_body", "install_error_handlers"]
 
-log = structlog.get_logger("dialogkit.service")
+log = get_logger("dialogkit.service")
 
 _CODES = {400: "bad_request", 401: "unauthorized", 403: "forbidden", 404: "not_found",
           405: "method_not_allowed", 413: "body_too_large", 422: "invalid_request",

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import structlog
 from fastapi import APIRouter, Request
 from starlette.responses import FileResponse, Response
 
+from dialogkit.logging import get_logger
 from dialogkit.service.errors import ApiError
 from dialogkit.service.metrics import CONTENT_TYPE
 from dialogkit.service.responses import Json
@@ -23,7 +23,7 @@ __all__ = ["STATIC_DIR", "router"]
 STATIC_DIR = Path(__file__).with_name("static")
 READY_PROBE = "dialogkit-readyz-probe"          # a session id no one uses: loading it reads the store
 
-log = structlog.get_logger("dialogkit.service")
+log = get_logger("dialogkit.service")
 
 router = APIRouter()
 

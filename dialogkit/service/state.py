@@ -11,10 +11,10 @@ import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, cast
 
-import structlog
 from starlette.requests import Request
 
 from dialogkit.errors import DialogkitError, SessionOwnerError, StoreError
+from dialogkit.logging import get_logger
 from dialogkit.model.reply import Reply
 from dialogkit.service.errors import ApiError
 from dialogkit.service.guard import MAX_BODY_BYTES
@@ -27,7 +27,7 @@ if TYPE_CHECKING:
 
 __all__ = ["Service", "ServiceSettings", "service_of"]
 
-log = structlog.get_logger("dialogkit.service")
+log = get_logger("dialogkit.service")
 
 
 @dataclass(frozen=True, slots=True)

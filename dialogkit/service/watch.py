@@ -13,9 +13,8 @@ import asyncio
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import structlog
-
 from dialogkit.errors import DialogkitError, FlowError
+from dialogkit.logging import get_logger
 from dialogkit.spec.watch import FileWatch
 
 if TYPE_CHECKING:
@@ -23,7 +22,7 @@ if TYPE_CHECKING:
 
 __all__ = ["FileWatch", "watch_bot_file"]
 
-log = structlog.get_logger("dialogkit.service")
+log = get_logger("dialogkit.service")
 
 
 def reload_now(bot: Bot) -> bool:

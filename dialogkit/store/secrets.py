@@ -16,14 +16,13 @@ from __future__ import annotations
 import os
 from collections.abc import Callable
 
-import structlog
-
 from dialogkit.errors import StoreError
+from dialogkit.logging import get_logger
 
 __all__ = ["ENV", "PREFIX", "Box", "box", "open_row", "plain_at_rest", "reset", "seal_bytes", "seal_text",
            "warn_if_plain"]
 
-log = structlog.get_logger("dialogkit.store")
+log = get_logger("dialogkit.store")
 
 ENV = "DIALOGKIT_SECRET_KEY"
 PREFIX = "dk1:"                  # a sealed row starts so; a JSON row never does

@@ -10,11 +10,10 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-import structlog
-
+from dialogkit.logging import get_logger
 from dialogkit.spec.schema import Prompt, prompt_text
 
-log = structlog.get_logger("dialogkit.responses")
+log = get_logger("dialogkit.responses")
 
 PHRASES: dict[str, dict[str, str]] = {
     "help_intro": {"zh": "我可以帮您：", "en": "I can help you with:"},
