@@ -68,6 +68,8 @@ def find_phones(text: str, _now: datetime | None = None) -> list[Found]:
 
 
 def find_emails(text: str, _now: datetime | None = None) -> list[Found]:
+    if "@" not in text:     # most turns: a first look in C instead of a scan
+        return []
     found: list[Found] = []
     for match in _EMAIL.finditer(text):
         local = match.group()[: match.start(1) - match.start() - 1]

@@ -374,7 +374,13 @@ _HESITATION = re.compile(
 _CLAUSE_BREAK = re.compile(r"[,，。.!！?？;；、\n]+")
 
 
+_CANCEL_HINT = re.compile("|".join(re.escape(w) for w in CANCEL_WORDS))
+"""A cancel is a clause holding a cancel word: text holding none (most turns) is no cancel."""
+
+
 def _is_cancel(lowered: str) -> bool:
+    if _CANCEL_HINT.search(lowered) is None:
+        return False
     for clause in _CLAUSE_BREAK.split(lowered):
         tokens, stop = _CANCELS.tokens(clause)
         if stop >= len(clause.rstrip(_SEPARATORS)) and any(t.kind == "cancel" for t in tokens):
@@ -382,9 +388,11 @@ def _is_cancel(lowered: str) -> bool:
     return False
 
 
-def detect_cues(text: str) -> set[str]:
-    """The cues of one utterance (``text`` already folded)."""
-    lowered = text[:CUE_WINDOW].lower()
+def detect_cues(text: str, lowered: str | None = None) -> set[str]:
+    """The cues of one utterance (``text`` already folded; ``lowered``, ``text.lower()``, when the
+    caller has it: a short turn's is the window's too)."""
+    if lowered is None or len(text) > CUE_WINDOW:
+        lowered = text[:CUE_WINDOW].lower()
     cues: set[str] = set()
     if _FORGET.search(lowered):
         cues.add("forget")

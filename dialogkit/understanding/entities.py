@@ -89,8 +89,10 @@ class SynonymMatcher:
             return []
         found: list[Found] = []
         for match in self._pattern.finditer(text):
-            key = normalise_alias(match.group())
-            canonical = self.canonical.get(key)  # the usual case: the alias itself, no plural
+            canonical = self.canonical.get(match.group())  # the usual case: an alias as written
+            if canonical is None:
+                key = normalise_alias(match.group())      # a key is its own normal form
+                canonical = self.canonical.get(key)
             if canonical is None:
                 canonical = next((self.canonical[k] for k in _singulars(key) if k in self.canonical), None)
             if canonical is not None:
@@ -131,11 +133,13 @@ class CustomType:
         matcher = self.labelled if labels else self.synonyms
         found = matcher.find(text) if matcher else []
         if self.pattern is not None:
+            grouped = self.pattern.groups > 0
             for match in self.pattern.finditer(text):
-                if match.end() == match.start():
+                start, end = match.span()
+                if end == start:
                     continue
-                value = next((g for g in match.groups() if g is not None), match.group())
-                found.append(Found(match.start(), match.end(), value))
+                value = next((g for g in match.groups() if g is not None), match.group()) if grouped else match.group()
+                found.append(Found(start, end, value))
         return found
 
 
@@ -179,13 +183,13 @@ class EntityExtractor:
     """All entity types of one bot, compiled once."""
 
     def __init__(self, spec: BotFile) -> None:
-        self._spec = spec
         claimed = frozenset(normalise_alias(alias) for type_spec in spec.entities.values()
                             for aliases in type_spec.synonyms().values() for alias in aliases if alias.strip())
         self.custom: dict[str, CustomType] = {
             name: CustomType(name, type_spec, claimed) for name, type_spec in spec.entities.items()
         }
         self._order = {name: i for i, name in enumerate([*self.custom, *BUILTIN_FINDERS])}
+        self._kinds = {name: spec.entity_kind(name) for name in self._order}
 
     def known(self, type_name: str) -> bool:
         return type_name in self.custom or type_name in BUILTIN_FINDERS
@@ -218,19 +222,21 @@ class EntityExtractor:
                 raise ValueError(f"unknown entity type {type_name!r}")
             if not found:      # the common case for most types: nothing to rank or wrap
                 continue
-            kind = self._spec.entity_kind(type_name)
+            kind = self._kinds[type_name]
             builtin = type_name not in self.custom
             mentions += [
                 Mention(type_name, f.value, original[f.start : f.end], f.start, f.end, kind, builtin)
                 for f in (found if len(found) == 1 else longest_first(found))
             ]
+        if len(mentions) < 2:
+            return mentions
         return sorted(mentions, key=lambda m: (m.start, self._order[m.type]))
 
     def resolve_overlaps(self, mentions: Iterable[Mention]) -> list[Mention]:
         """One non-overlapping reading: declared types, then longer spans, then built-in order."""
 
         mentions = list(mentions)
-        if len(mentions) < 2:  # most turns: nothing can overlap, and no unit to give back
+        if len(mentions) < 2 or _disjoint(mentions):  # most turns: nothing overlaps, no unit to give back
             return mentions
 
         def rank(m: Mention) -> tuple[bool, int, int, int]:
@@ -240,6 +246,17 @@ class EntityExtractor:
 
 
 _NUMERIC = frozenset({"number", "integer"})
+
+
+def _disjoint(mentions: list[Mention]) -> bool:
+    """Non-empty spans in text order, none overlapping the next: every one is kept as it is, in
+    that order, and no unit is inside a number."""
+    end = 0
+    for m in mentions:
+        if m.start < end or m.start >= m.end:
+            return False
+        end = m.end
+    return True
 
 
 def _possible(found: list[Found], type_name: str, original: str, rejected: list[RejectedValue]) -> list[Found]:

@@ -208,9 +208,11 @@ class _FlowIndex:
     keyword_values: dict[str, tuple[str, str]]   # normalised keyword -> the (type, value) it is an alias of
     valued: frozenset[tuple[str, str]]           # those values
     examples: tuple[_Example, ...]
+    words: frozenset[str]                        # every example's ``words``: one must be shared
     vocabulary: frozenset[str]
     synonym_types: frozenset[str]
     pattern_types: frozenset[str]
+    value_types: frozenset[str]                  # both
 
 
 Reader = Callable[[str], list[Mention]]
@@ -228,6 +230,10 @@ class IntentScorer:
         # it is never masked, so "my iphone broke" still meets the example "my phone arrived broken".
         self._request_words = frozenset(v for values in keyword_values.values() for v in values.values())
         self._flows = [self._index(name, flow, keyword_values[name]) for name, flow in spec.flows.items()]
+        # First looks for the whole bot, so a turn that can hold no keyword or share no example
+        # word ("123456", "确认", "yes": most turns inside a task) skips every flow's scan.
+        self._any_keyword = _keyword_pattern(k for flow in spec.flows.values() for k in flow.trigger.keywords)
+        self._example_words = frozenset().union(*(flow.words for flow in self._flows))
 
     def _index(self, name: str, flow: FlowSpec, keyword_values: dict[str, tuple[str, str]]) -> _FlowIndex:
         custom = self._extractor.custom
@@ -245,15 +251,18 @@ class IntentScorer:
         for type_name in synonym_types:
             synonyms = custom[type_name].synonyms
             vocabulary.update(*(units(a) for a in (synonyms.aliases() if synonyms is not None else [])))
+        kept = tuple(e for e in examples if e.size)
         return _FlowIndex(
             name=name,
             keywords=_keyword_pattern(flow.trigger.keywords),
             keyword_values=keyword_values,
             valued=frozenset(keyword_values.values()),
-            examples=tuple(e for e in examples if e.size),
+            examples=kept,
+            words=frozenset().union(*(e.words for e in kept)),
             vocabulary=frozenset(vocabulary),
             synonym_types=frozenset(synonym_types),
             pattern_types=frozenset(pattern_types - synonym_types),
+            value_types=frozenset(pattern_types | synonym_types),
         )
 
     def _alone(self, whole: str, folded: str, mention: Mention) -> bool:
@@ -286,13 +295,16 @@ class IntentScorer:
                     break
         return out
 
-    def score(self, folded: str, mentions: Sequence[Mention]) -> list[IntentScore]:
-        """Flows scoring above ``INTENT_FLOOR``, best first (ties: declaration order)."""
-        folded = fold(folded)                                # a no-op on folded text
-        whole = folded.lower()
+    def score(self, folded: str, mentions: Sequence[Mention], lowered: str | None = None) -> list[IntentScore]:
+        """Flows scoring above ``INTENT_FLOOR``, best first (ties: declaration order).
+
+        ``lowered`` is ``folded.lower()`` of text already folded, when the caller has it."""
+        if lowered is None:
+            folded = fold(folded)                            # a no-op on folded text
+            lowered = folded.lower()
         masked = self._maskable(mentions)
-        lowered, marks = _masked(folded, masked, whole)
-        runs, stems = _content(lowered)                      # one pass serves both feature sets
+        cut, marks = _masked(folded, masked, lowered)
+        runs, stems = _content(cut)                          # one pass serves both feature sets
         features = _features_of(runs, stems)
         content = _units_of(runs, stems)
         values: AbstractSet[tuple[str, str]] = _NOTHING
@@ -302,18 +314,23 @@ class IntentScorer:
             content |= marks
             values = {(m.type, str(m.value)) for m in mentions}
             types = {m.type for m in mentions}
-        alone = len(mentions) == 1 and self._alone(whole, folded, mentions[0])
-        utterance = _Utterance(whole, features, marks, content, values, types, alone)
+        alone = len(mentions) == 1 and self._alone(lowered, folded, mentions[0])
+        # A value alone ("window", "心内科") asks for nothing, whatever it resembles.
+        resembles = not alone and bool(content - marks) and not features.isdisjoint(self._example_words)
+        keywords = self._any_keyword is not None and self._any_keyword.search(lowered) is not None
+        utterance = _Utterance(lowered, features, marks, content, values, types, alone, keywords, resembles)
         statement: bool | None = None                        # read only when it could matter
         scores: list[IntentScore] = []
         for flow in self._flows:
+            if not (keywords or resembles) and types.isdisjoint(flow.value_types) and values.isdisjoint(flow.valued):
+                continue      # no keyword, no resemblance, no value of its types: exactly 0.0
             value, resembles_only = _score_flow(flow, utterance)
             if resembles_only and value > VALUES_ALONE_CEILING:
-                statement = is_statement(lowered) if statement is None else statement
+                statement = is_statement(cut) if statement is None else statement
                 value = VALUES_ALONE_CEILING if statement else value
             if value >= INTENT_FLOOR:
                 scores.append(IntentScore(flow.name, round(value, 4)))
-        return sorted(scores, key=lambda s: -s.score)
+        return sorted(scores, key=lambda s: -s.score) if len(scores) > 1 else scores
 
 
 def _example(found: frozenset[str]) -> _Example:
@@ -333,6 +350,8 @@ class _Utterance(NamedTuple):
     values: AbstractSet[tuple[str, str]]     # (type, canonical value as text) of every mention
     types: AbstractSet[str]                  # the types of ``values``
     alone: bool                              # one keyword value and nothing else (``_alone``)
+    keywords: bool                           # some flow's keyword may be in ``lowered``
+    resembles: bool                          # some example may resemble it: shares a word, says more than values
 
 
 def _score_flow(flow: _FlowIndex, utterance: _Utterance) -> tuple[float, bool]:
@@ -340,7 +359,7 @@ def _score_flow(flow: _FlowIndex, utterance: _Utterance) -> tuple[float, bool]:
     statement caps it (``score``)."""
     # Direct evidence: the author's keywords, under any alias of a keyword value. Not scaled:
     # "工单" or "my iPhone is lost" is a clear request however short or long.
-    hits = _keyword_hits(flow, utterance.lowered)
+    hits = _keyword_hits(flow, utterance.lowered) if utterance.keywords else set()
     types = utterance.types
     if types and flow.valued and not utterance.alone:
         valued = flow.valued.intersection(utterance.values)
@@ -350,10 +369,10 @@ def _score_flow(flow: _FlowIndex, utterance: _Utterance) -> tuple[float, bool]:
     direct = (1 - KEYWORD_WEIGHT) ** len(hits)
     # Indirect evidence: resemblance to the examples, values of the flow's slot types. Scaled by
     # how much of the utterance the flow's vocabulary explains, so a stray shared word stays weak.
-    best = _best_similarity(flow, utterance.features, utterance.marks)
-    resemblance = max(0.0, (best - SIMILARITY_FLOOR) / (1 - SIMILARITY_FLOOR))
-    if utterance.alone or not utterance.content - utterance.marks:
-        resemblance = 0.0     # a value alone ("window", "心内科") asks for nothing, whatever it resembles
+    resemblance = 0.0
+    if utterance.resembles:
+        best = _best_similarity(flow, utterance.features, utterance.marks)
+        resemblance = max(0.0, (best - SIMILARITY_FLOOR) / (1 - SIMILARITY_FLOOR))
     doubt = 1 - resemblance
     if types:
         doubt *= (1 - SYNONYM_WEIGHT) ** len(types & flow.synonym_types)
@@ -391,6 +410,8 @@ def _best_similarity(flow: _FlowIndex, utterance: AbstractSet[str], marks: Abstr
     """
     if marks is None:
         marks = frozenset(f for f in utterance if is_placeholder(f))
+    if utterance.isdisjoint(flow.words):
+        return 0.0
     size = len(utterance) - len(marks)
     best = 0.0
     for example in flow.examples:

@@ -57,6 +57,7 @@ class RuleUnderstanding:
     def interpret(self, text: str, current_language: str, *, now: datetime | None = None) -> Interpretation:
         """The whole reading of one user turn; relative dates and times count from ``now``."""
         folded = fold(text)
+        lowered = folded.lower()                # keywords, examples and cues all read it
         rejected: list[RejectedValue] = []
         mentions = self.entities.resolve_overlaps(
             self.entities.find(text, folded, self.tracked_types, self.now() if now is None else now, rejected)
@@ -65,8 +66,8 @@ class RuleUnderstanding:
             text=text,
             language=detect_language(text, current_language),
             mentions=mentions,
-            intents=self.intents.score(folded, mentions),
-            cues=detect_cues(folded),
+            intents=self.intents.score(folded, mentions, lowered),
+            cues=detect_cues(folded, lowered),
             source="rules",
             rejected=_unclaimed(rejected, mentions) if rejected else rejected,
         )
