@@ -130,7 +130,7 @@ def _round_units(
 
 def _summary_unit(builder: _Builder, summary: RoundSummary) -> _Unit:
     start, end = summary.start_round, summary.end_round
-    content = f"[rounds {start}-{end}] {summary.text}"
+    content = f"[rounds {start}-{end}] {summary.text}" if end > start else f"[round {start}] {summary.text}"
     return _Unit(
         f"summary:L{summary.level}:{start}-{end}",
         ROUND_SUMMARY,

@@ -22,16 +22,15 @@ from collections.abc import Awaitable, Callable, Iterable
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-import structlog
-
 from dialogkit.context.parts import BuiltContext, ContextInputs, Round, RoundSummary
 from dialogkit.context.tokens import REPLY_PRIMING_TOKENS
 from dialogkit.context.window import build_context, export_text
 from dialogkit.engine.rule_summary import rule_summary
 from dialogkit.engine.slots import missing_required
 from dialogkit.engine.turn import TurnContext
+from dialogkit.logging import get_logger
 from dialogkit.memory import hierarchy, tracker
-from dialogkit.memory.summary import compacted, render_summary
+from dialogkit.memory.summary import compacted, mentions, render_summary, trim_for_window
 from dialogkit.model.session import Entity, Message, Session, Task
 from dialogkit.spec.schema import BotFile, prompt_text
 from dialogkit.strings.redaction import MASK, mask_values
@@ -48,7 +47,7 @@ Summarizer = Callable[[list[str], str], str]
 AsyncSummarizer = Callable[[list[str], str, list[str]], Awaitable[str]]
 """(texts, language, sensitive values) -> summary, awaited: the LLM's through its async client."""
 
-log = structlog.get_logger("dialogkit.context")
+log = get_logger("dialogkit.context")
 
 ENTITY_RECALL_LIMIT = 6
 """How many of the most salient entities the window shows: enough to resolve "it", small enough to stay cheap."""
@@ -74,10 +73,12 @@ _DEFAULT_SYSTEM = {
     "en": "You are \"{name}\", a task-oriented assistant; answer in English. The tasks you handle:\n{flows}",
 }
 _FLOW_LINES = {
-    "zh": {"task": "当前任务：{label}（{flow}），状态 {state}", "asking": "正在询问：{slot}",
-           "filled": "已填写：{slots}", "missing": "待填写：{slots}", "suspended": "暂停的任务：{tasks}"},
-    "en": {"task": "Current task: {label} ({flow}), state {state}", "asking": "Asking for: {slot}",
-           "filled": "Filled: {slots}", "missing": "Still needed: {slots}", "suspended": "Suspended tasks: {tasks}"},
+    "zh": {"task": "当前任务：{label}（{flow}），状态 {state}", "named": "当前任务：{flow}，状态 {state}",
+           "asking": "正在询问：{slot}", "filled": "已填写：{slots}", "missing": "待填写：{slots}",
+           "suspended": "暂停的任务：{tasks}"},
+    "en": {"task": "Current task: {label} ({flow}), state {state}", "named": "Current task: {flow}, state {state}",
+           "asking": "Asking for: {slot}", "filled": "Filled: {slots}", "missing": "Still needed: {slots}",
+           "suspended": "Suspended tasks: {tasks}"},
 }
 
 
@@ -162,7 +163,9 @@ class ContextView:
             return ""
         lang = "zh" if language == "zh" else "en"
         lines, sep = _FLOW_LINES[lang], ("，" if lang == "zh" else ", ")
-        out = [lines["task"].format(label=self.texts.task_label(task.flow, lang), flow=task.flow, state=task.state)]
+        # The default system prompt describes every flow: its name is enough here.
+        label = "" if self.settings.system_prompt is None else self.texts.task_label(task.flow, lang)
+        out = [lines["task" if label else "named"].format(label=label, flow=task.flow, state=task.state)]
         if task.pending_slot:
             out.append(lines["asking"].format(slot=task.pending_slot))
         shown = self.texts.labelled_value
@@ -232,20 +235,30 @@ class ContextView:
         entities = tracker.recall(session, turn=session.turn, limit=ENTITY_RECALL_LIMIT) if session.entities else []
         system_prompt = self.system_prompt(language)
         after = _raw_after(session, current, self.settings.effective_keep_recent_rounds)
-        summary = compacted(session.summary, tasks=WINDOW_TASKS, items=WINDOW_ITEMS, labels=self._slot_labels,
-                            earlier_conclusions=False)
+        flow = self.flow_instructions(session, language)
+        summary = self._window_summary(session, shown_task=bool(flow))
         inputs = ContextInputs(
             system_prompt=system_prompt,
-            flow_instructions=self.flow_instructions(session, language),
-            summary=render_summary(summary, language),
+            flow_instructions=flow,
+            summary=summary,
             pinned=[(m.role, m.content) for m in before if m.pinned],
-            entity_memory=entity_memory(entities, language, self.texts),
+            entity_memory=entity_memory(entities, language, self.texts, named=f"{flow}\n{summary}"),
             rounds=_rounds(before, max(after, hierarchy.folded_until(session.summary))),
             round_summaries=self._round_summaries(session, self._provisional(session, before, after)),
             current_user_message=current.content if current is not None else "",
             sensitive_values=self.sensitive_values(session),
         )
         return inputs, self._full_tokens(session, messages, current, system_prompt)
+
+    def _window_summary(self, session: Session, *, shown_task: bool) -> str:
+        """The ticket summary as the window sends it: older tasks by their values only, and
+        nothing the flow instructions (the active task, when ``shown_task``) already say."""
+        view = compacted(session.summary, tasks=WINDOW_TASKS, items=WINDOW_ITEMS, labels=self._slot_labels,
+                         earlier_conclusions=False)
+        task = session.task
+        trim_for_window(view, shown_task=f"{task.flow}#{task.id}" if shown_task and task is not None else None,
+                        flow_names=self.settings.system_prompt is None, labels=self._slot_labels)
+        return render_summary(view, session.language)
 
     def _full_tokens(self, session: Session, messages: list[Message], current: Message | None,
                      system_prompt: str) -> int:
@@ -418,20 +431,25 @@ def _as_summary(entry: dict[str, Any], level: int) -> RoundSummary:
                         text=str(entry["text"]), level=2 if level == 2 else 1)
 
 
-def entity_memory(entities: list[Entity], language: str, texts: Texts | None = None) -> str:
+def entity_memory(entities: list[Entity], language: str, texts: Texts | None = None, named: str = "") -> str:
     """The recalled entities grouped by type, most salient first:
     "记住的实体：order_id：553565、128785；product：手机 (phone)". An empty list is "".
 
     Canonical values are what the LLM's commands must name, so a value with a label in the
     turn's language shows both (``Texts.labelled_entity_value``); the per-entity details of
-    ``/entities`` (aliases, counts, turns) would cost tokens on every request for little."""
-    if not entities:
-        return ""
+    ``/entities`` (aliases, counts, turns) would cost tokens on every request for little.
+    An entity ``named`` already names (the flow instructions and ticket summary sent beside
+    this, by its value or its label) is left out: said once is enough."""
     zh = language == "zh"
     by_type: dict[str, list[str]] = {}
     for entity in entities:
+        label = texts.entity_value_label(entity.type, entity.value, language) if texts else str(entity.value)
+        if named and (mentions(named, label) or mentions(named, str(entity.value))):
+            continue
         shown = texts.labelled_entity_value(entity.type, entity.value, language) if texts else str(entity.value)
         by_type.setdefault(entity.type, []).append(shown)
+    if not by_type:
+        return ""
     head = "记住的实体：" if zh else "Remembered entities: "
     sep, item = ("；", "、") if zh else ("; ", ", ")
     return head + sep.join(f"{kind}{'：' if zh else ': '}{item.join(values)}" for kind, values in by_type.items())

@@ -24,8 +24,9 @@ from functools import lru_cache
 from dialogkit.model.session import SummaryItem, SummaryState
 from dialogkit.strings.cjk import has_cjk
 
-__all__ = ["EARLIER_GROUPS", "EARLIER_KEY", "RECENT_ITEMS", "RECENT_TASKS", "compact", "compacted",
-           "record_confirmed", "record_facts", "record_pending", "remove_turn", "render_summary", "resolve_pending"]
+__all__ = ["EARLIER_GROUPS", "EARLIER_KEY", "RECENT_ITEMS", "RECENT_TASKS", "compact", "compacted", "mentions",
+           "record_confirmed", "record_facts", "record_pending", "remove_turn", "render_summary", "resolve_pending",
+           "trim_for_window"]
 
 RECENT_TASKS = 12
 """Tasks whose facts the summary keeps verbatim (heading and labelled values)."""
@@ -194,6 +195,80 @@ def compacted(summary: SummaryState, *, tasks: int, items: int, labels: Iterable
             for item in view.facts
         ]
     return view
+
+
+def trim_for_window(view: SummaryState, *, shown_task: str | None = None, flow_names: bool = False,
+                    labels: Iterable[str] = ()) -> None:
+    """Drop from a ``compacted`` view, in place, what the window would otherwise say twice.
+
+    - ``shown_task`` (the active task's key): the flow instructions already list its values;
+    - a task whose heading and values repeat a later one's (a status asked again for one order);
+    - a conclusion a later one of the same task supersedes ("confirmed" once it is done);
+    - a task whose every value its shown conclusion names ("订单 12345 当前状态：已发货" says
+      all "查询订单状态（订单号 12345）" did); ``labels`` are the slot labels before its values;
+    - with ``flow_names`` (the system prompt describes every flow), a task's heading becomes its
+      flow's name ("report_issue#…" -> "report_issue"), as the flow instructions name it.
+
+    Every value stays: the active task's in the flow instructions, the others here.
+    """
+    newest = {i.key.partition(":")[0]: i.key for i in view.confirmed}
+    view.confirmed[:] = [i for i in view.confirmed if newest[i.key.partition(":")[0]] == i.key]
+    tasks = _tasks(view.facts)
+    last = {tuple(f"{i.zh}\n{i.en}" for i in items): key for key, items in tasks.items()}
+    gone = {key for key, items in tasks.items() if last[tuple(f"{i.zh}\n{i.en}" for i in items)] != key}
+    gone |= _concluded(tasks, view.confirmed, frozenset(label.strip() for label in labels if label.strip()))
+    if shown_task is not None:
+        gone.add(shown_task)
+    view.facts[:] = [_named_by_flow(i) if flow_names else i for i in view.facts if i.key.partition(".")[0] not in gone]
+
+
+def _tasks(facts: list[SummaryItem]) -> dict[str, list[SummaryItem]]:
+    """Task key -> its heading and fact items, in order (the "earlier" item is no task)."""
+    tasks: dict[str, list[SummaryItem]] = {}
+    for item in facts:
+        if item.key != EARLIER_KEY:
+            tasks.setdefault(item.key.partition(".")[0], []).append(item)
+    return tasks
+
+
+def _concluded(tasks: dict[str, list[SummaryItem]], conclusions: list[SummaryItem], labels: frozenset[str]) -> set[str]:
+    """Tasks whose conclusion (keyed ``<task id>:…``, the task keyed ``<flow>#<task id>``) names
+    each of their values, in both languages."""
+    by_task = {i.key.partition(":")[0]: i for i in conclusions}
+    out: set[str] = set()
+    for key, items in tasks.items():
+        end = by_task.get(key.partition("#")[2])
+        values = [i for i in items if "." in i.key]
+        if end is not None and values and all(mentions(end.zh, _unlabelled(i.zh, labels)) and
+                                              mentions(end.en, _unlabelled(i.en, labels)) for i in values):
+            out.add(key)
+    return out
+
+
+def _named_by_flow(item: SummaryItem) -> SummaryItem:
+    """A task heading as its flow's name; other items as they are."""
+    if "." in item.key or item.key == EARLIER_KEY:
+        return item
+    name = item.key.partition("#")[0]
+    return item.model_copy(update={"zh": name, "en": name})
+
+
+def mentions(text: str, value: str) -> bool:
+    """``value`` occurs in ``text`` as a whole: not inside a longer number or word ("10000" is
+    not in "510000"; "手机" is in "手机，损坏")."""
+    start = text.find(value)
+    while value and start >= 0:
+        end = start + len(value)
+        if not (_word_char(text, start - 1) and _word_char(value, 0)) and \
+                not (_word_char(text, end) and _word_char(value, len(value) - 1)):
+            return True
+        start = text.find(value, start + 1)
+    return False
+
+
+def _word_char(text: str, at: int) -> bool:
+    """An ASCII letter or digit at ``at`` (False outside the text)."""
+    return 0 <= at < len(text) and text[at].isascii() and text[at].isalnum()
 
 
 _MEMBER_SEP = {"zh": "、", "en": ", "}

@@ -140,6 +140,15 @@ class TestOverBudget:
         assert [m.part for m in built.messages].count(RECENT) == 6
 
     @LANGS
+    def test_a_summary_of_one_round_is_headed_by_that_round(self, lang: str, counter: TokenCounter) -> None:
+        """"[round 6]", not "[rounds 6-6]": the header is paid on every request."""
+        one = RoundSummary(6, 6, TEXT[lang]["summary_l1"].format(s=6, e=6), 1)
+        built = build_context(inputs(lang, 9, rounds=rounds(lang, 3, first=7), round_summaries=[one]),
+                              budget=100_000, keep_recent_rounds=3, counter=counter)
+        [content] = [m.content for m in built.messages if m.part == ROUND_SUMMARY]
+        assert content.startswith("[round 6] ")
+
+    @LANGS
     def test_level_two_summary_replaces_level_one(self, lang: str, counter: TokenCounter) -> None:
         """Tighter still, one level-2 summary stands in for the level-1 summaries it covers."""
         level2 = [s for s in summaries(lang, 20) if s.level == 2]

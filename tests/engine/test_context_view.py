@@ -19,6 +19,7 @@ STUBS = {"create_ticket": {"ticket_id": "T-1001"}, "order_status": {"status": "s
 LANGS = pytest.mark.parametrize("lang", ["zh", "en"])
 REPORT = {"zh": ["我上周买的手机屏幕碎了", "123456"], "en": ["my phone arrived broken", "123456"]}
 CHAT = {"zh": "谢谢你们，我周末再来看看。", "en": "thanks a lot, I will come back to this later on."}
+STATUS = {"zh": "查看订单 654321 的状态，我明天再来", "en": "where is my order 654321, I will be back tomorrow"}
 
 SECRET_BOT = (Path(__file__).parent / "bots" / "account.yaml").read_text(encoding="utf-8")
 PHONE = "13812345678"
@@ -40,7 +41,7 @@ class TestParts:
     def test_a_running_task_shows_every_part_in_order(self, lang: str) -> None:
         """System prompt, flow state, summary, entity memory, the earlier round, the current message."""
         bot = support_bot()
-        for text in REPORT[lang]:
+        for text in [STATUS[lang], *REPORT[lang]]:
             bot.handle("s", text)
         messages = bot.context("s")
         parts = [m.part for m in messages]
@@ -226,10 +227,25 @@ class TestCompactParts:
         bot = support_bot()
         for text in REPORT[lang]:
             bot.handle("s", text)
-        [memory] = [m.content for m in bot.context("s") if m.part == ENTITY_MEMORY]
+        memory = context_view.entity_memory(bot._load("s").entities, lang, bot.texts)
         head = "记住的实体：" if lang == "zh" else "Remembered entities: "
         assert memory.startswith(head) and "order_id" in memory and "123456" in memory and "phone" in memory
         assert "\n" not in memory
+
+    @LANGS
+    def test_entity_memory_leaves_out_what_the_state_and_summary_name(self, lang: str) -> None:
+        """The running task's values are in the flow state: entity memory does not repeat them."""
+        bot = support_bot()
+        for text in [STATUS[lang], *REPORT[lang]]:
+            bot.handle("s", text)
+        entities = bot._load("s").entities
+        named = "order_id=123456, product=手机 (phone) 654321"
+        memory = context_view.entity_memory(entities, lang, bot.texts, named=named)
+        assert "date" in memory and not any(v in memory for v in ("123456", "654321", "phone"))
+        assert context_view.entity_memory(entities, lang, bot.texts, named=named.replace("654321", "1654321")).count(
+            "654321") == 1, "a value inside a longer number is not named"
+        [shown] = [m.content for m in bot.context("s") if m.part == ENTITY_MEMORY]
+        assert "123456" not in shown and "654321" not in shown
 
     @LANGS
     def test_the_window_summary_lists_older_tasks_by_their_values(self, lang: str) -> None:
@@ -242,7 +258,8 @@ class TestCompactParts:
         [summary] = [m.content for m in bot.context("s") if m.part == SUMMARY]
         assert all(order in summary for order in orders)
         label = "订单号 " if lang == "zh" else "order number "
-        assert f"{label}{orders[0]}" not in summary and f"{label}{orders[-1]}" in summary
+        assert f"{label}{orders[0]}" not in summary
+        assert summary.count(orders[-1]) == 1, "the last status is said once, by its conclusion"
 
     def test_entities_beyond_the_cap_lose_the_least_salient(self) -> None:
         bot = support_bot()

@@ -8,12 +8,14 @@ from dialogkit.memory.summary import (
     RECENT_ITEMS,
     RECENT_TASKS,
     compacted,
+    mentions,
     record_confirmed,
     record_facts,
     record_pending,
     remove_turn,
     render_summary,
     resolve_pending,
+    trim_for_window,
 )
 from dialogkit.model.session import SummaryState
 
@@ -213,3 +215,65 @@ def test_compacted_view_takes_the_longest_label_and_keeps_values_with_spaces() -
                             "city": ("城市", "city", city, city)})
     view = compacted(summary, tasks=1, items=1, labels=["order", "order number", "city", "订单号", "城市"])
     assert render_summary(view, "en").startswith("User stated: earlier: 70000, New York; 70001, Los Angeles; Trip (")
+
+
+LABELS = ["订单号", "order number", "商品", "product", "问题", "issue"]
+
+
+def window_view(summary: SummaryState, **options: object) -> SummaryState:
+    view = compacted(summary, tasks=2, items=2, labels=LABELS)
+    trim_for_window(view, labels=LABELS, **options)  # type: ignore[arg-type]
+    return view
+
+
+class TestWindowView:
+    """The window's summary says nothing twice that the flow state or a conclusion already says."""
+
+    def test_the_running_tasks_values_are_left_to_the_flow_instructions(self) -> None:
+        summary = SummaryState()
+        status_tasks(summary, 1)
+        report_tasks(summary, [("60000", "手机", "损坏")])
+        view = window_view(summary, shown_task="report_issue#t0")
+        assert render_summary(view, "zh") == "用户陈述：查询订单状态（订单号 50000）"
+        assert render_summary(view, "en") == "User stated: Check an order's status (order number 50000)."
+        assert len(summary.facts) == 6, "the stored summary is untouched"
+
+    def test_a_task_asked_again_with_the_same_values_is_listed_once(self) -> None:
+        summary = SummaryState()
+        for i in range(2):
+            record_facts(summary, flow=f"check_status#t{i}", flow_description=STATUS, turn=i + 1,
+                         slots={"order_id": ("订单号", "order number", "50000", "50000")})
+        assert render_summary(window_view(summary), "zh") == "用户陈述：查询订单状态（订单号 50000）"
+        assert render_summary(window_view(summary), "en") == "User stated: Check an order's status (order number 50000)."
+
+    def test_a_conclusion_that_names_every_value_stands_for_its_task(self) -> None:
+        summary = SummaryState()
+        status_tasks(summary, 2)
+        record_confirmed(summary, key="t1:done", zh="订单 50001 当前状态：已发货。", en="Order 50001 is shipped.", turn=3)
+        record_confirmed(summary, key="t0:done", zh="订单 150000 当前状态：已发货。", en="Order 150000 is shipped.", turn=4)
+        view = window_view(summary)
+        assert render_summary(view, "zh") == ("用户陈述：查询订单状态（订单号 50000）；"
+                                              "已确认：订单 50001 当前状态：已发货，订单 150000 当前状态：已发货")
+        assert render_summary(view, "en") == ("User stated: Check an order's status (order number 50000). "
+                                              "Confirmed: Order 50001 is shipped, Order 150000 is shipped.")
+
+    def test_a_done_task_is_no_longer_listed_as_only_confirmed(self) -> None:
+        summary = SummaryState()
+        record_confirmed(summary, key="t0:confirmed", zh="创建工单", en="open a ticket", turn=1)
+        record_confirmed(summary, key="t0:done", zh="已创建工单 T-1", en="Ticket T-1 has been created.", turn=2)
+        assert render_summary(window_view(summary), "zh") == "已确认：已创建工单 T-1"
+        assert render_summary(window_view(summary), "en") == "Confirmed: Ticket T-1 has been created."
+
+    def test_headings_become_flow_names_when_the_system_prompt_describes_the_flows(self) -> None:
+        summary = SummaryState()
+        report_tasks(summary, [("60000", "手机", "损坏")])
+        assert render_summary(window_view(summary, flow_names=True), "zh") == \
+            "用户陈述：report_issue（订单号 60000，商品 手机，问题 损坏）"
+        assert render_summary(window_view(summary, flow_names=True), "en") == \
+            "User stated: report_issue (order number 60000, product 手机, issue 损坏)."
+
+
+def test_a_value_is_mentioned_only_as_a_whole() -> None:
+    assert mentions("订单 510000 已发货", "510000") and not mentions("订单 510000 已发货", "10000")
+    assert mentions("手机，损坏", "手机") and mentions("order 42, phone", "phone")
+    assert not mentions("headphones", "phone") and not mentions("", "x") and not mentions("abc", "")
