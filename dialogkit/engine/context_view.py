@@ -433,7 +433,7 @@ def _as_summary(entry: dict[str, Any], level: int) -> RoundSummary:
 
 def entity_memory(entities: list[Entity], language: str, texts: Texts | None = None, named: str = "") -> str:
     """The recalled entities grouped by type, most salient first:
-    "记住的实体：order_id：553565、128785；product：手机 (phone)". An empty list is "".
+    "实体：order_id：553565、128785；product：手机 (phone)". An empty list is "".
 
     Canonical values are what the LLM's commands must name, so a value with a label in the
     turn's language shows both (``Texts.labelled_entity_value``); the per-entity details of
@@ -450,7 +450,7 @@ def entity_memory(entities: list[Entity], language: str, texts: Texts | None = N
         by_type.setdefault(entity.type, []).append(shown)
     if not by_type:
         return ""
-    head = "记住的实体：" if zh else "Remembered entities: "
+    head = "实体：" if zh else "Entities: "
     sep, item = ("；", "、") if zh else ("; ", ", ")
     return head + sep.join(f"{kind}{'：' if zh else ': '}{item.join(values)}" for kind, values in by_type.items())
 

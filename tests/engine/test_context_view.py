@@ -228,7 +228,7 @@ class TestCompactParts:
         for text in REPORT[lang]:
             bot.handle("s", text)
         memory = context_view.entity_memory(bot._load("s").entities, lang, bot.texts)
-        head = "记住的实体：" if lang == "zh" else "Remembered entities: "
+        head = "实体：" if lang == "zh" else "Entities: "
         assert memory.startswith(head) and "order_id" in memory and "123456" in memory and "phone" in memory
         assert "\n" not in memory
 
