@@ -65,6 +65,8 @@ these add what happened around them."""
 MAX_ENTITIES = 200
 """Entities the session keeps; past it the least salient go (down to ``ENTITIES_AFTER_DECAY``)."""
 ENTITIES_AFTER_DECAY = 180
+SUMMARY_CACHE = 64
+"""Window summaries kept per bot (by summary content): the sessions of the moment, small beside a session row."""
 MAX_SECRETS = 50
 """Sensitive values of finished tasks remembered for redaction (the newest ones)."""
 
@@ -103,6 +105,7 @@ class ContextView:
                              for slot in flow.slots for lang in ("zh", "en")]
         self._types = list(understanding.entities.custom)
         self._counter: TokenCounter | None = None
+        self._summaries: dict[tuple[object, ...], str] = {}
 
     @property
     def counter(self) -> TokenCounter:
@@ -252,13 +255,25 @@ class ContextView:
 
     def _window_summary(self, session: Session, *, shown_task: bool) -> str:
         """The ticket summary as the window sends it: older tasks by their values only, and
-        nothing the flow instructions (the active task, when ``shown_task``) already say."""
-        view = compacted(session.summary, tasks=WINDOW_TASKS, items=WINDOW_ITEMS, labels=self._slot_labels,
-                         earlier_conclusions=False)
+        nothing the flow instructions (the active task, when ``shown_task``) already say.
+
+        Kept per summary content: it changes on a transition, while every build until then
+        (each LLM call, ``/context``) asks for the same text and folding it costs far more."""
         task = session.task
-        trim_for_window(view, shown_task=f"{task.flow}#{task.id}" if shown_task and task is not None else None,
-                        flow_names=self.settings.system_prompt is None, labels=self._slot_labels)
-        return render_summary(view, session.language)
+        shown = f"{task.flow}#{task.id}" if shown_task and task is not None else None
+        state = session.summary
+        key = (session.language, shown, *(tuple((i.key, i.zh, i.en) for i in items)
+                                           for items in (state.facts, state.confirmed, state.pending)))
+        text = self._summaries.get(key)
+        if text is None:
+            view = compacted(state, tasks=WINDOW_TASKS, items=WINDOW_ITEMS, labels=self._slot_labels,
+                             earlier_conclusions=False)
+            trim_for_window(view, shown_task=shown, flow_names=self.settings.system_prompt is None,
+                            labels=self._slot_labels)
+            if len(self._summaries) >= SUMMARY_CACHE:
+                self._summaries.clear()
+            text = self._summaries[key] = render_summary(view, session.language)
+        return text
 
     def _full_tokens(self, session: Session, messages: list[Message], current: Message | None,
                      system_prompt: str) -> int:

@@ -261,6 +261,17 @@ class TestCompactParts:
         assert f"{label}{orders[0]}" not in summary
         assert summary.count(orders[-1]) == 1, "the last status is said once, by its conclusion"
 
+    @LANGS
+    def test_the_window_summary_follows_every_change_of_the_session_summary(self, lang: str) -> None:
+        """Kept per summary content: a transition shows at once, in the turn's language."""
+        bot = support_bot()
+        bot.handle("s", STATUS[lang])
+        first = [m.content for m in bot.context("s") if m.part == SUMMARY]
+        assert first == [m.content for m in bot.context("s") if m.part == SUMMARY] and "654321" in first[0]
+        bot.handle("s", STATUS[lang].replace("654321", "765432"))
+        [second] = [m.content for m in bot.context("s") if m.part == SUMMARY]
+        assert "765432" in second and "654321" in second
+
     def test_entities_beyond_the_cap_lose_the_least_salient(self) -> None:
         bot = support_bot()
         bot.handle("s", REPORT["en"][0])
