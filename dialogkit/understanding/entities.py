@@ -179,6 +179,31 @@ def _holds(label: str, alias: str) -> bool:
     return has_cjk(alias) or re.search(rf"(?<![a-z0-9]){re.escape(alias)}(?![a-z0-9])", label) is not None
 
 
+class _AliasLook:
+    """Whether any alias of the bot's synonym types is in a text: one scan instead of one per type.
+
+    Most turns ("123456", "确认", "yes") name no value, and each type's scan costs as much as this
+    one. A type's match is a match of its own branch here, so nothing that holds an alias is
+    missed. ASCII text is looked at in lower case without ``re.I`` (a case-blind literal defeats
+    the engine's first-character test), which is exact unless an alias holds a non-ASCII letter
+    that has a case ("ſ" matches "s" under ``re.I``): then every text takes the ``re.I`` look.
+    """
+
+    def __init__(self, aliases: Iterable[str]) -> None:
+        ordered = sorted(set(aliases), key=len, reverse=True)
+        self._any = re.compile(_alias_alternation(ordered), re.IGNORECASE) if ordered else None
+        folds = any(not ch.isascii() and ch.lower() != ch.upper() for alias in ordered for ch in alias)
+        ascii_aliases = [a for a in ordered if a.isascii()]
+        self._ascii = None if folds else re.compile(_alias_alternation(ascii_aliases) or "(?!)")
+
+    def search(self, folded: str) -> bool:
+        if self._any is None:
+            return False
+        if self._ascii is not None and folded.isascii():
+            return self._ascii.search(folded.lower()) is not None
+        return self._any.search(folded) is not None
+
+
 class EntityExtractor:
     """All entity types of one bot, compiled once."""
 
@@ -190,6 +215,7 @@ class EntityExtractor:
         }
         self._order = {name: i for i, name in enumerate([*self.custom, *BUILTIN_FINDERS])}
         self._kinds = {name: spec.entity_kind(name) for name in self._order}
+        self._aliases = _AliasLook(k for c in self.custom.values() if c.synonyms for k in c.synonyms.canonical)
 
     def known(self, type_name: str) -> bool:
         return type_name in self.custom or type_name in BUILTIN_FINDERS
@@ -207,9 +233,15 @@ class EntityExtractor:
         """
         mentions: list[Mention] = []
         numbers: list[Found] | None = None  # number and integer read the same numerals: once
+        aliases: bool | None = None         # whether any alias is in the text: looked at once, if needed
         for type_name in types:
-            if type_name in self.custom:
-                found = self.custom[type_name].find(folded, labels=labels)
+            custom = self.custom.get(type_name)
+            if custom is not None:
+                if not labels and custom.pattern is None:
+                    aliases = self._aliases.search(folded) if aliases is None else aliases
+                    if not aliases:
+                        continue
+                found = custom.find(folded, labels=labels)
             elif type_name in _NUMERIC:
                 if numbers is None:
                     numbers = find_numbers(folded)
