@@ -20,7 +20,7 @@ from ruamel.yaml import YAML
 from dialogkit.model.interpretation import Mention
 from dialogkit.spec.schema import BotFile
 from dialogkit.strings.cjk import has_cjk
-from dialogkit.understanding import builtins, datetimes, entities, intents
+from dialogkit.understanding import builtins, cues, datetimes, entities, intents
 from dialogkit.understanding.entities import EntityExtractor, SynonymMatcher, normalise_alias
 from dialogkit.understanding.language import fold
 from dialogkit.understanding.numbers import find_integers, find_numbers, non_overlapping
@@ -248,3 +248,71 @@ def test_prefix_tree_matches_where_the_plain_alternation_matches(words: list[str
     texts = [*corpus(), *words, *(w.upper() for w in words), "a-b", "axb", "midd", "o'clo"]
     for text in texts:
         assert (tree.search(text) is None) == (plain.search(text) is None), text
+
+
+# -------------------------------------------------------------------------- first looks per bot
+
+
+def test_bot_wide_looks_skip_only_flows_that_score_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The keyword and example-word looks, and the flows they skip, change no score: with looks
+    that let every text through (an empty pattern, every feature of the corpus) the same scores."""
+    texts = corpus()
+    for rules in bots():
+        read = [rules.interpret(text, "en", now=NOW) for text in texts]
+        every_feature = frozenset().union(
+            *(intents.features(t, rules.intents._maskable(i.mentions)) for t, i in zip(texts, read, strict=True))
+        )
+        monkeypatch.setattr(rules.intents, "_any_keyword", re.compile(""))
+        monkeypatch.setattr(rules.intents, "_example_words", every_feature)
+        assert [rules.interpret(text, "en", now=NOW).intents for text in texts] == [i.intents for i in read]
+        monkeypatch.undo()
+
+
+def test_the_keyword_look_finds_a_keyword_whenever_a_flow_does() -> None:
+    for rules in bots():
+        look = rules.intents._any_keyword
+        for text in corpus():
+            lowered = fold(text).lower()
+            if look is None or look.search(lowered) is None:
+                assert not any(flow.keywords and flow.keywords.search(lowered) for flow in rules.intents._flows), text
+
+
+def test_the_alias_look_misses_no_alias_and_agrees_on_ascii() -> None:
+    """One scan for every synonym type: no type finds an alias the look missed; ASCII text looked
+    at in lower case without re.I gives what the re.I look gives."""
+    for rules in bots():
+        look = rules.entities._aliases
+        for text in corpus():
+            folded = fold(text)
+            seen = look.search(folded)
+            if not seen:
+                for custom in rules.entities.custom.values():
+                    assert not (custom.synonyms and custom.synonyms.find(folded)), (custom.name, text)
+            if look._any is not None and folded.isascii():
+                assert seen == (look._any.search(folded) is not None), text
+
+
+def test_an_alias_with_a_cased_non_ascii_letter_keeps_the_re_i_look() -> None:
+    """"ſ" matches "s" under re.I but not in lower case: such a bot never takes the ASCII look."""
+    look = entities._AliasLook(["ſtatus", "手机"])
+    assert look._ascii is None
+    assert look.search("STATUS") and look.search("status") and not look.search("phone")
+    plain = entities._AliasLook(["status", "手机"])
+    assert plain._ascii is not None and plain.search("STATUS") and not plain.search("ſtatu")
+
+
+def test_the_ascii_date_and_time_looks_agree_with_the_re_i_looks() -> None:
+    for hint in (datetimes._DATE_HINT, datetimes._TIME_HINT):
+        for text in [*corpus(), "AT 3", "3 PM", "Next MONDAY", "IN 5 MIN", "O'CLOCK"]:
+            folded = fold(text)
+            if folded.isascii():
+                plain = any(p.search(folded) for p in hint._patterns)
+                assert (hint.search(folded) is not None) == plain, text
+
+
+def test_the_cancel_look_loses_no_cancel(monkeypatch: pytest.MonkeyPatch) -> None:
+    texts = [fold(t).lower() for t in corpus()]
+    gated = [cues._is_cancel(t) for t in texts]
+    monkeypatch.setattr(cues, "_CANCEL_HINT", re.compile(""))
+    assert [cues._is_cancel(t) for t in texts] == gated
+    assert any(gated)
