@@ -227,10 +227,24 @@ CANCEL_FILLERS = (
 
 _SEPARATORS = " \t\r\n,，。.!！?？;；:：、~～…-—\"'“”‘’()（）[]【】"
 _QUESTION_END = re.compile(r"(?:吗|么|嘛|\?|？)[\s?？!！。.~]*$")
-_CORRECTION = re.compile(
+
+
+class _Phrases:
+    """A Chinese and an English alternation. ASCII text (most English turns) can hold no Chinese
+    phrase, so it is scanned with the English one alone: the Chinese half cost as much again."""
+
+    def __init__(self, zh: str, en: str) -> None:
+        self._both = re.compile(f"{zh}|{en}")
+        self._en = re.compile(en)
+
+    def search(self, lowered: str) -> re.Match[str] | None:
+        return (self._en if lowered.isascii() else self._both).search(lowered)
+
+
+_CORRECTION = _Phrases(
     r"不对|(?<!是)不是.{0,20}?是|改成|改为|换成|改到|应该是|我是说|我说的是|说错了|更正|纠正|弄错了|搞错了"
     r"|(?:其实|实际上).{0,6}?是"
-    r"|写错了|打错了|"
+    r"|写错了|打错了",
     r"\b(?:actually|i meant|i mean|change (?:it |that |this )?to|make it|should be|correction"
     r"|i said|not [^,.;!?]{1,30}? but|that's wrong|thats wrong|wrong|instead|rather"
     r"|switch (?:it |that )?to|move it to|reschedule (?:it )?to)\b",
@@ -239,19 +253,19 @@ _VALUE_AFTER_NO = re.compile(
     r"\d|\b(?:it's|it is|its|that's|make it|should be|i meant|i said)\b|是"
     r"|^(?:the|my|our)\s+[a-z][a-z ]{0,30}?\s+(?:is|was)\s"     # "no, the reason is damaged"
 )
-_HELP_PHRASES = re.compile(
+_HELP_PHRASES = _Phrases(
     r"你能做什么|你会什么|你会做什么|你可以做什么|你能干什么|你能帮我做什么|有什么功能|有哪些功能|怎么用|如何使用"
-    r"|使用说明|功能列表|"
+    r"|使用说明|功能列表",
     r"\b(?:what can you do|what do you do|what can i do|what are my options|how does this work"
-    r"|how do i use (?:this|you)|what can you help (?:me )?with)\b"
+    r"|how do i use (?:this|you)|what can you help (?:me )?with)\b",
 )
-_HELP_WORDS = re.compile(r"帮助|菜单|\b(?:help|menu)\b")
-_FORGET = re.compile(
+_HELP_WORDS = _Phrases(r"帮助|菜单", r"\b(?:help|menu)\b")
+_FORGET = _Phrases(
     r"(?:忘记|忘掉|忘了|删掉|删除|撤回|别管|不要管)(?:我)?(?:刚才|刚刚|上一句)(?:说的|讲的|的话|那句|的)?"
-    r"|(?:刚才|刚刚)(?:说|讲)的(?:话)?(?:不算|作废|无效)|"
+    r"|(?:刚才|刚刚)(?:说|讲)的(?:话)?(?:不算|作废|无效)",
     r"\b(?:(?:forget|ignore|disregard|delete|never mind)\s+(?:what|everything)\s+i\s+(?:just\s+)?"
     r"(?:said|told you|wrote|typed)|scratch that|disregard (?:that|my last message)"
-    r"|ignore (?:that|my last message))\b"
+    r"|ignore (?:that|my last message))\b",
 )
 _GREETING = re.compile(
     r"^\s*(?:你好|您好|嗨|哈喽|哈啰|早上好|上午好|下午好|晚上好|早安|"

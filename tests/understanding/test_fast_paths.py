@@ -316,3 +316,12 @@ def test_the_cancel_look_loses_no_cancel(monkeypatch: pytest.MonkeyPatch) -> Non
     monkeypatch.setattr(cues, "_CANCEL_HINT", re.compile(""))
     assert [cues._is_cancel(t) for t in texts] == gated
     assert any(gated)
+
+
+def test_ascii_text_skips_only_chinese_phrases_that_cannot_match() -> None:
+    """Each cue's English half alone gives what the whole alternation gives on ASCII text."""
+    for phrases in (cues._CORRECTION, cues._HELP_PHRASES, cues._HELP_WORDS, cues._FORGET):
+        for text in [*corpus(), "actually 12345", "i meant the 3rd", "scratch that", "HELP", "what can you do?"]:
+            lowered = fold(text).lower()
+            whole = phrases._both.search(lowered)
+            assert (phrases.search(lowered) is None) == (whole is None), text
