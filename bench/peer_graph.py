@@ -1,9 +1,10 @@
 """The support bot's report_issue flow written as a LangGraph 1.x ``StateGraph``: the peer of bench/peer.py.
 
 Written the way a competent LangGraph user would write it for a rule-driven slot-filling bot: the
-slots live in the graph state, the history in an ``add_messages`` channel, one node reads the
-user's message with rules (regex order id, keyword product and issue, yes/no), one asks for the
-next missing slot or for confirmation, one settles the confirmation. ``SqliteSaver`` on a file
+slots live in the graph state, the history in an ``add_messages`` channel, three rule nodes read
+the user's message in turn (regex order id; keyword product, issue and language; yes/no while a
+confirmation is pending), one asks for the next missing slot or for confirmation, one settles the
+confirmation. ``SqliteSaver`` on a file
 persists every thread; one ``invoke`` per turn with the session's ``thread_id``.
 """
 
@@ -64,20 +65,34 @@ def _keyword(text: str, table: dict[str, tuple[str, ...]]) -> str | None:
     return next((value for value, words in table.items() if any(w in text for w in words)), None)
 
 
-def understand(state: State) -> dict[str, Any]:
-    """Rules over the last user message: language (kept for a bare number), order id, product, issue, yes/no."""
-    text = str(state["messages"][-1].content)
+def _text(state: State) -> str:
+    return str(state["messages"][-1].content)
+
+
+def read_order_id(state: State) -> dict[str, Any]:
+    """Rule node: a 5-12 digit order number anywhere in the last user message."""
+    match = ORDER_ID.search(_text(state))
+    return {"order_id": match.group()} if match else {}
+
+
+def read_keywords(state: State) -> dict[str, Any]:
+    """Rule node: product and issue keywords, and the language (kept for a bare number)."""
+    text = _text(state)
     low = text.lower()
     lang = "zh" if CJK.search(text) else "en" if LATIN.search(text) else state.get("lang", "en")
-    update: dict[str, Any] = {"lang": lang, "answer": None}
-    if match := ORDER_ID.search(text):
-        update["order_id"] = match.group()
+    update: dict[str, Any] = {"lang": lang}
     for slot, table in (("product", PRODUCTS), ("issue_type", ISSUES)):
         if found := _keyword(low, table):
             update[slot] = found
-    if state.get("awaiting_confirm"):
-        update["answer"] = "yes" if any(w in low for w in YES) else "no" if any(w in low for w in NO) else None
     return update
+
+
+def read_yes_no(state: State) -> dict[str, Any]:
+    """Rule node: yes or no, only while a confirmation is pending."""
+    if not state.get("awaiting_confirm"):
+        return {"answer": None}
+    low = _text(state).lower()
+    return {"answer": "yes" if any(w in low for w in YES) else "no" if any(w in low for w in NO) else None}
 
 
 def route(state: State) -> Literal["ask", "settle"]:
@@ -118,11 +133,15 @@ def connect(path: Path) -> sqlite3.Connection:
 def build(path: Path) -> Any:
     """The compiled graph, checkpointed by ``SqliteSaver`` in the file at ``path``."""
     graph = StateGraph(State)
-    graph.add_node("understand", understand)
+    graph.add_node("read_order_id", read_order_id)
+    graph.add_node("read_keywords", read_keywords)
+    graph.add_node("read_yes_no", read_yes_no)
     graph.add_node("ask", ask)
     graph.add_node("settle", settle)
-    graph.add_edge(START, "understand")
-    graph.add_conditional_edges("understand", route)
+    graph.add_edge(START, "read_order_id")
+    graph.add_edge("read_order_id", "read_keywords")
+    graph.add_edge("read_keywords", "read_yes_no")
+    graph.add_conditional_edges("read_yes_no", route)
     graph.add_edge("ask", END)
     graph.add_edge("settle", END)
     return graph.compile(checkpointer=SqliteSaver(connect(path)))
