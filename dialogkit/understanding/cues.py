@@ -292,6 +292,10 @@ class _Lexicon:
         parts = [re.escape(w) + ("" if has_cjk(w) else r"(?![a-z])") for w in ordered]
         self._pattern = re.compile("|".join(parts))
         self._kinds = entries
+        # Chinese answer words that must end where a word can, decided once per word, not per turn
+        self._bound = frozenset(
+            w for w, kind in entries.items() if kind in ("yes", "no") and has_cjk(w) and w not in VERB_ANSWERS
+        )
         self._fillers = re.compile("|".join(re.escape(w) for w in FILLERS if has_cjk(w)))
 
     def tokens(self, text: str) -> tuple[list[_Token], int]:
@@ -305,16 +309,11 @@ class _Lexicon:
             if match is None:
                 return out, at
             word = match.group()
-            kind = self._kinds[word]
-            if (
-                kind in ("yes", "no")
-                and has_cjk(word)
-                and word not in VERB_ANSWERS
-                and not self._ends_word(text, match.end())
-            ):
+            end = match.end()
+            if word in self._bound and not self._ends_word(text, end):
                 return out, at
-            out.append(_Token(kind, at, match.end()))
-            at = match.end()
+            out.append(_Token(self._kinds[word], at, end))
+            at = end
 
     def _ends_word(self, text: str, at: int) -> bool:
         return (
@@ -373,7 +372,7 @@ def leading_answer(text: str) -> Answer | None:
         return Answer(False, first.start, first.end, correction=True, whole=False)
     if tail and (not _is_short(tail) or _HESITATION.search(tail)):
         return None
-    return Answer(first.kind == "yes", first.start, first.end, correction=False, whole=not tail)
+    return Answer(first.kind == "yes", first.start, first.end, False, not tail)   # correction, whole
 
 
 # A tail that puts the answer off ("嗯……让我想想", "ok, wait", "yes, maybe later") makes no answer:

@@ -100,17 +100,17 @@ def _content(lowered: str) -> tuple[list[str], list[str]]:
 
 
 def _features_of(runs: list[str], stems: list[str]) -> set[str]:
-    out: set[str] = set()
+    out = set(stems)
     for chars in runs:
         if len(chars) == 1:
             out.add(chars)
-        out.update(chars[i : i + 2] for i in range(len(chars) - 1))
-    out.update(stems)
+        else:           # the bigrams, paired in C
+            out.update(map(str.__add__, chars[:-1], chars[1:]))
     return out
 
 
 def _units_of(runs: list[str], stems: list[str]) -> set[str]:
-    out = {ch for chars in runs for ch in chars}
+    out = set("".join(runs))
     out.update(stems)
     return out
 
@@ -194,14 +194,14 @@ def _keyword_pattern(keywords: Iterable[str]) -> re.Pattern[str] | None:
     return re.compile("|".join(chinese)) if chinese else None
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class _Example:
     features: frozenset[str]
     words: frozenset[str]   # the features that are not placeholders: one must be shared
     size: int               # len(features), never 0
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class _FlowIndex:
     name: str
     keywords: re.Pattern[str] | None
@@ -322,8 +322,8 @@ class IntentScorer:
         statement: bool | None = None                        # read only when it could matter
         scores: list[IntentScore] = []
         for flow in self._flows:
-            if not (keywords or resembles) and types.isdisjoint(flow.value_types) and values.isdisjoint(flow.valued):
-                continue      # no keyword, no resemblance, no value of its types: exactly 0.0
+            if not (keywords or resembles) and values.isdisjoint(flow.valued) and _below_floor(flow, types):
+                continue
             value, resembles_only = _score_flow(flow, utterance)
             if resembles_only and value > VALUES_ALONE_CEILING:
                 statement = is_statement(cut) if statement is None else statement
@@ -331,6 +331,19 @@ class IntentScorer:
             if value >= INTENT_FLOOR:
                 scores.append(IntentScore(flow.name, round(value, 4)))
         return sorted(scores, key=lambda s: -s.score) if len(scores) > 1 else scores
+
+
+def _below_floor(flow: _FlowIndex, types: AbstractSet[str]) -> bool:
+    """With no keyword and no resemblance, whether the values of ``types`` alone cannot lift the
+    flow to ``INTENT_FLOOR`` (an order number alone gives 0.1): its score need not be worked out."""
+    if types.isdisjoint(flow.value_types):
+        return True                 # exactly 0.0
+    return types.isdisjoint(flow.synonym_types) and len(types & flow.pattern_types) < _PATTERNS_TO_FLOOR
+
+
+# How many pattern values (without a synonym value) it takes to reach the floor: fewer are below
+# it by a margin far above float rounding (0.19 for two, with the weights here).
+_PATTERNS_TO_FLOOR = next((n for n in range(1, 100) if 1 - (1 - PATTERN_WEIGHT) ** n >= INTENT_FLOOR - 1e-9), 100)
 
 
 def _example(found: frozenset[str]) -> _Example:
