@@ -79,6 +79,7 @@ _UPDATE_SESSION = "UPDATE sessions SET updated_at = ?, history_count = ?, rev = 
 _UPDATE_SESSION_USER = ("UPDATE sessions SET user_id = ?, updated_at = ?, history_count = ?, rev = ?, data = ? "
                         "WHERE id = ?")
 _INSERT_SESSION = "INSERT INTO sessions (user_id, updated_at, history_count, rev, data, id) VALUES (?, ?, ?, ?, ?, ?)"
+_MARK_RUNNING = "INSERT OR IGNORE INTO runs (session_id, key, at) VALUES (?, ?, ?)"
 
 # When a message or a persisted value was written (its JSON ``at``); a corrupt row has none, and
 # is left to the load that meets it rather than failing a purge.
@@ -235,9 +236,12 @@ class SqliteStore:
     def mark_running(self, session_id: str, key: str, at: float) -> float | None:
         """``StoreTxn.mark_running``: its own committed write, apart from the turn's (which the
         session's lock keeps from running meanwhile); the row goes with the session."""
-        with self._errors(), self._write() as conn:
-            if conn.execute("INSERT OR IGNORE INTO runs (session_id, key, at) VALUES (?, ?, ?)",
-                            (session_id, key, at)).rowcount:
+        # One statement outside BEGIN ... COMMIT is its own transaction, committed when it ends: the
+        # same durable write as BEGIN IMMEDIATE / INSERT / COMMIT (a write statement takes the write
+        # lock before it reads, waiting as long as busy_timeout), in one round trip instead of three.
+        with self._errors():
+            conn = self._conn()
+            if conn.execute(_MARK_RUNNING, (session_id, key, at)).rowcount:
                 return None
             found = conn.execute("SELECT at FROM runs WHERE session_id = ? AND key = ?", (session_id, key)).fetchone()
         earlier: float = found[0]
@@ -460,11 +464,15 @@ class SqliteStore:
     def _write_pending(conn: sqlite3.Connection, pending: PendingWrite, rev: int | None) -> None:
         sid = pending.session_id
         if pending.blob is not None:
-            # UPDATE, and INSERT only when no row was there (a session's first turn): inside BEGIN
-            # IMMEDIATE nobody can add the row in between. Measured a little cheaper per turn
-            # than one INSERT ... ON CONFLICT DO UPDATE, which first tries (and fails) the insert.
+            # A session loaded from a row is UPDATEd (measured a little cheaper per turn than one
+            # INSERT ... ON CONFLICT DO UPDATE, which first tries and fails the insert); one that
+            # no row held when the turn loaded it under its lock (its first turn) is INSERTed,
+            # without first missing an UPDATE. INSERT only after a missed UPDATE too: inside BEGIN
+            # IMMEDIATE nobody can add the row in between.
             row = (pending.user_id, pending.updated_at, pending.history_count, rev, pending.blob, sid)
-            if pending.user_changed:
+            if pending.previous_user is None:
+                _insert_session(conn, row)
+            elif pending.user_changed:
                 if not conn.execute(_UPDATE_SESSION_USER, row).rowcount:
                     conn.execute(_INSERT_SESSION, row)
             elif not conn.execute(_UPDATE_SESSION, row[1:]).rowcount:
@@ -488,3 +496,13 @@ class SqliteStore:
                     "INSERT INTO user_slots (user_id, name, data, updated_at) VALUES (?, ?, ?, ?) "
                     "ON CONFLICT (user_id, name) DO UPDATE SET data = excluded.data, "
                     "updated_at = excluded.updated_at", (user_id, name, raw, now))
+
+
+def _insert_session(conn: sqlite3.Connection, row: tuple[object, ...]) -> None:
+    """A new session's row. No row was there when the turn loaded it under its lock, and every
+    writer of this version takes that lock; a row that appeared anyway (a hand edit, a writer
+    without the lock) is updated instead, as a turn that had loaded it would have."""
+    try:
+        conn.execute(_INSERT_SESSION, row)
+    except sqlite3.IntegrityError:
+        conn.execute(_UPDATE_SESSION_USER, row)

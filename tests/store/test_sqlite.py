@@ -405,10 +405,11 @@ class TestUsersIndex:
                 assert txn.session is not None
                 txn.session.user_id = user
                 txn.save(txn.session)
-        # each UPDATE is traced again when the rev trigger runs: one entry per distinct statement
+        # each UPDATE is traced again when the rev trigger runs: one entry per distinct statement;
+        # the first turn INSERTs the row (with its user) and updates nothing
         updates = [s.split(" = ")[0] for s in dict.fromkeys(statements) if s.startswith("UPDATE sessions SET")]
-        assert updates == ["UPDATE sessions SET user_id", "UPDATE sessions SET updated_at",
-                           "UPDATE sessions SET user_id", "UPDATE sessions SET updated_at"]
+        assert updates == ["UPDATE sessions SET updated_at", "UPDATE sessions SET user_id",
+                           "UPDATE sessions SET updated_at"]
         assert store.sessions_of("alice") == ["s1"]
 
     def test_a_history_purge_stops_the_cached_session_being_reused(self, store: SqliteStore, db: Path) -> None:

@@ -6,11 +6,13 @@ turn, reports it, and then finishes, dies, or is killed when the test says so.
 
 from __future__ import annotations
 
+import sqlite3
 import subprocess
 import sys
 import threading
 import time
 from collections.abc import Iterator
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -142,6 +144,48 @@ class TestCost:
         kinds = [" ".join(s.split()[:3]) for s in statements]
         assert kinds == ["SELECT rev FROM", "BEGIN IMMEDIATE", "UPDATE sessions SET", "UPDATE sessions SET",
                          "INSERT OR REPLACE", "INSERT OR REPLACE", "COMMIT"]     # one row per new message
+
+    def test_a_new_session_is_inserted_without_a_missed_update(self, store: SqliteStore) -> None:
+        """No row was read under the lock, so the first commit goes straight to INSERT."""
+        statements: list[str] = []
+        store._conn().set_trace_callback(statements.append)
+        with store.transaction("s1") as txn:
+            txn.save(make_session("s1", messages=1))
+        kinds = [" ".join(s.split()[:3]) for s in statements]
+        assert kinds == ["SELECT rev FROM", "BEGIN IMMEDIATE", "INSERT INTO sessions", "INSERT OR REPLACE",
+                         "COMMIT"]
+
+    @pytest.mark.parametrize("language", ["zh", "en"])
+    def test_a_row_that_appeared_during_a_first_turn_is_overwritten(self, store: SqliteStore, db: Path,
+                                                                    language: str) -> None:
+        """A row written meanwhile without the lock (a hand edit) is updated, as a missed UPDATE then
+        INSERT did before; the turn neither fails nor leaves the stray row."""
+        session_id = SESSION_IDS[language]
+        with store.transaction(session_id) as txn:
+            assert txn.session is None
+            with closing(sqlite3.connect(db, isolation_level=None)) as other:
+                other.execute("INSERT INTO sessions (id, user_id, updated_at, history_count, data) "
+                              "VALUES (?, 'stray', 0, 0, '{}')", (session_id,))
+            txn.save(make_session(session_id, language=language, messages=1, user_id="alice"))
+        loaded = store.load(session_id)
+        assert loaded is not None and loaded.user_id == "alice" and len(loaded.history) == 1
+        assert store.sessions_of("alice") == [session_id]
+
+    def test_the_run_record_is_one_committed_statement(self, store: SqliteStore, db: Path) -> None:
+        """mark_running is one INSERT in autocommit: no BEGIN/COMMIT round trips, and another
+        connection sees the record before the turn around it commits."""
+        statements: list[str] = []
+        store._conn().set_trace_callback(statements.append)
+        with store.transaction("s1") as txn:
+            txn.save(make_session("s1"))
+            assert txn.mark_running("s1:t1", 5.0) is None
+            with closing(sqlite3.connect(db, isolation_level=None)) as other:
+                assert other.execute("SELECT at FROM runs WHERE session_id = 's1'").fetchall() == [(5.0,)]
+                assert other.execute("SELECT COUNT(*) FROM sessions").fetchone() == (0,)
+            assert txn.mark_running("s1:t1", 6.0) == 5.0
+        kinds = [" ".join(s.split()[:3]) for s in statements]
+        assert kinds[:4] == ["SELECT rev FROM", "INSERT OR IGNORE", "INSERT OR IGNORE", "SELECT at FROM"]
+        assert kinds.count("BEGIN IMMEDIATE") == 1           # the turn's commit, nothing else
 
     def test_a_turn_that_saves_nothing_writes_nothing(self, store: SqliteStore) -> None:
         """A turn that only reads takes no write transaction at all."""
