@@ -36,6 +36,7 @@ from typing import NamedTuple
 
 from dialogkit.strings.cjk import is_cjk_char
 from dialogkit.understanding import relative_times
+from dialogkit.understanding.language import may_hold_latin
 from dialogkit.understanding.numbers import CN_DIGITS, EN_UNITS, Found, longest_first, parse_cn_integer
 
 _CN_NUM_CHAR = "[零〇一二两三四五六七八九十]"
@@ -219,24 +220,29 @@ class _FirstLook:
         cjk_shapes: Iterable[str] = (),
     ) -> None:
         unique = sorted({w for w in words if w})
+        if not all(w[0].isalpha() for w in [*(w for w in unique if w.isascii()), *latin_shapes]):
+            raise ValueError("Latin words and shapes start with a letter: the look needs one to run")
         tails = "|".join(digit_tails)
         cjk = "|".join([*(re.escape(w) for w in unique if not w.isascii()), *cjk_shapes])
         tree = _prefix_tree([w.lower() for w in unique if w.isascii()])  # re.I: case is moot
         latin = "|".join([*latin_shapes, *([tree] if tree else [])])
         digits = rf"\d(?:{tails})" if tails else ""
         words = rf"\b(?:{latin})" if latin else ""
-        self._patterns = [re.compile(pattern, re.I) for pattern in (digits, cjk, words) if pattern]
         self._ascii = re.compile("|".join(p for p in (digits, words) if p) or "(?!)")
+        self._uncased = re.compile("|".join(p for p in (digits, cjk) if p) or "(?!)", re.I)
+        self._latin = re.compile(words, re.I) if words else None
 
     def search(self, text: str) -> re.Match[str] | None:
-        """A match of any of the looks, or None when the finder cannot find anything."""
+        """A match of any of the looks, or None when the finder cannot find anything.
+
+        Other text is looked at for digit shapes and Chinese words together (neither has a case),
+        then for Latin words only if it holds a Latin letter, which each of them needs."""
         if text.isascii():
             return self._ascii.search(text.lower())
-        for pattern in self._patterns:
-            match = pattern.search(text)
-            if match is not None:
-                return match
-        return None
+        match = self._uncased.search(text)
+        if match is None and self._latin is not None and may_hold_latin(text):
+            match = self._latin.search(text)
+        return match
 
 
 def _prefix_tree(words: list[str]) -> str:

@@ -16,6 +16,16 @@ LATIN_WORD = re.compile(r"[A-Za-z\u00c0-\u024f]+(?:['\u2019][A-Za-z]+)?")
 
 MIN_LATIN_WORDS = 3
 
+_LATIN_LETTER = re.compile("[A-Za-z\u0130\u0131\u017f\u212a]")
+"""Every character an ASCII letter of a case-blind pattern matches: the ASCII letters and the four
+that ``re.I`` folds to one (İ, dotless ı, long ſ, the Kelvin sign K)."""
+
+
+def may_hold_latin(text: str) -> bool:
+    """Whether a case-blind pattern that needs an ASCII letter could match in ``text``: a scan in C
+    that lets most Chinese turns skip the Latin half of an alternation."""
+    return _LATIN_LETTER.search(text) is not None
+
 
 def _fold_table() -> dict[int, int]:
     """Full-width ASCII -> ASCII, ideographic space and control characters -> space.

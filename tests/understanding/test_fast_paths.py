@@ -22,7 +22,7 @@ from dialogkit.spec.schema import BotFile
 from dialogkit.strings.cjk import has_cjk
 from dialogkit.understanding import builtins, cues, datetimes, entities, intents
 from dialogkit.understanding.entities import EntityExtractor, SynonymMatcher, normalise_alias
-from dialogkit.understanding.language import fold
+from dialogkit.understanding.language import fold, may_hold_latin
 from dialogkit.understanding.numbers import find_integers, find_numbers, non_overlapping
 from dialogkit.understanding.rules import RuleUnderstanding
 from tests.understanding.conftest import NOW, SUPPORT_BOT, bot_from_yaml, fixed_clock
@@ -168,7 +168,8 @@ def test_regrouped_aliases_find_what_the_plain_alternation_finds(
 
 
 def test_declared_synonym_types_find_what_the_plain_alternation_finds() -> None:
-    """The shipped bots' synonym types, on every utterance of the corpus."""
+    """The shipped bots' synonym types, on every utterance of the corpus; text without a Latin
+    letter scanned without the Latin half of the alternation finds the same values."""
     for rules in bots():
         for custom in rules.entities.custom.values():
             if custom.synonyms is None:
@@ -177,6 +178,8 @@ def test_declared_synonym_types_find_what_the_plain_alternation_finds() -> None:
                 folded = fold(text)
                 found = [tuple(f) for f in custom.synonyms.find(folded)]
                 assert found == _plain_synonym_find(custom.synonyms, folded), (custom.name, text)
+                if not may_hold_latin(folded):
+                    assert [tuple(f) for f in custom.synonyms.find(folded, False)] == found, (custom.name, text)
 
 
 def test_number_and_integer_together_equal_each_alone() -> None:
@@ -301,13 +304,25 @@ def test_an_alias_with_a_cased_non_ascii_letter_keeps_the_re_i_look() -> None:
     assert plain._ascii is not None and plain.search("STATUS") and not plain.search("ſtatu")
 
 
-def test_the_ascii_date_and_time_looks_agree_with_the_re_i_looks() -> None:
+def test_the_date_and_time_looks_agree_with_the_plain_re_i_looks() -> None:
+    """ASCII text in lower case without re.I, other text without the Latin look when it holds no
+    Latin letter: each lets through exactly what the case-blind looks let through."""
     for hint in (datetimes._DATE_HINT, datetimes._TIME_HINT):
-        for text in [*corpus(), "AT 3", "3 PM", "Next MONDAY", "IN 5 MIN", "O'CLOCK"]:
+        latin = hint._latin
+        assert latin is not None
+        extra = ["AT 3", "3 PM", "Next MONDAY", "IN 5 MIN", "O'CLOCK", "明天 ſtatus", "下午 K", "İn 5 mins"]
+        for text in [*corpus(), *extra]:
             folded = fold(text)
-            if folded.isascii():
-                plain = any(p.search(folded) for p in hint._patterns)
-                assert (hint.search(folded) is not None) == plain, text
+            plain = hint._uncased.search(folded) is not None or latin.search(folded) is not None
+            assert (hint.search(folded) is not None) == plain, text
+
+
+def test_the_latin_letters_are_every_character_an_ascii_letter_matches_case_blind() -> None:
+    """``may_hold_latin`` is exact only if no other character folds to an ASCII letter."""
+    letter = re.compile("[a-z]", re.IGNORECASE)
+    folding = [chr(c) for c in range(0x80, 0x110000) if letter.match(chr(c))]
+    assert all(may_hold_latin(ch) for ch in folding)
+    assert not may_hold_latin("我上周买的手机屏幕碎了，订单 123") and may_hold_latin("手机 iPhone")
 
 
 def test_the_cancel_look_loses_no_cancel(monkeypatch: pytest.MonkeyPatch) -> None:
