@@ -9,6 +9,7 @@ operator what to delete, never a raw pydantic traceback.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 
 from pydantic import TypeAdapter, ValidationError
 from pydantic_core import PydanticSerializationError
@@ -21,6 +22,7 @@ __all__ = [
     "decode_messages",
     "decode_session",
     "decode_slot",
+    "decode_slots",
     "encode_message",
     "encode_session",
     "encode_slot",
@@ -93,6 +95,11 @@ def decode_slot(user_id: str, name: str, raw: str | bytes) -> PersistedValue:
         return PersistedValue.model_validate_json(open_row(raw))
     except ValidationError as exc:
         raise StoreError(f"user {user_id!r}: stored slot {name!r} is corrupt: {_first_error(exc)}") from exc
+
+
+def decode_slots(user_id: str, rows: Iterable[tuple[str, str | bytes]]) -> dict[str, PersistedValue]:
+    """A user's stored slots from (name, row) pairs."""
+    return {name: decode_slot(user_id, name, raw) for name, raw in rows}
 
 
 def written_before(row: str | bytes, older_than: float) -> bool:

@@ -13,7 +13,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from dialogkit.model.session import Message, PersistedValue, Session
-from dialogkit.store.codec import decode_messages, decode_session, decode_slot, older_prefix, written_before
+from dialogkit.store.codec import decode_messages, decode_session, decode_slots, older_prefix, written_before
 from dialogkit.store.locks import KeyedLocks
 from dialogkit.store.protocol import slice_bounds
 from dialogkit.store.staging import PendingWrite, StagedTxn
@@ -48,8 +48,9 @@ class MemoryStore:
 
     @contextmanager
     def transaction(
-        self, session_id: str, *, history_tail: int = 200, timeout_s: float = 30.0
+        self, session_id: str, *, history_tail: int = 200, timeout_s: float = 30.0, users: tuple[str, ...] = ()
     ) -> Iterator[StagedTxn]:
+        """``users`` changes nothing here: a read of this store's values costs no round trip."""
         with self._turn_locks.hold(session_id, timeout_s, self.url):
             session, count = self._read(session_id, history_tail)
             txn = StagedTxn(session_id, session, count, self.user_slots, self.mark_running)
@@ -71,7 +72,7 @@ class MemoryStore:
     def user_slots(self, user_id: str) -> dict[str, PersistedValue]:
         with self._data_lock:
             raw = dict(self._user_slots.get(user_id, {}))
-        return {name: decode_slot(user_id, name, value) for name, value in raw.items()}
+        return decode_slots(user_id, raw.items())
 
     def delete_session(self, session_id: str, *, timeout_s: float = 30.0) -> int:
         with self._turn_locks.hold(session_id, timeout_s, self.url), self._data_lock:

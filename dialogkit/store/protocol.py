@@ -61,8 +61,12 @@ class SessionStore(Protocol):
     url: str
 
     def transaction(
-        self, session_id: str, *, history_tail: int = 200, timeout_s: float = 30.0
-    ) -> AbstractContextManager[StoreTxn]: ...
+        self, session_id: str, *, history_tail: int = 200, timeout_s: float = 30.0, users: tuple[str, ...] = ()
+    ) -> AbstractContextManager[StoreTxn]:
+        """The turn of ``session_id`` (see above). ``users``: keys whose persisted values the turn
+        may ask for (its user's, ``user_scope(bot, user)`` and the bare user id), read along with
+        the session where that saves the store a round trip; any other key is read when asked."""
+        ...
 
     def load(self, session_id: str, *, history_tail: int | None = 200) -> Session | None: ...
 

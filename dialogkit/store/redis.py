@@ -36,7 +36,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 from dialogkit.errors import StoreError
 from dialogkit.model.session import Message, PersistedValue, Session
 from dialogkit.store.cache import SessionCache
-from dialogkit.store.codec import decode_messages, decode_session, decode_slot, older_prefix, written_before
+from dialogkit.store.codec import decode_messages, decode_session, decode_slots, older_prefix, written_before
 from dialogkit.store.locks import HOST
 from dialogkit.store.protocol import slice_bounds
 from dialogkit.store.redis_async import AsyncRedis
@@ -53,7 +53,7 @@ from dialogkit.store.redis_scripts import (
     remember,
 )
 from dialogkit.store.secrets import open_row
-from dialogkit.store.staging import PendingWrite, StagedTxn
+from dialogkit.store.staging import PendingWrite, StagedTxn, reading_first
 from dialogkit.store.urls import redact_url
 
 __all__ = ["STORE_SCHEMA", "RedisStore"]
@@ -103,14 +103,16 @@ class RedisStore:
 
     @contextmanager
     def transaction(
-        self, session_id: str, *, history_tail: int = 200, timeout_s: float = 30.0
+        self, session_id: str, *, history_tail: int = 200, timeout_s: float = 30.0, users: tuple[str, ...] = ()
     ) -> Iterator[StagedTxn]:
-        """Lock and load in one script, commit and unlock in another: two round trips a turn."""
+        """Lock and load in one script (with the values of ``users``), commit and unlock in another:
+        two round trips a turn."""
         token = self._token()
         keys = LockKeys.of(self.prefix, session_id)
-        loaded = self._lock(session_id, token, timeout_s, tail=history_tail)
+        loaded = self._lock(session_id, token, timeout_s, tail=history_tail, users=users)
         try:
-            txn = StagedTxn(session_id, loaded.session, loaded.count, self.user_slots, self.mark_running)
+            txn = StagedTxn(session_id, loaded.session, loaded.count, reading_first(loaded.users, self.user_slots),
+                            self.mark_running)
             yield txn
         except BaseException:
             self._unlock(keys, token)
@@ -148,7 +150,7 @@ class RedisStore:
     def user_slots(self, user_id: str) -> dict[str, PersistedValue]:
         with self._errors():
             raw = self._client.hgetall(self._key("user", user_id))
-        return {_text(name): decode_slot(user_id, _text(name), _text(data)) for name, data in raw.items()}
+        return decode_slots(user_id, ((_text(name), _text(data)) for name, data in raw.items()))
 
     def delete_session(self, session_id: str, *, timeout_s: float = 30.0) -> int:
         """Delete under the session's turn lock: a running turn ends first, and cannot commit after."""
@@ -316,11 +318,12 @@ class RedisStore:
         return f"{HOST}:{os.getpid()}:{uuid.uuid4().hex}"
 
     def _lock(self, session_id: str, token: str, timeout_s: float, *, tail: int | None = 0,
-              load: bool = True) -> Loaded:
+              load: bool = True, users: tuple[str, ...] = ()) -> Loaded:
         """Take the session's turn lock (and read the session, with ``load``); while another turn
         holds it, block on the session's wake list, which that turn's release pushes to."""
         cached = self._cache.take(session_id) if load else None
-        names, args = lock_args(self.prefix, session_id, token, self._lease_ms, tail=tail, load=load, cached=cached)
+        names, args = lock_args(self.prefix, session_id, token, self._lease_ms, tail=tail, users=users, load=load,
+                                cached=cached)
         keys = LockKeys.of(self.prefix, session_id)
         deadline = time.monotonic() + timeout_s
         with self._errors():
@@ -328,7 +331,7 @@ class RedisStore:
                 answer = self._lock_load(keys=names, args=args)
                 step = after_try(answer, session_id, deadline, timeout_s, self.url)
                 if step.taken:
-                    return read_loaded(session_id, answer, (), cached) if load else Loaded(None, 0, 0, {})
+                    return read_loaded(session_id, answer, users, cached) if load else Loaded(None, 0, 0, {})
                 if step.dead_holder is not None:
                     self._unlock(keys, step.dead_holder)
                 elif step.wait > 0:           # BLPOP's 0 would block for ever

@@ -10,19 +10,16 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterator
+from collections.abc import AsyncGenerator, AsyncIterator, Iterator
 from contextlib import asynccontextmanager, contextmanager
 from typing import Any
 
 from dialogkit.errors import StoreError
-from dialogkit.model.session import PersistedValue
 from dialogkit.store import redis_scripts as scripts
 from dialogkit.store.cache import SessionCache
-from dialogkit.store.staging import MarkRunning, PendingWrite, StagedTxn
+from dialogkit.store.staging import MarkRunning, PendingWrite, ReadUserSlots, StagedTxn, reading_first
 
 __all__ = ["AsyncRedis"]
-
-ReadUserSlots = Callable[[str], dict[str, PersistedValue]]
 
 
 class _LoopClient:
@@ -55,13 +52,9 @@ class AsyncRedis:
         parts = await self._parts()
         keys = scripts.LockKeys.of(self._prefix, session_id)
         loaded = await self._lock(parts, session_id, token, timeout_s, tail=history_tail, users=users)
-        found = loaded.users
-
-        def user_slots(user: str) -> dict[str, PersistedValue]:
-            return found[user] if user in found else self._read_user_slots(user)
-
         try:
-            txn = StagedTxn(session_id, loaded.session, loaded.count, user_slots, self._mark_running)
+            txn = StagedTxn(session_id, loaded.session, loaded.count,
+                            reading_first(loaded.users, self._read_user_slots), self._mark_running)
             yield txn
         except BaseException:
             await self._unlock(parts, keys, token)

@@ -27,15 +27,16 @@ import os
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import AbstractContextManager, contextmanager
+from functools import lru_cache
 from pathlib import Path
 from types import TracebackType
 
 from dialogkit.errors import StoreError
 from dialogkit.model.session import Message, PersistedValue, Session
 from dialogkit.store.cache import SessionCache
-from dialogkit.store.codec import decode_messages, decode_session, decode_slot
+from dialogkit.store.codec import decode_messages, decode_session, decode_slots
 from dialogkit.store.lock_file import LockFileHandle
 from dialogkit.store.protocol import slice_bounds
 from dialogkit.store.staging import PendingWrite, StagedTxn
@@ -80,12 +81,39 @@ _UPDATE_SESSION_USER = ("UPDATE sessions SET user_id = ?, updated_at = ?, histor
                         "WHERE id = ?")
 _INSERT_SESSION = "INSERT INTO sessions (user_id, updated_at, history_count, rev, data, id) VALUES (?, ?, ?, ?, ?, ?)"
 _MARK_RUNNING = "INSERT OR IGNORE INTO runs (session_id, key, at) VALUES (?, ?, ?)"
+_SELECT_REV = "SELECT rev FROM sessions WHERE id = ?"
 
 # When a message or a persisted value was written (its JSON ``at``); a corrupt row has none, and
 # is left to the load that meets it rather than failing a purge.
 _AT = "(CASE WHEN json_valid(data) THEN json_extract(data, '$.at') END)"
 
 _PURGE_BATCH = 256          # sessions locked (non-blocking) and deleted per purge transaction
+
+
+@lru_cache(maxsize=8)
+def _rev_and_users_sql(users: int) -> str:
+    """The session's ``rev`` and the slot rows of ``users`` keys, told apart by ``name`` (NULL only
+    in the session's row: a slot's name is part of its key)."""
+    marks = ", ".join("?" * users)
+    return ("SELECT rev, NULL, NULL FROM sessions WHERE id = ? UNION ALL "
+            f"SELECT user_id, name, data FROM user_slots WHERE user_id IN ({marks})")
+
+
+class _UserRows:
+    """A turn's ``read_user_slots``: the rows of the users read along with the session, decoded
+    only when the turn asks for them (most turns do not); any other user read from the store."""
+
+    __slots__ = ("_found", "_read")
+
+    def __init__(self, found: dict[str, dict[str, str]], read: Callable[[str], dict[str, PersistedValue]]) -> None:
+        self._found = found
+        self._read = read
+
+    def __call__(self, user_id: str) -> dict[str, PersistedValue]:
+        rows = self._found.get(user_id)
+        if rows is None:
+            return self._read(user_id)
+        return decode_slots(user_id, rows.items())
 
 
 def _new_rev() -> int:
@@ -102,13 +130,16 @@ class _Turn:
     microseconds. The order of release is the reverse of the order of taking, on every path.
     """
 
-    __slots__ = ("_entry", "_history_tail", "_locks", "_offset", "_session_id", "_store", "_timeout_s", "_txn")
+    __slots__ = ("_entry", "_history_tail", "_locks", "_offset", "_session_id", "_store", "_timeout_s", "_txn",
+                 "_users")
 
-    def __init__(self, store: SqliteStore, session_id: str, history_tail: int, timeout_s: float) -> None:
+    def __init__(self, store: SqliteStore, session_id: str, history_tail: int, timeout_s: float,
+                 users: tuple[str, ...]) -> None:
         self._store = store
         self._session_id = session_id
         self._history_tail = history_tail
         self._timeout_s = timeout_s
+        self._users = users
 
     def __enter__(self) -> StagedTxn:
         store = self._store
@@ -119,11 +150,12 @@ class _Turn:
             locks.leave()
             raise
         try:
-            session, count = store._load_for_turn(self._session_id, self._history_tail)
+            session, count, found = store._load_for_turn(self._session_id, self._history_tail, self._users)
         except BaseException:
             self._unlock()
             raise
-        txn = self._txn = StagedTxn(self._session_id, session, count, store.user_slots, store.mark_running)
+        read = store.user_slots if found is None else _UserRows(found, store.user_slots)
+        txn = self._txn = StagedTxn(self._session_id, session, count, read, store.mark_running)
         return txn
 
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
@@ -172,9 +204,9 @@ class SqliteStore:
     # ------------------------------------------------------------------ public API
 
     def transaction(
-        self, session_id: str, *, history_tail: int = 200, timeout_s: float = 30.0
+        self, session_id: str, *, history_tail: int = 200, timeout_s: float = 30.0, users: tuple[str, ...] = ()
     ) -> AbstractContextManager[StagedTxn]:
-        return _Turn(self, session_id, history_tail, timeout_s)
+        return _Turn(self, session_id, history_tail, timeout_s, users)
 
     def load(self, session_id: str, *, history_tail: int | None = 200) -> Session | None:
         return self._read(session_id, history_tail)[0]
@@ -194,7 +226,7 @@ class SqliteStore:
         with self._errors():
             rows = self._conn().execute(
                 "SELECT name, data FROM user_slots WHERE user_id = ?", (user_id,)).fetchall()
-        return {name: decode_slot(user_id, name, data) for name, data in rows}
+        return decode_slots(user_id, rows)
 
     def delete_session(self, session_id: str, *, timeout_s: float = 30.0) -> int:
         """Delete under the session's turn lock: a running turn ends first, and cannot commit after."""
@@ -376,8 +408,10 @@ class SqliteStore:
 
     # ------------------------------------------------------------------ turns
 
-    def _load_for_turn(self, session_id: str, history_tail: int) -> tuple[Session | None, int]:
-        """The session at the start of a turn, read under its lock without any write transaction.
+    def _load_for_turn(self, session_id: str, history_tail: int,
+                       users: tuple[str, ...]) -> tuple[Session | None, int, dict[str, dict[str, str]] | None]:
+        """The session at the start of a turn, read under its lock without any write transaction,
+        and the stored rows of the ``users`` asked for (None when none were).
 
         If this process committed the session last and the stored ``rev`` is still the one it
         wrote, the cached object is reused: one SELECT of a number instead of decoding the blob
@@ -386,17 +420,36 @@ class SqliteStore:
         ``rev`` or 0, and 0 is never written by a commit.
         """
         cached = self._cache.take(session_id)
-        try:
-            stored = self._conn().execute("SELECT rev FROM sessions WHERE id = ?", (session_id,)).fetchone()
-        except sqlite3.Error as exc:     # inline ``_errors``: this runs on every turn
-            raise StoreError(f"session store {self.url} failed: {exc}") from exc
+        stored, found = self._rev_and_users(session_id, users)
         if stored is None:
             # A new session: nothing to read, and under its lock nobody else can create it.
-            return None, 0
-        if cached is not None and stored[0] == cached[0]:
+            return None, 0, found
+        if cached is not None and stored == cached[0]:
             session = cached[1]
-            return session, session.history_offset + len(session.history)
-        return self._read(session_id, history_tail)
+            return session, session.history_offset + len(session.history), found
+        return (*self._read(session_id, history_tail), found)
+
+    def _rev_and_users(self, session_id: str,
+                       users: tuple[str, ...]) -> tuple[int | None, dict[str, dict[str, str]] | None]:
+        """The session row's ``rev`` (None: no row) and, when ``users`` are named, their stored
+        slot rows by user and name, in one statement: the turn asks for them when a task starts
+        and when it persists a value, and a query of its own would cost each of those turns ~6 us."""
+        try:     # inline ``_errors``: this runs on every turn
+            conn = self._conn()
+            if not users:
+                row = conn.execute(_SELECT_REV, (session_id,)).fetchone()
+                return (None if row is None else row[0]), None
+            rows = conn.execute(_rev_and_users_sql(len(users)), (session_id, *users)).fetchall()
+        except sqlite3.Error as exc:
+            raise StoreError(f"session store {self.url} failed: {exc}") from exc
+        rev: int | None = None
+        found: dict[str, dict[str, str]] = {user: {} for user in users}
+        for first, name, data in rows:
+            if name is None:         # the session's row: (rev, NULL, NULL)
+                rev = first
+            else:
+                found[first][name] = data
+        return rev, found
 
     def _read(self, session_id: str, history_tail: int | None) -> tuple[Session | None, int]:
         """The blob and the history tail from one read snapshot (WAL: never blocks on writers)."""

@@ -14,11 +14,26 @@ from dialogkit.errors import StoreError
 from dialogkit.model.session import Message, PersistedValue, Session
 from dialogkit.store.codec import decode_slot, encode_message, encode_session, encode_slot
 
-__all__ = ["MarkRunning", "PendingWrite", "StagedTxn"]
+__all__ = ["MarkRunning", "PendingWrite", "ReadUserSlots", "StagedTxn", "reading_first"]
 
 MarkRunning = Callable[[str, str, float], "float | None"]
 """A store's ``mark_running(session_id, key, at)``: records durably, now, that the action of ``key``
 is about to run, and returns when an earlier record says it already was (None the first time)."""
+
+ReadUserSlots = Callable[[str], dict[str, PersistedValue]]
+"""A store's read of one user's stored slots, made at most once per user in a turn."""
+
+
+def reading_first(found: dict[str, dict[str, PersistedValue]], read: ReadUserSlots) -> ReadUserSlots:
+    """A turn's ``ReadUserSlots``: the values of the users read along with the session (the same
+    read, no round trip of their own), any other user read from the store."""
+    if not found:
+        return read
+
+    def user_slots(user_id: str) -> dict[str, PersistedValue]:
+        return found[user_id] if user_id in found else read(user_id)
+
+    return user_slots
 
 
 @dataclass
@@ -64,7 +79,7 @@ class StagedTxn:
         session_id: str,
         session: Session | None,
         stored_count: int,
-        read_user_slots: Callable[[str], dict[str, PersistedValue]],
+        read_user_slots: ReadUserSlots,
         mark_running: MarkRunning | None = None,
     ) -> None:
         self.session = session

@@ -165,6 +165,29 @@ class TestUserSlots:
         assert set(store.user_slots("alice")) == {"product"}
 
     @pytest.mark.parametrize("language", LANGUAGES)
+    def test_users_read_with_the_session_are_what_a_later_read_gives(self, store: SessionStore,
+                                                                    language: str) -> None:
+        """Keys named to ``transaction`` read the same values as keys asked for later, for a new and
+        a stored session, a key with no values, and a key not named; staged writes lie over them."""
+        product = CONTENT[language][2]
+        with store.transaction("setup") as txn:
+            txn.set_user_slot("support/张三", "product", PersistedValue(value=product, flow="report_issue"))
+            txn.set_user_slot("张三", "order_id", PersistedValue(value="12345"))
+            txn.set_user_slot("bob", "order_id", PersistedValue(value="999"))
+        for _ in range(2):                       # the first turn (no session yet), then a stored one
+            with store.transaction("s1", users=("support/张三", "张三", "nobody")) as txn:
+                assert txn.user_slots("support/张三")["product"].value == product
+                assert txn.user_slots("张三")["order_id"].value == "12345"
+                assert txn.user_slots("nobody") == {}
+                assert txn.user_slots("bob")["order_id"].value == "999"          # not named: read when asked
+                txn.delete_user_slot("张三", "order_id")
+                assert txn.user_slots("张三") == {}
+                txn.save(txn.session or make_session("s1", "张三", language))
+            with store.transaction("setup") as txn:
+                txn.set_user_slot("张三", "order_id", PersistedValue(value="12345"))
+        assert store.user_slots("support/张三")["product"].flow == "report_issue"
+
+    @pytest.mark.parametrize("language", LANGUAGES)
     def test_users_never_see_each_others_slots(self, store: SessionStore, language: str) -> None:
         """User-scoped values are keyed by user: bob does not get alice's order number."""
         with store.transaction("a") as txn:

@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from dialogkit.errors import StoreError
+from dialogkit.model.session import PersistedValue
 from dialogkit.store import SqliteStore
 from dialogkit.store.lock_file import lock_offset
 from tests.store.factories import add_messages, make_session
@@ -186,6 +187,23 @@ class TestCost:
         kinds = [" ".join(s.split()[:3]) for s in statements]
         assert kinds[:4] == ["SELECT rev FROM", "INSERT OR IGNORE", "INSERT OR IGNORE", "SELECT at FROM"]
         assert kinds.count("BEGIN IMMEDIATE") == 1           # the turn's commit, nothing else
+
+    def test_the_users_named_are_read_in_the_statement_that_checks_the_cache(self, store: SqliteStore) -> None:
+        """One SELECT gives the row's rev and the named users' slots; asking for those users later
+        costs no statement, for a new session and a stored one; a user not named costs one."""
+        with store.transaction("setup") as txn:
+            txn.set_user_slot("support/alice", "product", PersistedValue(value="手机"))
+        for _ in range(2):
+            statements: list[str] = []
+            store._conn().set_trace_callback(statements.append)
+            with store.transaction("s1", users=("support/alice", "alice")) as txn:
+                assert txn.user_slots("support/alice")["product"].value == "手机"
+                assert txn.user_slots("alice") == {}
+                assert len(statements) == 1 and "UNION ALL" in statements[0]
+                assert txn.user_slots("bob") == {}
+                assert len(statements) == 2
+                txn.save(txn.session or make_session("s1", "alice"))
+            store._conn().set_trace_callback(None)
 
     def test_a_turn_that_saves_nothing_writes_nothing(self, store: SqliteStore) -> None:
         """A turn that only reads takes no write transaction at all."""
