@@ -144,7 +144,22 @@ class TestCost:
             txn.save(txn.session)
         kinds = [" ".join(s.split()[:3]) for s in statements]
         assert kinds == ["SELECT rev FROM", "BEGIN IMMEDIATE", "UPDATE sessions SET", "UPDATE sessions SET",
-                         "INSERT OR REPLACE", "INSERT OR REPLACE", "COMMIT"]     # one row per new message
+                         "INSERT OR REPLACE", "COMMIT"]     # both new messages in one INSERT
+
+    @pytest.mark.parametrize("language", ["zh", "en"])
+    @pytest.mark.parametrize("count", [1, 2, 8, 9, 30])
+    def test_new_messages_of_any_count_are_stored_in_order(self, store: SqliteStore, language: str,
+                                                           count: int) -> None:
+        """Up to 8 new rows go in one multi-row INSERT, more (a history imported) row by row; both
+        store every message at its index, after the ones already stored."""
+        with store.transaction("s1") as txn:
+            txn.save(make_session("s1", language=language, messages=3))
+        with store.transaction("s1") as txn:
+            assert txn.session is not None
+            add_messages(txn.session, count, language)
+            txn.save(txn.session)
+            expected = [m.content for m in txn.session.history]
+        assert [m.content for m in store.history("s1")] == expected and len(expected) == 3 + count
 
     def test_a_new_session_is_inserted_without_a_missed_update(self, store: SqliteStore) -> None:
         """No row was read under the lock, so the first commit goes straight to INSERT."""
