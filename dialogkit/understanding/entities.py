@@ -27,7 +27,7 @@ from dialogkit.spec.schema import BotFile, EntityTypeSpec
 from dialogkit.strings.cjk import has_cjk
 from dialogkit.understanding.builtins import BUILTIN_FINDERS, READERS
 from dialogkit.understanding.datetimes import Impossible
-from dialogkit.understanding.language import may_hold_latin
+from dialogkit.understanding.language import LatinSplit, may_hold_latin
 from dialogkit.understanding.numbers import (
     Found,
     find_numbers,
@@ -69,22 +69,9 @@ def _alias_alternation(ordered: list[str]) -> str:
     return "|".join(chinese)
 
 
-class _CaseBlind:
-    """Aliases (longest first) as one case-blind alternation, and the part of it that text holding
-    no Latin letter (``language.may_hold_latin``: most Chinese turns) can match: the Chinese
-    aliases alone, when every other alias needs an ASCII letter. Scanning without the Latin half
-    costs a Chinese turn a third as much. ``None``: nothing can match."""
-
-    def __init__(self, ordered: list[str]) -> None:
-        self.full = re.compile(_alias_alternation(ordered), re.IGNORECASE) if ordered else None
-        chinese = [a for a in ordered if has_cjk(a)]
-        if all(any(ch.isascii() and ch.isalpha() for ch in a) for a in ordered if not has_cjk(a)):
-            self.unlettered = re.compile(_alias_alternation(chinese), re.IGNORECASE) if chinese else None
-        else:
-            self.unlettered = self.full
-
-    def pattern(self, latin: bool) -> re.Pattern[str] | None:
-        return self.full if latin else self.unlettered
+def _case_blind(ordered: list[str]) -> LatinSplit:
+    """Aliases (longest first) as one case-blind alternation, and its part for text without Latin letters."""
+    return LatinSplit(ordered, lambda words: re.compile(_alias_alternation(words), re.IGNORECASE) if words else None)
 
 
 class SynonymMatcher:
@@ -96,7 +83,7 @@ class SynonymMatcher:
             for alias in aliases:
                 if alias.strip():
                     self.canonical.setdefault(normalise_alias(alias), canonical)
-        self._patterns = _CaseBlind(sorted(self.canonical, key=len, reverse=True))
+        self._patterns = _case_blind(sorted(self.canonical, key=len, reverse=True))
 
     def find(self, text: str, latin: bool = True) -> list[Found]:
         """``latin`` False: ``text`` holds no Latin letter (``language.may_hold_latin``)."""
@@ -208,7 +195,7 @@ class _AliasLook:
 
     def __init__(self, aliases: Iterable[str]) -> None:
         ordered = sorted(set(aliases), key=len, reverse=True)
-        self._patterns = _CaseBlind(ordered)
+        self._patterns = _case_blind(ordered)
         self._any = self._patterns.full
         folds = any(not ch.isascii() and ch.lower() != ch.upper() for alias in ordered for ch in alias)
         ascii_aliases = [a for a in ordered if a.isascii()]

@@ -46,7 +46,7 @@ from dialogkit.model.interpretation import IntentScore, Mention
 from dialogkit.spec.schema import BotFile, FlowSpec
 from dialogkit.strings.cjk import CJK_RUN, has_cjk
 from dialogkit.understanding.entities import EntityExtractor, normalise_alias
-from dialogkit.understanding.language import fold
+from dialogkit.understanding.language import LatinSplit, fold, may_hold_latin
 from dialogkit.understanding.statements import MENTION, asks, is_statement
 
 INTENT_THRESHOLD = 0.5
@@ -204,7 +204,7 @@ class _Example:
 @dataclass(frozen=True, slots=True)
 class _FlowIndex:
     name: str
-    keywords: re.Pattern[str] | None
+    keywords: LatinSplit
     keyword_values: dict[str, tuple[str, str]]   # normalised keyword -> the (type, value) it is an alias of
     valued: frozenset[tuple[str, str]]           # those values
     examples: tuple[_Example, ...]
@@ -232,7 +232,8 @@ class IntentScorer:
         self._flows = [self._index(name, flow, keyword_values[name]) for name, flow in spec.flows.items()]
         # First looks for the whole bot, so a turn that can hold no keyword or share no example
         # word ("123456", "确认", "yes": most turns inside a task) skips every flow's scan.
-        self._any_keyword = _keyword_pattern(k for flow in spec.flows.values() for k in flow.trigger.keywords)
+        every_keyword = [k for flow in spec.flows.values() for k in flow.trigger.keywords]
+        self._any_keyword = LatinSplit(every_keyword, _keyword_pattern)
         self._example_words = frozenset().union(*(flow.words for flow in self._flows))
 
     def _index(self, name: str, flow: FlowSpec, keyword_values: dict[str, tuple[str, str]]) -> _FlowIndex:
@@ -254,7 +255,7 @@ class IntentScorer:
         kept = tuple(e for e in examples if e.size)
         return _FlowIndex(
             name=name,
-            keywords=_keyword_pattern(flow.trigger.keywords),
+            keywords=LatinSplit(list(flow.trigger.keywords), _keyword_pattern),
             keyword_values=keyword_values,
             valued=frozenset(keyword_values.values()),
             examples=kept,
@@ -317,8 +318,10 @@ class IntentScorer:
         alone = len(mentions) == 1 and self._alone(lowered, folded, mentions[0])
         # A value alone ("window", "心内科") asks for nothing, whatever it resembles.
         resembles = not alone and bool(content - marks) and not features.isdisjoint(self._example_words)
-        keywords = self._any_keyword is not None and self._any_keyword.search(lowered) is not None
-        utterance = _Utterance(lowered, features, marks, content, values, types, alone, keywords, resembles)
+        latin = may_hold_latin(lowered)
+        look = self._any_keyword.pattern(latin)
+        keywords = look is not None and look.search(lowered) is not None
+        utterance = _Utterance(lowered, latin, features, marks, content, values, types, alone, keywords, resembles)
         statement: bool | None = None                        # read only when it could matter
         scores: list[IntentScore] = []
         for flow in self._flows:
@@ -357,6 +360,7 @@ _NOTHING: frozenset[Any] = frozenset()
 
 class _Utterance(NamedTuple):
     lowered: str                             # the whole text, for keywords
+    latin: bool                              # it may hold a Latin letter (``language.may_hold_latin``)
     features: set[str]                       # mentions masked, placeholders added
     marks: set[str]                          # the placeholders
     content: set[str]
@@ -372,7 +376,7 @@ def _score_flow(flow: _FlowIndex, utterance: _Utterance) -> tuple[float, bool]:
     statement caps it (``score``)."""
     # Direct evidence: the author's keywords, under any alias of a keyword value. Not scaled:
     # "工单" or "my iPhone is lost" is a clear request however short or long.
-    hits = _keyword_hits(flow, utterance.lowered) if utterance.keywords else set()
+    hits = _keyword_hits(flow, utterance.lowered, utterance.latin) if utterance.keywords else set()
     types = utterance.types
     if types and flow.valued and not utterance.alone:
         valued = flow.valued.intersection(utterance.values)
@@ -403,11 +407,12 @@ def _score_flow(flow: _FlowIndex, utterance: _Utterance) -> tuple[float, bool]:
     return value, True
 
 
-def _keyword_hits(flow: _FlowIndex, lowered: str) -> set[str | tuple[str, str]]:
+def _keyword_hits(flow: _FlowIndex, lowered: str, latin: bool = True) -> set[str | tuple[str, str]]:
     """The keywords found (no groups: findall yields whole matches), a keyword value as its value."""
-    if flow.keywords is None:
+    pattern = flow.keywords.pattern(latin)
+    if pattern is None:
         return set()
-    found: list[str] = flow.keywords.findall(lowered)
+    found: list[str] = pattern.findall(lowered)
     if not found or not flow.keyword_values:
         return set(found)
     return {flow.keyword_values.get(" ".join(k.split()), k) for k in found}

@@ -8,6 +8,7 @@ character offsets stay valid for the original: mentions report spans into what t
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
 from dialogkit.strings.cjk import has_cjk
 from dialogkit.strings.limits import MAX_UNDERSTOOD_CHARS
@@ -25,6 +26,24 @@ def may_hold_latin(text: str) -> bool:
     """Whether a case-blind pattern that needs an ASCII letter could match in ``text``: a scan in C
     that lets most Chinese turns skip the Latin half of an alternation."""
     return _LATIN_LETTER.search(text) is not None
+
+
+class LatinSplit:
+    """An alternation of words (aliases, keywords), and the part of it that text holding no Latin
+    letter (``may_hold_latin``: most Chinese turns) can match: the words holding a Han character,
+    when every other word needs an ASCII letter; else the whole. Scanning a Chinese turn without
+    the Latin half costs a third as much. ``build`` compiles a list of words (None: no pattern)."""
+
+    def __init__(self, words: list[str], build: Callable[[list[str]], re.Pattern[str] | None]) -> None:
+        self.full = build(words)
+        if all(any(ch.isascii() and ch.isalpha() for ch in w) for w in words if not has_cjk(w)):
+            self.unlettered = build([w for w in words if has_cjk(w)])
+        else:
+            self.unlettered = self.full
+
+    def pattern(self, latin: bool) -> re.Pattern[str] | None:
+        """The pattern for text that may hold a Latin letter (``latin``) or holds none."""
+        return self.full if latin else self.unlettered
 
 
 def _fold_table() -> dict[int, int]:

@@ -22,7 +22,7 @@ from dialogkit.spec.schema import BotFile
 from dialogkit.strings.cjk import has_cjk
 from dialogkit.understanding import builtins, cues, datetimes, entities, intents
 from dialogkit.understanding.entities import EntityExtractor, SynonymMatcher, normalise_alias
-from dialogkit.understanding.language import fold, may_hold_latin
+from dialogkit.understanding.language import LatinSplit, fold, may_hold_latin
 from dialogkit.understanding.numbers import find_integers, find_numbers, non_overlapping
 from dialogkit.understanding.rules import RuleUnderstanding
 from tests.understanding.conftest import NOW, SUPPORT_BOT, bot_from_yaml, fixed_clock
@@ -265,19 +265,26 @@ def test_bot_wide_looks_skip_only_flows_that_score_nothing(monkeypatch: pytest.M
         every_feature = frozenset().union(
             *(intents.features(t, rules.intents._maskable(i.mentions)) for t, i in zip(texts, read, strict=True))
         )
-        monkeypatch.setattr(rules.intents, "_any_keyword", re.compile(""))
+        monkeypatch.setattr(rules.intents, "_any_keyword", LatinSplit([""], lambda _: re.compile("")))
         monkeypatch.setattr(rules.intents, "_example_words", every_feature)
         assert [rules.interpret(text, "en", now=NOW).intents for text in texts] == [i.intents for i in read]
         monkeypatch.undo()
 
 
-def test_the_keyword_look_finds_a_keyword_whenever_a_flow_does() -> None:
+def test_the_keyword_looks_find_a_keyword_whenever_a_flow_does() -> None:
+    """The bot-wide look misses no flow's keyword; text without a Latin letter scanned without
+    the Latin keywords finds the same keywords."""
     for rules in bots():
-        look = rules.intents._any_keyword
+        look = rules.intents._any_keyword.full
         for text in corpus():
             lowered = fold(text).lower()
+            full = [(flow.keywords.full.findall(lowered) if flow.keywords.full else []) for flow in rules.intents._flows]
             if look is None or look.search(lowered) is None:
-                assert not any(flow.keywords and flow.keywords.search(lowered) for flow in rules.intents._flows), text
+                assert not any(full), text
+            if not may_hold_latin(lowered):
+                assert [intents._keyword_hits(flow, lowered, False) for flow in rules.intents._flows] == [
+                    intents._keyword_hits(flow, lowered) for flow in rules.intents._flows
+                ], text
 
 
 def test_the_alias_look_misses_no_alias_and_agrees_on_ascii() -> None:

@@ -87,7 +87,7 @@ def test_naming_values_starts_no_flow(name: str) -> None:
 
 
 def _has_keyword(bot: RuleUnderstanding, text: str) -> bool:
-    return any(f.keywords is not None and f.keywords.search(text.lower()) for f in bot.intents._flows)
+    return any(f.keywords.full is not None and f.keywords.full.search(text.lower()) for f in bot.intents._flows)
 
 
 @pytest.mark.parametrize(
