@@ -69,9 +69,32 @@ def _alias_alternation(ordered: list[str]) -> str:
     return "|".join(chinese)
 
 
-def _case_blind(ordered: list[str]) -> LatinSplit:
-    """Aliases (longest first) as one case-blind alternation, and its part for text without Latin letters."""
-    return LatinSplit(ordered, lambda words: re.compile(_alias_alternation(words), re.IGNORECASE) if words else None)
+def _case_blind(ordered: list[str]) -> re.Pattern[str] | None:
+    return re.compile(_alias_alternation(ordered), re.IGNORECASE) if ordered else None
+
+
+class _Alternation:
+    """Aliases (longest first) as one case-blind alternation, compiled for each kind of text too.
+
+    Text holding no Latin letter (most Chinese turns) is scanned for the Chinese aliases alone
+    when every other alias needs a letter (``language.LatinSplit``). ASCII text (most English
+    turns) is read in lower case without ``re.I`` (a case-blind literal defeats the engine's
+    first-character test) for the ASCII aliases, the only ones it can hold; that is exact unless
+    an alias holds a non-ASCII letter with a case ("ſ" matches "s" under ``re.I``), and then ASCII
+    text keeps the case-blind alternation.
+    """
+
+    def __init__(self, ordered: list[str]) -> None:
+        self.split = LatinSplit(ordered, _case_blind)
+        folds = any(not ch.isascii() and ch.lower() != ch.upper() for alias in ordered for ch in alias)
+        self.ascii = None if folds else re.compile(_alias_alternation([a for a in ordered if a.isascii()]) or "(?!)")
+
+    def scan(self, text: str, latin: bool) -> tuple[re.Pattern[str] | None, str]:
+        """The pattern for ``text`` (``latin`` False: it holds no Latin letter), and the text it
+        reads: ``text`` itself or, ASCII, its lower case (same length, same spans)."""
+        if latin and self.ascii is not None and text.isascii():
+            return self.ascii, text.lower()
+        return self.split.pattern(latin), text
 
 
 class SynonymMatcher:
@@ -83,15 +106,15 @@ class SynonymMatcher:
             for alias in aliases:
                 if alias.strip():
                     self.canonical.setdefault(normalise_alias(alias), canonical)
-        self._patterns = _case_blind(sorted(self.canonical, key=len, reverse=True))
+        self._patterns = _Alternation(sorted(self.canonical, key=len, reverse=True))
 
     def find(self, text: str, latin: bool = True) -> list[Found]:
         """``latin`` False: ``text`` holds no Latin letter (``language.may_hold_latin``)."""
-        pattern = self._patterns.pattern(latin)
+        pattern, read = self._patterns.scan(text, latin)
         if pattern is None:
             return []
         found: list[Found] = []
-        for match in pattern.finditer(text):
+        for match in pattern.finditer(read):
             canonical = self.canonical.get(match.group())  # the usual case: an alias as written
             if canonical is None:
                 key = normalise_alias(match.group())      # a key is its own normal form
@@ -188,25 +211,16 @@ class _AliasLook:
 
     Most turns ("123456", "确认", "yes") name no value, and each type's scan costs as much as this
     one. A type's match is a match of its own branch here, so nothing that holds an alias is
-    missed. ASCII text is looked at in lower case without ``re.I`` (a case-blind literal defeats
-    the engine's first-character test), which is exact unless an alias holds a non-ASCII letter
-    that has a case ("ſ" matches "s" under ``re.I``): then every text takes the ``re.I`` look.
+    missed; each kind of text is scanned as the types scan it (``_Alternation``).
     """
 
     def __init__(self, aliases: Iterable[str]) -> None:
-        ordered = sorted(set(aliases), key=len, reverse=True)
-        self._patterns = _case_blind(ordered)
-        self._any = self._patterns.full
-        folds = any(not ch.isascii() and ch.lower() != ch.upper() for alias in ordered for ch in alias)
-        ascii_aliases = [a for a in ordered if a.isascii()]
-        self._ascii = None if folds else re.compile(_alias_alternation(ascii_aliases) or "(?!)")
+        self._patterns = _Alternation(sorted(set(aliases), key=len, reverse=True))
 
     def search(self, folded: str, latin: bool = True) -> bool:
         """``latin`` False: ``folded`` holds no Latin letter (``language.may_hold_latin``)."""
-        if self._ascii is not None and folded.isascii():
-            return self._ascii.search(folded.lower()) is not None
-        pattern = self._patterns.pattern(latin)
-        return pattern is not None and pattern.search(folded) is not None
+        pattern, read = self._patterns.scan(folded, latin)
+        return pattern is not None and pattern.search(read) is not None
 
 
 class EntityExtractor:
