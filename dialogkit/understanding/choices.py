@@ -20,6 +20,8 @@ from __future__ import annotations
 import re
 from functools import cache
 
+from dialogkit.understanding.language import may_hold_latin
+
 _CJK = r"[\u4e00-\u9fff]"
 _ZH_FILLERS = "啊呀吧呢啦了哦嗯的哈嘛呗"
 _EN_TAIL = r"(?:[,\s]+(?:is|are|'s)?\s*(?:fine|ok|okay|good|alright)|[,\s]+will\s+do|[,\s]+works|[,\s]+please" \
@@ -54,6 +56,13 @@ def _any() -> re.Pattern[str]:
     return re.compile(f"{_ZH_ANY}|{_EN_ANY}")
 
 
+@cache
+def _one_language(ascii_text: bool) -> re.Pattern[str]:
+    """The English half, for ASCII text (every Chinese answer holds a Han character), or the
+    Chinese half, for text without a Latin letter (every English one needs letters)."""
+    return re.compile(_EN_ANY if ascii_text else _ZH_ANY)
+
+
 _ALTERNATIVES_HINT = re.compile("else|other|more|different|别|其他|其它|另外|选|换")
 """Every phrase of ``_ALTERNATIVES`` and ``_ANOTHER`` holds one of these."""
 _ANOTHER = re.compile(r"(?:能|可以|帮我|请|那)?换(?:一个|个别的|一家|一位|个)(?:吧|吗|呢|好吗|可以吗)?[?？]?")
@@ -79,7 +88,10 @@ def is_any(lowered: str) -> bool:
     text = lowered.strip(_END)
     if not text or len(text) > _ANY_LENGTH or text.endswith(("?", "？", "吗", "么")):
         return False
-    return _any().match(text) is not None
+    if text.isascii():
+        return _one_language(True).match(text) is not None
+    pattern = _any() if may_hold_latin(text) else _one_language(False)
+    return pattern.match(text) is not None
 
 
 def asks_alternatives(lowered: str) -> bool:

@@ -305,7 +305,7 @@ class _Lexicon:
         while True:
             while at < len(text) and text[at] in _SEPARATORS:
                 at += 1
-            match = self._pattern.match(text, at)
+            match = self._pattern.match(text, at) if at < len(text) else None   # no word is empty
             if match is None:
                 return out, at
             word = match.group()
@@ -418,7 +418,7 @@ def detect_cues(text: str, lowered: str | None = None) -> set[str]:
             cues.add("correction")
         if not (answer.correction and zh_negation):
             cues.add("yes" if answer.value else "no")
-    if _CORRECTION.search(lowered) and not (answer is not None and answer.whole):
+    if not (answer is not None and answer.whole) and _CORRECTION.search(lowered):
         cues.add("correction")
     if _HELP_PHRASES.search(lowered) or (
         _HELP_WORDS.search(lowered) and _is_short(lowered, cjk=8, words=5)

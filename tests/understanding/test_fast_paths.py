@@ -20,7 +20,7 @@ from ruamel.yaml import YAML
 from dialogkit.model.interpretation import Mention
 from dialogkit.spec.schema import BotFile
 from dialogkit.strings.cjk import has_cjk
-from dialogkit.understanding import builtins, cues, datetimes, entities, intents
+from dialogkit.understanding import builtins, choices, cues, datetimes, entities, intents
 from dialogkit.understanding.entities import EntityExtractor, SynonymMatcher, normalise_alias
 from dialogkit.understanding.language import LatinSplit, fold, may_hold_latin
 from dialogkit.understanding.numbers import find_integers, find_numbers, non_overlapping
@@ -351,3 +351,12 @@ def test_ascii_text_skips_only_chinese_phrases_that_cannot_match() -> None:
             lowered = fold(text).lower()
             whole = phrases._both.search(lowered)
             assert (phrases.search(lowered) is None) == (whole is None), text
+
+
+def test_an_any_answer_is_read_with_the_half_its_text_can_match() -> None:
+    """ASCII text with the English any-answers alone, text without Latin letters with the Chinese."""
+    extra = ["随便", "any doctor", "Whatever", "都可以 ok", "I don't care", "哪个都行", "随便 any"]
+    for text in [*corpus(), *extra]:
+        lowered = fold(text).lower().strip(choices._END)
+        if lowered and len(lowered) <= choices._ANY_LENGTH and not lowered.endswith(("?", "？", "吗", "么")):
+            assert choices.is_any(lowered) == (choices._any().match(lowered) is not None), text
