@@ -229,44 +229,60 @@ _SEPARATORS = " \t\r\n,，。.!！?？;；:：、~～…-—\"'“”‘’()（
 _QUESTION_END = re.compile(r"(?:吗|么|嘛|\?|？)[\s?？!！。.~]*$")
 
 
-class _Phrases:
-    """A Chinese and an English alternation. ASCII text (most English turns) can hold no Chinese
-    phrase, so it is scanned with the English one alone: the Chinese half cost as much again."""
-
-    def __init__(self, zh: str, en: str) -> None:
-        self._both = re.compile(f"{zh}|{en}")
-        self._en = re.compile(en)
-
-    def search(self, lowered: str) -> re.Match[str] | None:
-        return (self._en if lowered.isascii() else self._both).search(lowered)
-
-
-_CORRECTION = _Phrases(
+_ZH_CORRECTION = (
     r"不对|(?<!是)不是.{0,20}?是|改成|改为|换成|改到|应该是|我是说|我说的是|说错了|更正|纠正|弄错了|搞错了"
     r"|(?:其实|实际上).{0,6}?是"
-    r"|写错了|打错了",
+    r"|写错了|打错了"
+)
+_EN_CORRECTION = (
     r"\b(?:actually|i meant|i mean|change (?:it |that |this )?to|make it|should be|correction"
     r"|i said|not [^,.;!?]{1,30}? but|that's wrong|thats wrong|wrong|instead|rather"
-    r"|switch (?:it |that )?to|move it to|reschedule (?:it )?to)\b",
+    r"|switch (?:it |that )?to|move it to|reschedule (?:it )?to)\b"
 )
 _VALUE_AFTER_NO = re.compile(
     r"\d|\b(?:it's|it is|its|that's|make it|should be|i meant|i said)\b|是"
     r"|^(?:the|my|our)\s+[a-z][a-z ]{0,30}?\s+(?:is|was)\s"     # "no, the reason is damaged"
 )
-_HELP_PHRASES = _Phrases(
+_ZH_HELP = (
     r"你能做什么|你会什么|你会做什么|你可以做什么|你能干什么|你能帮我做什么|有什么功能|有哪些功能|怎么用|如何使用"
-    r"|使用说明|功能列表",
-    r"\b(?:what can you do|what do you do|what can i do|what are my options|how does this work"
-    r"|how do i use (?:this|you)|what can you help (?:me )?with)\b",
+    r"|使用说明|功能列表"
 )
-_HELP_WORDS = _Phrases(r"帮助|菜单", r"\b(?:help|menu)\b")
-_FORGET = _Phrases(
+_EN_HELP = (
+    r"\b(?:what can you do|what do you do|what can i do|what are my options|how does this work"
+    r"|how do i use (?:this|you)|what can you help (?:me )?with)\b"
+)
+_ZH_FORGET = (
     r"(?:忘记|忘掉|忘了|删掉|删除|撤回|别管|不要管)(?:我)?(?:刚才|刚刚|上一句)(?:说的|讲的|的话|那句|的)?"
-    r"|(?:刚才|刚刚)(?:说|讲)的(?:话)?(?:不算|作废|无效)",
+    r"|(?:刚才|刚刚)(?:说|讲)的(?:话)?(?:不算|作废|无效)"
+)
+_EN_FORGET = (
     r"\b(?:(?:forget|ignore|disregard|delete|never mind)\s+(?:what|everything)\s+i\s+(?:just\s+)?"
     r"(?:said|told you|wrote|typed)|scratch that|disregard (?:that|my last message)"
-    r"|ignore (?:that|my last message))\b",
+    r"|ignore (?:that|my last message))\b"
 )
+
+
+class _Phrases(NamedTuple):
+    """The phrase patterns of the cues, Chinese and English halves alike or English alone."""
+
+    correction: re.Pattern[str]
+    help: re.Pattern[str]
+    help_words: re.Pattern[str]
+    forget: re.Pattern[str]
+
+
+def _phrases(*, chinese: bool) -> _Phrases:
+    def both(zh: str, en: str) -> re.Pattern[str]:
+        return re.compile(f"{zh}|{en}" if chinese else en)
+
+    return _Phrases(both(_ZH_CORRECTION, _EN_CORRECTION), both(_ZH_HELP, _EN_HELP),
+                    both(r"帮助|菜单", r"\b(?:help|menu)\b"), both(_ZH_FORGET, _EN_FORGET))
+
+
+_ALL_PHRASES = _phrases(chinese=True)
+_ENGLISH_PHRASES = _phrases(chinese=False)
+"""ASCII text (most English turns) can hold no Chinese phrase, so it is scanned with the English
+halves alone: the Chinese half cost as much again."""
 _GREETING = re.compile(
     r"^\s*(?:你好|您好|嗨|哈喽|哈啰|早上好|上午好|下午好|晚上好|早安|"
     r"(?:hello|hi|hey|hiya|howdy|greetings|good (?:morning|afternoon|evening))\b)"
@@ -407,7 +423,8 @@ def detect_cues(text: str, lowered: str | None = None) -> set[str]:
     if lowered is None or len(text) > CUE_WINDOW:
         lowered = text[:CUE_WINDOW].lower()
     cues: set[str] = set()
-    if _FORGET.search(lowered):
+    phrases = _ENGLISH_PHRASES if lowered.isascii() else _ALL_PHRASES
+    if phrases.forget.search(lowered):
         cues.add("forget")
     elif _is_cancel(lowered):
         cues.add("cancel")
@@ -418,10 +435,10 @@ def detect_cues(text: str, lowered: str | None = None) -> set[str]:
             cues.add("correction")
         if not (answer.correction and zh_negation):
             cues.add("yes" if answer.value else "no")
-    if not (answer is not None and answer.whole) and _CORRECTION.search(lowered):
+    if not (answer is not None and answer.whole) and phrases.correction.search(lowered):
         cues.add("correction")
-    if _HELP_PHRASES.search(lowered) or (
-        _HELP_WORDS.search(lowered) and _is_short(lowered, cjk=8, words=5)
+    if phrases.help.search(lowered) or (
+        phrases.help_words.search(lowered) and _is_short(lowered, cjk=8, words=5)
     ):
         cues.add("help")
     if _GREETING.search(lowered):

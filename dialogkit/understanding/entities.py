@@ -269,7 +269,8 @@ class EntityExtractor:
                     numbers = find_numbers(folded)
                 found = numbers if type_name == "number" else integers_of(numbers)
             elif rejected is not None and type_name in READERS:
-                found = _possible(READERS[type_name](folded, now), type_name, original, rejected)
+                found = READERS[type_name](folded, now)
+                found = _possible(found, type_name, original, rejected) if found else found
             elif type_name in BUILTIN_FINDERS:
                 found = BUILTIN_FINDERS[type_name](folded, now)
             else:

@@ -325,8 +325,10 @@ class IntentScorer:
         statement: bool | None = None                        # read only when it could matter
         scores: list[IntentScore] = []
         for flow in self._flows:
-            if not (keywords or resembles) and values.isdisjoint(flow.valued) and _below_floor(flow, types):
-                continue
+            if not (keywords or resembles) and values.isdisjoint(flow.valued) and (
+                types.isdisjoint(flow.value_types) or _below_floor(flow, types)
+            ):
+                continue    # no keyword, no resemblance, values that cannot lift it to the floor
             value, resembles_only = _score_flow(flow, utterance)
             if resembles_only and value > VALUES_ALONE_CEILING:
                 statement = is_statement(cut) if statement is None else statement
@@ -338,9 +340,8 @@ class IntentScorer:
 
 def _below_floor(flow: _FlowIndex, types: AbstractSet[str]) -> bool:
     """With no keyword and no resemblance, whether the values of ``types`` alone cannot lift the
-    flow to ``INTENT_FLOOR`` (an order number alone gives 0.1): its score need not be worked out."""
-    if types.isdisjoint(flow.value_types):
-        return True                 # exactly 0.0
+    flow to ``INTENT_FLOOR`` (an order number alone gives 0.1): its score need not be worked out.
+    (No value of the flow's types at all gives exactly 0.0.)"""
     return types.isdisjoint(flow.synonym_types) and len(types & flow.pattern_types) < _PATTERNS_TO_FLOOR
 
 
