@@ -104,7 +104,8 @@ class Turns:
     def handle(self, session_id: str, text: object, *, user_id: str | None = None) -> Reply:
         started = time.perf_counter()
         raw = clean_text(text)
-        with self.store.transaction(session_id, history_tail=self.view.history_tail) as txn:
+        with self.store.transaction(session_id, history_tail=self.view.history_tail,
+                                    users=self._user_keys(session_id, user_id)) as txn:
             ctx, state_before = self._begin(txn, session_id, raw, user_id)
             if self.llm is not None and ctx.text:
                 self.llm.understand(ctx)      # falls back to the rule interpretation on any failure
@@ -113,6 +114,12 @@ class Turns:
                 reply_text = self.llm.rephrase(ctx, reply_text)
             self._end(ctx, reply_text, self._llm_summarizer(ctx))
         return self._finish(ctx, reply_text, state_before, started)
+
+    def _user_keys(self, session_id: str, user_id: str | None) -> tuple[str, str]:
+        """The keys of the persisted values a turn may ask for, read along with the session: the
+        user's values for this bot, and those stored under the bare user id before they were."""
+        owner = user_id or session_id
+        return user_scope(self.spec.bot.name, owner), owner
 
     async def ahandle(self, session_id: str, text: object, *, user_id: str | None = None,
                       offload: Offload = _inline) -> Reply:
@@ -126,8 +133,7 @@ class Turns:
         assert self._astore is not None, "ahandle needs a store with atransaction (see native_async)"
         started = time.perf_counter()
         raw = clean_text(text)
-        owner = user_id or session_id       # the user whose values are read along with the session
-        users = (user_scope(self.spec.bot.name, owner), owner)
+        users = self._user_keys(session_id, user_id)
         async with self._astore.atransaction(session_id, history_tail=self.view.history_tail, users=users) as txn:
             ctx, state_before = self._begin(txn, session_id, raw, user_id)
             if self.llm is not None and ctx.text:
