@@ -227,10 +227,10 @@ class _FirstLook:
         tree = _prefix_tree([w.lower() for w in unique if w.isascii()])  # re.I: case is moot
         latin = "|".join([*latin_shapes, *([tree] if tree else [])])
         digits = rf"\d(?:{tails})" if tails else ""
-        words = rf"\b(?:{latin})" if latin else ""
-        self._ascii = re.compile("|".join(p for p in (digits, words) if p) or "(?!)")
+        latin_words = rf"\b(?:{latin})" if latin else ""
+        self._ascii = re.compile("|".join(p for p in (digits, latin_words) if p) or "(?!)")
         self._uncased = re.compile("|".join(p for p in (digits, cjk) if p) or "(?!)", re.I)
-        self._latin = re.compile(words, re.I) if words else None
+        self._latin = re.compile(latin_words, re.I) if latin_words else None
 
     def search(self, text: str) -> re.Match[str] | None:
         """A match of any of the looks, or None when the finder cannot find anything.

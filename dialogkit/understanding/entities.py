@@ -235,6 +235,7 @@ class EntityExtractor:
         self._order = {name: i for i, name in enumerate([*self.custom, *BUILTIN_FINDERS])}
         self._kinds = {name: spec.entity_kind(name) for name in self._order}
         self._aliases = _AliasLook(k for c in self.custom.values() if c.synonyms for k in c.synonyms.canonical)
+        self._aliases_only = frozenset(name for name, c in self.custom.items() if c.pattern is None)
 
     def known(self, type_name: str) -> bool:
         return type_name in self.custom or type_name in BUILTIN_FINDERS
@@ -252,17 +253,15 @@ class EntityExtractor:
         """
         mentions: list[Mention] = []
         numbers: list[Found] | None = None  # number and integer read the same numerals: once
-        aliases: bool | None = None         # whether any alias is in the text: looked at once, if needed
-        latin = True                        # whether it may hold a Latin letter: looked at with aliases
+        # One look for every alias, when a type that has nothing but aliases is asked for
+        unlooked = labels or self._aliases_only.isdisjoint(types)
+        latin = unlooked or may_hold_latin(folded)
+        aliases = unlooked or self._aliases.search(folded, latin)
         for type_name in types:
             custom = self.custom.get(type_name)
             if custom is not None:
-                if not labels and custom.pattern is None:
-                    if aliases is None:
-                        latin = may_hold_latin(folded)
-                        aliases = self._aliases.search(folded, latin)
-                    if not aliases:
-                        continue
+                if not aliases and custom.pattern is None:
+                    continue
                 found = custom.find(folded, labels=labels, latin=latin)
             elif type_name in _NUMERIC:
                 if numbers is None:
@@ -275,17 +274,18 @@ class EntityExtractor:
                 found = BUILTIN_FINDERS[type_name](folded, now)
             else:
                 raise ValueError(f"unknown entity type {type_name!r}")
-            if not found:      # the common case for most types: nothing to rank or wrap
-                continue
-            kind = self._kinds[type_name]
-            builtin = type_name not in self.custom
-            mentions += [
-                Mention(type_name, f.value, original[f.start : f.end], f.start, f.end, kind, builtin)
-                for f in (found if len(found) == 1 else longest_first(found))
-            ]
+            if found:          # the common case for most types: nothing to rank or wrap
+                mentions += self._mentions(type_name, found, original)
         if len(mentions) < 2:
             return mentions
         return sorted(mentions, key=lambda m: (m.start, self._order[m.type]))
+
+    def _mentions(self, type_name: str, found: list[Found], original: str) -> list[Mention]:
+        kind, builtin = self._kinds[type_name], type_name not in self.custom
+        return [
+            Mention(type_name, f.value, original[f.start : f.end], f.start, f.end, kind, builtin)
+            for f in (found if len(found) == 1 else longest_first(found))
+        ]
 
     def resolve_overlaps(self, mentions: Iterable[Mention]) -> list[Mention]:
         """One non-overlapping reading: declared types, then longer spans, then built-in order."""
