@@ -24,11 +24,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from dialogkit.errors import StoreError
-from dialogkit.model.session import PersistedValue, Session
+from dialogkit.model.session import Session
 from dialogkit.store.cache import SessionCache
-from dialogkit.store.codec import decode_session, decode_slot
+from dialogkit.store.codec import decode_session
 from dialogkit.store.locks import HOST, lock_timeout_message, pid_alive
-from dialogkit.store.staging import PendingWrite
+from dialogkit.store.staging import PendingWrite, UserRows
 
 __all__ = ["COMMIT", "LOCK_LOAD", "WAKE_POLL_S", "Loaded", "LockKeys", "LockTry", "after_try", "check_committed",
            "commit_args", "lock_args", "read_loaded", "remember", "revision"]
@@ -97,12 +97,12 @@ class LockKeys:
 @dataclass(slots=True)
 class Loaded:
     """What ``LOCK_LOAD`` read: the session (None: none stored), its stored message count, the
-    messages retention trimmed off the list's head, and the persisted values of the users asked for."""
+    messages retention trimmed off the list's head, and the stored rows of the users asked for."""
 
     session: Session | None
     count: int
     base: int
-    users: dict[str, dict[str, PersistedValue]]
+    users: UserRows
 
 
 def lock_args(prefix: str, session_id: str, token: str, lease_ms: int, *, tail: int | None = 0,
@@ -134,7 +134,7 @@ def _expected(cached: Cached | None) -> list[str]:
 def read_loaded(session_id: str, answer: list[Any], users: tuple[str, ...], cached: Cached | None = None) -> Loaded:
     """``LOCK_LOAD``'s answer after the lock was taken with ``load=True``."""
     found, blob, length, rows, trimmed, hashes = answer
-    values = {user: _slots(user, raw) for user, raw in zip(users, hashes, strict=True)}
+    values = {user: _rows(raw) for user, raw in zip(users, hashes, strict=True)}
     base = int(trimmed or 0)
     if found == 2 and cached is not None:      # still what this process committed
         session = cached[1]
@@ -248,10 +248,11 @@ def check_committed(done: object, pending: PendingWrite | None) -> None:
                          f"it could commit; nothing was saved")
 
 
-def _slots(user_id: str, raw: Any) -> dict[str, PersistedValue]:
-    """An HGETALL answer from inside a script: a flat list of field, value (RESP2) or a map (RESP3)."""
+def _rows(raw: Any) -> dict[str, str]:
+    """An HGETALL answer from inside a script: a flat list of field, value (RESP2) or a map (RESP3);
+    decoded by the turn only if it asks for that user (``staging.reading_first``)."""
     pairs = raw.items() if isinstance(raw, dict) else zip(raw[::2], raw[1::2], strict=True)
-    return {_text(name): decode_slot(user_id, _text(name), _text(data)) for name, data in pairs}
+    return {_text(name): _text(data) for name, data in pairs}
 
 
 def _text(value: object) -> str:

@@ -42,7 +42,7 @@ from dialogkit.store.codec import decode_messages, decode_session, decode_slots
 from dialogkit.store.lock_file import LockFileHandle
 from dialogkit.store.protocol import slice_bounds
 from dialogkit.store.sqlite_writes import write_pending
-from dialogkit.store.staging import PendingWrite, ReadUserSlots, StagedTxn
+from dialogkit.store.staging import PendingWrite, StagedTxn, UserRows, reading_first
 
 __all__ = ["STORE_SCHEMA", "SqliteStore"]
 
@@ -98,23 +98,6 @@ def _rev_and_users_sql(users: int) -> str:
             f"SELECT user_id, name, data FROM user_slots WHERE user_id IN ({marks})")
 
 
-class _UserRows:
-    """A turn's ``read_user_slots``: the rows of the users read along with the session, decoded
-    only when the turn asks for them (most turns do not); any other user read from the store."""
-
-    __slots__ = ("_found", "_read")
-
-    def __init__(self, found: dict[str, dict[str, str]], read: ReadUserSlots) -> None:
-        self._found = found
-        self._read = read
-
-    def __call__(self, user_id: str) -> dict[str, PersistedValue]:
-        rows = self._found.get(user_id)
-        if rows is None:
-            return self._read(user_id)
-        return decode_slots(user_id, rows.items())
-
-
 _REVS = random.Random()      # seeded from os.urandom; its own, so a caller's random.seed() cannot repeat it
 if hasattr(os, "register_at_fork"):                 # POSIX: nor can a forked worker repeat its parent's
     os.register_at_fork(after_in_child=_REVS.seed)
@@ -159,8 +142,8 @@ class _Turn:
         except BaseException:
             self._unlock()
             raise
-        read = store.user_slots if found is None else _UserRows(found, store.user_slots)
-        txn = self._txn = StagedTxn(self._session_id, session, count, read, store.mark_running)
+        txn = self._txn = StagedTxn(self._session_id, session, count, reading_first(found, store.user_slots),
+                                    store.mark_running)
         return txn
 
     def __exit__(self, exc_type: type[BaseException] | None, exc: BaseException | None,
@@ -414,7 +397,7 @@ class SqliteStore:
     # ------------------------------------------------------------------ turns
 
     def _load_for_turn(self, session_id: str, history_tail: int,
-                       users: tuple[str, ...]) -> tuple[Session | None, int, dict[str, dict[str, str]] | None]:
+                       users: tuple[str, ...]) -> tuple[Session | None, int, UserRows | None]:
         """The session at the start of a turn, read under its lock without any write transaction,
         and the stored rows of the ``users`` asked for (None when none were).
 
@@ -435,7 +418,7 @@ class SqliteStore:
         return (*self._read(session_id, history_tail), found)
 
     def _rev_and_users(self, session_id: str,
-                       users: tuple[str, ...]) -> tuple[int | None, dict[str, dict[str, str]] | None]:
+                       users: tuple[str, ...]) -> tuple[int | None, UserRows | None]:
         """The session row's ``rev`` (None: no row) and, when ``users`` are named, their stored
         slot rows by user and name, in one statement: the turn asks for them when a task starts
         and when it persists a value, and a query of its own would cost each of those turns ~6 us."""
@@ -448,7 +431,7 @@ class SqliteStore:
         except sqlite3.Error as exc:
             raise StoreError(f"session store {self.url} failed: {exc}") from exc
         rev: int | None = None
-        found: dict[str, dict[str, str]] = {user: {} for user in users}
+        found: UserRows = {user: {} for user in users}
         for first, name, data in rows:
             if name is None:         # the session's row: (rev, NULL, NULL)
                 rev = first

@@ -12,9 +12,9 @@ from dataclasses import dataclass, field
 
 from dialogkit.errors import StoreError
 from dialogkit.model.session import Message, PersistedValue, Session
-from dialogkit.store.codec import decode_slot, encode_message, encode_session, encode_slot
+from dialogkit.store.codec import decode_slot, decode_slots, encode_message, encode_session, encode_slot
 
-__all__ = ["MarkRunning", "PendingWrite", "ReadUserSlots", "StagedTxn", "reading_first"]
+__all__ = ["MarkRunning", "PendingWrite", "ReadUserSlots", "StagedTxn", "UserRows", "reading_first"]
 
 MarkRunning = Callable[[str, str, float], "float | None"]
 """A store's ``mark_running(session_id, key, at)``: records durably, now, that the action of ``key``
@@ -24,14 +24,20 @@ ReadUserSlots = Callable[[str], dict[str, PersistedValue]]
 """A store's read of one user's stored slots, made at most once per user in a turn."""
 
 
-def reading_first(found: dict[str, dict[str, PersistedValue]], read: ReadUserSlots) -> ReadUserSlots:
-    """A turn's ``ReadUserSlots``: the values of the users read along with the session (the same
-    read, no round trip of their own), any other user read from the store."""
+UserRows = dict[str, dict[str, str]]
+"""Stored slot rows as read, not decoded yet: user key -> slot name -> row."""
+
+
+def reading_first(found: UserRows | None, read: ReadUserSlots) -> ReadUserSlots:
+    """A turn's ``ReadUserSlots``: the rows of the users read along with the session (the same read,
+    no round trip of their own), decoded only if the turn asks for them, as most turns do not (so a
+    corrupt row fails only a turn that uses it); any other user read from the store."""
     if not found:
         return read
 
     def user_slots(user_id: str) -> dict[str, PersistedValue]:
-        return found[user_id] if user_id in found else read(user_id)
+        rows = found.get(user_id)
+        return read(user_id) if rows is None else decode_slots(user_id, rows.items())
 
     return user_slots
 

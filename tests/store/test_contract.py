@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
+import sqlite3
 import threading
 import time
 from collections.abc import Callable
+from contextlib import closing
 from itertools import pairwise
 
 import pytest
 
 from dialogkit.errors import StoreError
 from dialogkit.model.session import Entity, PersistedValue, SummaryItem
-from dialogkit.store import SessionStore
+from dialogkit.store import MemoryStore, SessionStore, SqliteStore
 from dialogkit.store.staging import StagedTxn
 from tests.store.factories import CONTENT, add_messages, make_session
 
@@ -29,6 +31,17 @@ def save_new(store: SessionStore, session_id: str, user_id: str = "alice", langu
         session.updated_at = updated_at
     with store.transaction(session_id) as txn:
         txn.save(session)
+
+
+def corrupt_user_slot(store: SessionStore, key: str, name: str) -> None:
+    """Overwrite one stored persisted value with bytes no decoder accepts, as a hand edit might."""
+    if isinstance(store, MemoryStore):
+        store._user_slots[key][name] = "[1, 2"
+    elif isinstance(store, SqliteStore):
+        with closing(sqlite3.connect(store.path, isolation_level=None)) as conn:
+            conn.execute("UPDATE user_slots SET data = '[1, 2' WHERE user_id = ? AND name = ?", (key, name))
+    else:
+        store._client.hset(store._key("user", key), name, "[1, 2")  # type: ignore[attr-defined]
 
 
 class TestRoundTrip:
@@ -186,6 +199,21 @@ class TestUserSlots:
             with store.transaction("setup") as txn:
                 txn.set_user_slot("张三", "order_id", PersistedValue(value="12345"))
         assert store.user_slots("support/张三")["product"].flow == "report_issue"
+
+    def test_a_corrupt_slot_of_a_named_user_fails_only_a_turn_that_asks(self, store: SessionStore) -> None:
+        """Rows read with the session are decoded when asked: a turn that does not ask commits, one
+        that does fails naming the row, and the session's lock is free after both."""
+        users = ("support/张三", "张三")
+        with store.transaction("setup") as txn:
+            txn.set_user_slot("support/张三", "order_id", PersistedValue(value="12345"))
+        corrupt_user_slot(store, "support/张三", "order_id")
+        with store.transaction("s1", users=users) as txn:
+            txn.save(make_session("s1", "张三", "zh"))
+        with pytest.raises(StoreError, match="user 'support/张三': stored slot 'order_id' is corrupt"), \
+                store.transaction("s1", users=users) as txn:
+            txn.user_slots("support/张三")
+        with store.transaction("s1", timeout_s=0.5) as txn:
+            assert txn.session is not None and txn.session.user_id == "张三"
 
     @pytest.mark.parametrize("language", LANGUAGES)
     def test_users_never_see_each_others_slots(self, store: SessionStore, language: str) -> None:
