@@ -308,6 +308,7 @@ class _Lexicon:
         parts = [re.escape(w) + ("" if has_cjk(w) else r"(?![a-z])") for w in ordered]
         self._pattern = re.compile("|".join(parts))
         self._kinds = entries
+        self.starts = frozenset(w[0] for w in entries)   # the first token starts with one of these
         # Chinese answer words that must end where a word can, decided once per word, not per turn
         self._bound = frozenset(
             w for w, kind in entries.items() if kind in ("yes", "no") and has_cjk(w) and w not in VERB_ANSWERS
@@ -376,6 +377,8 @@ def leading_answer(text: str) -> Answer | None:
     built-in ``yes_no`` entity type, so a slot and a confirmation read answers the same way.
     """
     lowered = text[:CUE_WINDOW].lower()
+    if lowered.lstrip(_SEPARATORS)[:1] not in _ANSWERS.starts:
+        return None  # most turns: no answer word or filler can start there, so no token either
     if _QUESTION_END.search(lowered.strip()):
         return None
     tokens, stop = _ANSWERS.tokens(lowered)

@@ -360,3 +360,17 @@ def test_an_any_answer_is_read_with_the_half_its_text_can_match() -> None:
         lowered = fold(text).lower().strip(choices._END)
         if lowered and len(lowered) <= choices._ANY_LENGTH and not lowered.endswith(("?", "？", "吗", "么")):
             assert choices.is_any(lowered) == (choices._any().match(lowered) is not None), text
+
+
+class _EveryCharacter(frozenset[str]):
+    def __contains__(self, item: object) -> bool:
+        return True
+
+
+def test_the_answer_look_loses_no_answer(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A turn whose first character starts no answer word or filler holds no answer."""
+    texts = [fold(t) for t in corpus()]
+    gated = [cues.leading_answer(t) for t in texts]
+    monkeypatch.setattr(cues._ANSWERS, "starts", _EveryCharacter())
+    assert [cues.leading_answer(t) for t in texts] == gated
+    assert any(gated)
