@@ -36,7 +36,7 @@ from typing import NamedTuple
 
 from dialogkit.strings.cjk import is_cjk_char
 from dialogkit.understanding import relative_times
-from dialogkit.understanding.language import may_hold_latin
+from dialogkit.understanding.language import case_blind, may_hold_latin
 from dialogkit.understanding.numbers import CN_DIGITS, EN_UNITS, Found, longest_first, parse_cn_integer
 
 _CN_NUM_CHAR = "[零〇一二两三四五六七八九十]"
@@ -337,13 +337,13 @@ def _en_relative_dates(text: str, today: date) -> list[Found]:
     """"tomorrow", "next friday", "in 3 days", "2 days ago"."""
     found: list[Found] = []
     for m in _EN_RELATIVE.finditer(text):
-        _add(found, m, today + timedelta(days=_EN_RELATIVE_DAYS[" ".join(m.group().lower().split())]))
+        _add(found, m, today + timedelta(days=_EN_RELATIVE_DAYS[" ".join(case_blind(m.group()).split())]))
     for m in _EN_WEEKDAY.finditer(text):
-        which = (m[1] or "").lower()
-        _add(found, m, _weekday(today, _EN_WEEKDAYS[m[2].lower()], which if which != "coming" else ""))
+        which = case_blind(m[1] or "")
+        _add(found, m, _weekday(today, _EN_WEEKDAYS[case_blind(m[2])], which if which != "coming" else ""))
     for m in _EN_IN_DAYS.finditer(text):
         days = int(m[1] or m[2])
-        _add(found, m, today + timedelta(days=-days if (m[3] or "").lower() == "ago" else days))
+        _add(found, m, today + timedelta(days=-days if case_blind(m[3] or "") == "ago" else days))
     return found
 
 
@@ -358,7 +358,7 @@ def _en_month_dates(text: str, today: date) -> list[Found]:
 
 
 def _month_day(today: date, month_name: str, day: int, year: str | None) -> date | Impossible:
-    month = _MONTHS[month_name[:3].lower()]
+    month = _MONTHS[case_blind(month_name)[:3]]
     return _safe_date(int(year), month, day) if year else _closest_year(today, month, day)
 
 
@@ -411,7 +411,7 @@ _MIDNIGHT_PERIODS = _AM_PERIODS | {"半夜", "晚上", "今晚", "明晚", "nigh
 def _clock(hour: int, minute: int, period: str | None, *, literal: bool = False) -> str | Impossible:
     """Apply a day period to a 12-hour reading (the module docstring says how), or say which
     part is impossible. ``literal``: a 24-hour clock ("03:30"), which no period changes."""
-    period = (period or "").lower()
+    period = case_blind(period or "")
     if not 0 <= minute <= 59:
         return Impossible("minute")
     if not period and not literal and 1 <= hour <= 6:
@@ -453,7 +453,7 @@ def _bare_hour_is_time(text: str, match: re.Match[str]) -> bool:
 
 
 def _en_hour(text: str) -> int:
-    return int(text) if text.isdigit() else _EN_HOUR_WORDS[text.lower()]
+    return int(text) if text.isdigit() else _EN_HOUR_WORDS[case_blind(text)]
 
 
 _CN_HOUR_MARK = r"\s?[点點时時]"
@@ -478,7 +478,7 @@ def read_times(text: str, now: datetime) -> list[Found]:
     found = _cn_times(text)
     found += relative_times.find_relative_times(text, now)
     for m in _CLOCK.finditer(text):
-        period = m[4] and f"{m[4].lower()}m"
+        period = m[4] and f"{case_blind(m[4])}m"
         literal = len(m[2]) == 2 and m[2].startswith("0")   # "03:30" is a 24-hour clock
         _add(found, m, _clock(int(m[2]), int(m[3]), period or m[1], literal=literal))
     found += _en_times(text)
@@ -512,22 +512,22 @@ def _en_times(text: str) -> list[Found]:
     """"3pm", "at 3", "at one o'clock", "half past four", "noon"; not "at one point"."""
     found: list[Found] = []
     for m in _EN_AMPM.finditer(text):
-        _add(found, m, _clock(_en_hour(m[1]), int(m[2] or 0), f"{m[3].lower()}m"))
+        _add(found, m, _clock(_en_hour(m[1]), int(m[2] or 0), f"{case_blind(m[3])}m"))
     for m in _EN_AT.finditer(text):
         hour_text, minutes, oclock, ampm, part, tonight = m.groups()
         if not hour_text.isdigit() and not (oclock or ampm or part or tonight):
             continue  # "at one point" is not a time; "at one o'clock" is
-        period = f"{ampm.lower()}m" if ampm else (part or tonight)
+        period = f"{case_blind(ampm)}m" if ampm else (part or tonight)
         value = _clock(_en_hour(hour_text), int(minutes or 0), period)
         _add(found, m, _unless_bare(value, not (minutes or oclock or period)))
     for m in _EN_OCLOCK.finditer(text):
         _add(found, m, _clock(_en_hour(m[1]), 0, m[2] or m[3]))
     for m in _EN_PAST.finditer(text):
         hour = _en_hour(m[3])
-        minute = 30 if m[1].lower() == "half" else 15
-        if m[2].lower() == "to":
+        minute = 30 if case_blind(m[1]) == "half" else 15
+        if case_blind(m[2]) == "to":
             hour, minute = (hour - 1) % 24, 60 - minute
         _add(found, m, _clock(hour, minute, m[4] or m[5]))
     for m in _EN_NOON.finditer(text):
-        _add(found, m, "00:00" if m.group().lower() == "midnight" else "12:00")
+        _add(found, m, "00:00" if case_blind(m.group()) == "midnight" else "12:00")
     return found

@@ -22,6 +22,15 @@ _LATIN_LETTER = re.compile("[A-Za-z\u0130\u0131\u017f\u212a]")
 that ``re.I`` folds to one (İ, dotless ı, long ſ, the Kelvin sign K)."""
 
 
+_RE_I_FOLDS = str.maketrans({"\u0130": "i", "\u0131": "i", "\u017f": "s", "\u212a": "k"})
+
+
+def case_blind(word: str) -> str:
+    """``word`` lower-cased the way a case-blind pattern read it: "ſunday" matched the weekday
+    pattern as "sunday" did, so a table keyed by ASCII words must find it as "sunday" too."""
+    return word.translate(_RE_I_FOLDS).lower()
+
+
 def may_hold_latin(text: str) -> bool:
     """Whether a case-blind pattern that needs an ASCII letter could match in ``text``: a scan in C
     that lets most Chinese turns skip the Latin half of an alternation."""

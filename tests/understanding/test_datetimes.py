@@ -310,3 +310,22 @@ class TestCheapFirstLook:
         """An order number or "phone" (which holds "one") is no reason to run a dozen regexes."""
         assert datetimes._DATE_HINT.search(text) is None
         assert datetimes._TIME_HINT.search(text) is None
+
+
+class TestLettersACaseBlindPatternFolds:
+    """"ſ", "ı", "İ" and the Kelvin sign "K" match ASCII letters in a case-blind pattern, so the word
+    read must be looked up as that ASCII word: "ſunday" raised a KeyError instead of being read."""
+
+    @pytest.mark.parametrize("folded, plain", [
+        ("next \u017funday", "next sunday"), ("\u017fept 3", "sept 3"), ("three days ago", "three days ago"),
+        ("\u017fix pm", "six pm"), ("half pa\u017ft \u017fix", "half past six"), ("mıdnight", "midnight"),
+        ("\u0130N TWO WEEKS", "in two weeks"),
+    ])
+    def test_the_folded_word_reads_as_the_plain_one(self, folded: str, plain: str) -> None:
+        assert (dates(folded), times(folded)) == (dates(plain), times(plain))
+
+    @pytest.mark.parametrize("text, plain", [
+        ("下周\u017funday开会", "下周sunday开会"), ("明天下午\u017fix pm", "明天下午six pm"),
+    ])
+    def test_a_chinese_turn_holding_one_reads_as_with_the_plain_letter(self, text: str, plain: str) -> None:
+        assert (dates(text), times(text)) == (dates(plain), times(plain))
