@@ -259,11 +259,13 @@ class SqliteStore:
         # One statement outside BEGIN ... COMMIT is its own transaction, committed when it ends: the
         # same durable write as BEGIN IMMEDIATE / INSERT / COMMIT (a write statement takes the write
         # lock before it reads, waiting as long as busy_timeout), in one round trip instead of three.
-        with self._errors():
+        try:     # inline ``_errors``: this runs on every turn that runs an action
             conn = self._conn()
             if conn.execute(_MARK_RUNNING, (session_id, key, at)).rowcount:
                 return None
             found = conn.execute("SELECT at FROM runs WHERE session_id = ? AND key = ?", (session_id, key)).fetchone()
+        except sqlite3.Error as exc:
+            raise self._failed(exc) from exc
         earlier: float = found[0]
         return earlier
 
@@ -339,13 +341,16 @@ class SqliteStore:
         self._local.conn = conn
         return conn
 
+    def _failed(self, exc: sqlite3.Error) -> StoreError:
+        return StoreError(f"session store {self.url} failed: {exc}")
+
     @contextmanager
     def _errors(self) -> Iterator[None]:
         """Any SQLite failure becomes a StoreError naming the file, never a raw traceback."""
         try:
             yield
         except sqlite3.Error as exc:
-            raise StoreError(f"session store {self.url} failed: {exc}") from exc
+            raise self._failed(exc) from exc
 
     @contextmanager
     def _write(self) -> Iterator[sqlite3.Connection]:
@@ -431,7 +436,7 @@ class SqliteStore:
                 return (None if row is None else row[0]), None
             rows = conn.execute(_rev_and_users_sql(len(users)), (session_id, *users)).fetchall()
         except sqlite3.Error as exc:
-            raise StoreError(f"session store {self.url} failed: {exc}") from exc
+            raise self._failed(exc) from exc
         rev: int | None = None
         found: UserRows = {user: {} for user in users}
         for first, name, data in rows:
@@ -500,5 +505,5 @@ class SqliteStore:
                 if custom_timeout:
                     conn.execute(f"PRAGMA busy_timeout = {self._busy_ms}")
         except sqlite3.Error as exc:
-            raise StoreError(f"session store {self.url} failed: {exc}") from exc
+            raise self._failed(exc) from exc
         return rev
