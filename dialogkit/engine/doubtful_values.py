@@ -13,10 +13,11 @@ import re
 from typing import Any
 
 from dialogkit.engine.turn import TurnContext
+from dialogkit.spec.schema import SlotSpec
 from dialogkit.strings.redaction import EMAIL
 from dialogkit.text.labels import slot_name_label
 
-__all__ = ["doubted"]
+__all__ = ["doubt", "doubted"]
 
 # A mobile number only: the log-masking PHONE also takes ten plain digits, a common order-id shape.
 _SHAPES = {"phone": re.compile(r"(?:\+?86[\s-]?)?1[3-9]\d{9}"), "email": EMAIL}
@@ -24,19 +25,30 @@ _KIND = {"phone": {"zh": "手机号", "en": "a phone number"}, "email": {"zh": "
 _SAID = {"zh": "{value} 看起来像{kind}，不像{label}。", "en": "{value} looks like {kind}, not like the {label}."}
 
 
+def doubt(slot: SlotSpec, value: Any, language: str) -> str | None:
+    """What the bot says when ``value`` offered to ``slot`` is shaped like another type; None when
+    it is not (or the slot is of no type, or of that very type). Checkers of conversations use it too."""
+    if slot.entity in (None, *_SHAPES):
+        return None
+    text = str(value).strip()
+    kind = next((k for k, shape in _SHAPES.items() if shape.fullmatch(text)), None)
+    if kind is None:
+        return None
+    language = "zh" if language == "zh" else "en"
+    return _SAID[language].format(value=text, kind=_KIND[kind][language], label=slot_name_label(slot, language))
+
+
 def doubted(ctx: TurnContext, name: str, value: Any) -> bool:
     """Whether ``value`` must not fill slot ``name`` this turn (the reason is added to ``ctx.say``)."""
     task, flow = ctx.task, ctx.flow
     slot = flow.spec.slot(name) if flow is not None else None
-    if task is None or slot is None or slot.entity in (None, *_SHAPES) or name in ctx.prefilled:
+    if task is None or slot is None or name in ctx.prefilled:
         return False
+    said = doubt(slot, value, ctx.language)
     text = str(value).strip()
-    kind = next((k for k, shape in _SHAPES.items() if shape.fullmatch(text)), None)
-    if kind is None or task.doubted.pop(name, None) == text:
+    if said is None or task.doubted.pop(name, None) == text:
         return False
     task.doubted[name] = text
-    language = "zh" if ctx.language == "zh" else "en"
-    label = slot_name_label(slot, language)
-    ctx.say.append(_SAID[language].format(value=text, kind=_KIND[kind][language], label=label))
+    ctx.say.append(said)
     return True
 

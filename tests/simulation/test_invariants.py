@@ -118,6 +118,23 @@ def test_an_invalid_bare_answer_gets_the_rule_message(language: str, message: st
     assert finding is not None and finding.kind == "invalid_value_accepted"
 
 
+CHECKING = Snapshot("PARAM_COLLECT", "check_status", {}, ("check_status",), (), "order_id")
+
+
+@pytest.mark.parametrize(("language", "doubt"), [
+    ("zh", "13812345678 看起来像手机号，不像订单号。"),
+    ("en", "13812345678 looks like a phone number, not like the order number."),
+])
+def test_an_answer_shaped_like_a_phone_may_be_asked_about_before_it_is_taken(language: str, doubt: str) -> None:
+    answer = utterance("13812345678", "answer", language, slot="order_id",
+                       fills={"order_id": said("13812345678", "13812345678", "order_id")})
+    asked = reply(f"{doubt} ?", state="PARAM_COLLECT", flow="check_status", language=language)
+    assert bare_answer_goes_to_asked_slot(record(answer, asked, before=CHECKING), judge()) is None
+    dropped = reply("?", state="PARAM_COLLECT", flow="check_status", language=language)
+    finding = bare_answer_goes_to_asked_slot(record(answer, dropped, before=CHECKING), judge())
+    assert finding is not None and finding.kind == "answer_not_taken"
+
+
 def test_the_failure_that_hands_off_needs_no_rule_message() -> None:
     answer = utterance("9000", "answer", "en", slot="amount", mentions=(said("9000", 9000, "number", valid=False),))
     handed = reply("Leave a phone number.", state="PARAM_COLLECT", flow="agent", language="en")

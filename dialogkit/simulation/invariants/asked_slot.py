@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from dialogkit.engine.choices import outside
+from dialogkit.engine.doubtful_values import doubt
 from dialogkit.simulation.catalog import SlotInfo
 from dialogkit.simulation.invariants.base import Finding, Invariant, Judge, slots_of_task
 from dialogkit.simulation.observation import TurnRecord
@@ -43,6 +44,8 @@ def _answer_taken(turn: TurnRecord, slot: SlotInfo, said: Said, after: dict[str,
     if said.valid:
         if after is not None and value_key(held) == value_key(said.canonical):
             return None
+        if _doubted_aloud(turn, slot, said):
+            return None
         message = f"the answer {said.text!r} to the question for {slot.name} left it {held!r}"
         if said.form == "label":   # the bot shows this label but the bot file does not list it as an alias
             return Finding("label_not_understood", message + " (a label of the value, not an alias)",
@@ -56,6 +59,13 @@ def _answer_taken(turn: TurnRecord, slot: SlotInfo, said: Said, after: dict[str,
     message = f"the invalid answer {said.text!r} for {slot.name} got no rule message"
     expected = rule_messages(slot, turn.language, said) or [phrase("invalid_value", turn.language)]
     return Finding("no_rule_message", message, {"bot": expected[0]})
+
+
+def _doubted_aloud(turn: TurnRecord, slot: SlotInfo, said: Said) -> bool:
+    """The bot asked about a value shaped like another type (a mobile number for an order id)
+    before taking it, as documented, rather than dropping the answer (docs/behaviours.md, item 3)."""
+    doubt_said = doubt(slot.spec, said.text, turn.language)
+    return doubt_said is not None and doubt_said in turn.text
 
 
 def bare_answer_goes_to_asked_slot(turn: TurnRecord, judge: Judge) -> Finding | None:
