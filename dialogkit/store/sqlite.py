@@ -41,6 +41,7 @@ from dialogkit.store.cache import SessionCache
 from dialogkit.store.codec import decode_messages, decode_session, decode_slots
 from dialogkit.store.lock_file import LockFileHandle
 from dialogkit.store.protocol import slice_bounds
+from dialogkit.store.sqlite_checkpoints import SAFETY_NET_PAGES, Checkpointer
 from dialogkit.store.sqlite_writes import write_pending
 from dialogkit.store.staging import PendingWrite, StagedTxn, UserRows, reading_first
 
@@ -177,6 +178,7 @@ class SqliteStore:
         self._all: list[sqlite3.Connection] = []
         self._all_guard = threading.Lock()
         self._closed = False
+        self._checkpoints = Checkpointer(self.path)
         try:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         except OSError as exc:
@@ -312,6 +314,7 @@ class SqliteStore:
         return purged
 
     def close(self) -> None:
+        self._checkpoints.close()
         with self._all_guard:
             self._closed = True
             for conn in self._all:
@@ -333,6 +336,7 @@ class SqliteStore:
                                        timeout=self._busy_ms / 1000)
                 conn.execute(f"PRAGMA busy_timeout = {self._busy_ms}")
                 conn.execute("PRAGMA synchronous = NORMAL")
+                conn.execute(f"PRAGMA wal_autocheckpoint = {SAFETY_NET_PAGES}")   # see sqlite_checkpoints
                 conn.execute("PRAGMA cache_size = -512")   # 512 KiB a connection, not 2 MiB: a turn reads a
                 #                                            few indexed rows; the OS caches the file
             except sqlite3.Error as exc:
@@ -501,6 +505,7 @@ class SqliteStore:
                         conn.rollback()
                     raise
                 conn.execute("COMMIT")
+                self._checkpoints.committed()
             finally:
                 if custom_timeout:
                     conn.execute(f"PRAGMA busy_timeout = {self._busy_ms}")
