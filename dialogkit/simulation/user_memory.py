@@ -92,7 +92,17 @@ class UserMemory:
             keys |= {value_key(s.canonical) for s in self.last_list}
         if utterance.move == "refer" or utterance.flow is not None:
             keys |= {value_key(turn.after.slots[slot]) for slot in self.entering(turn)}
+            keys |= self._ran_with_new(turn)
         return frozenset(keys)
+
+    def _ran_with_new(self, turn: TurnRecord) -> set[str]:
+        """Values an action of this turn ran with that its task did not hold before: the turn
+        brought them in and finished the task at once, so no slot shows them entering."""
+        if turn.reply is None or turn.before.flow is None:
+            return set()
+        seen = self.seen.get(turn.before.flow, turn.before.slots)
+        return {value_key(v) for run in turn.reply.actions for slot, v in run.inputs.items()
+                if v is not None and value_key(v) != value_key(seen.get(slot))}
 
     def entering(self, turn: TurnRecord) -> list[str]:
         """The slots of the active task whose value came in this turn (a resumed task's old values did not)."""

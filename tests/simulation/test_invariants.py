@@ -72,6 +72,28 @@ def test_a_no_at_the_confirmation_takes_back_what_it_showed_until_it_is_shown_ag
                                                    judge(memory=memory)) is None
 
 
+@pytest.mark.parametrize(("language", "forget", "refer"), [("zh", "忘记刚才说的", "那个呢"),
+                                                            ("en", "forget what I just said", "what about it")])
+def test_a_reference_that_brings_a_forgotten_value_back_and_finishes_the_task_says_it_again(
+        language: str, forget: str, refer: str) -> None:
+    asking = Snapshot("PARAM_COLLECT", "report_issue", {"product": "phone", "issue_type": "damaged"},
+                      ("report_issue",), (), "order_id")
+    started = record(utterance("…", "trigger", language, flow="report_issue"), reply(
+        "?", state="PARAM_COLLECT", flow="report_issue", slots=asking.slots, language=language))
+    pointed = record(utterance(refer, "refer", language), reply(
+        "?", state="CONFIRMATION", flow="report_issue", slots=SLOTS, language=language), before=asking, index=1)
+    forgot = record(utterance(forget, "forget", language), reply(
+        "?", state="PARAM_COLLECT", flow="report_issue", slots=asking.slots, language=language),
+        before=pointed.after, index=2)
+    memory = remember(UserMemory(language), started, pointed, forgot)
+    assert [(t.value, t.reason) for t in memory.taken_back] == [("12345", "forgotten")]
+    again = record(utterance(refer, "refer", language), reply(
+        "ok", slots=SLOTS, language=language, actions=[ActionRun("create_ticket", dict(SLOTS))]),
+        before=forgot.after, index=3)
+    memory.take_back(again)
+    assert action_never_runs_with_taken_back_value(again, judge(memory=memory)) is None
+
+
 def test_saying_a_value_again_takes_it_back_no_longer() -> None:
     fix = record(utterance("actually 67890", "correct", "en", slot="order_id",
                            fills={"order_id": said("67890", entity="order_id")}),
