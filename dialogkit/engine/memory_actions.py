@@ -9,7 +9,7 @@ memory action reaches for the bot.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
@@ -84,7 +84,7 @@ def summarize(ctx: TurnContext, texts: Texts) -> None:
     desc = {lang: texts.describe_flow(flow.name, lang) for lang in ("zh", "en")}
     state = ctx.session.summary
     if trigger in _FACTS:
-        _record_facts(ctx, texts, desc)
+        _record_facts(ctx, texts, desc, ctx.updates, ctx.turn)
     elif trigger == "confirm":
         summary.record_confirmed(state, key=f"{task.id}:confirmed", zh=desc["zh"], en=desc["en"], turn=ctx.turn)
         summary.record_pending(state, key=f"{task.id}:run", zh=f"执行{desc['zh']}", en=f"run: {desc['en']}",
@@ -99,12 +99,26 @@ def summarize(ctx: TurnContext, texts: Texts) -> None:
         summary.record_confirmed(state, key=key, zh=zh, en=en, turn=ctx.turn)
 
 
-def _record_facts(ctx: TurnContext, texts: Texts, desc: Mapping[str, str]) -> None:
-    """The values this transition wrote, labelled in both languages (sensitive ones never)."""
+def restate_facts(ctx: TurnContext, texts: Texts, names: Iterable[str]) -> None:
+    """Facts for values a forget gave back: "忘记刚才说的" after "金额是1" puts the amount said
+    before back in the slot, while the summary's fact for the amount went with the forgotten turn.
+    Each is recorded again at the turn it was first said, so a later forget leaves it be."""
+    task, flow = ctx.task, ctx.flow
+    if task is None or flow is None:
+        return
+    desc = {lang: texts.describe_flow(flow.name, lang) for lang in ("zh", "en")}
+    for name in names:
+        if task.slots.get(name) is not None:
+            _record_facts(ctx, texts, desc, {name: task.slots[name]}, task.slot_turns.get(name, ctx.turn))
+
+
+def _record_facts(ctx: TurnContext, texts: Texts, desc: Mapping[str, str], values: Mapping[str, Any],
+                  turn: int) -> None:
+    """The values a transition wrote, labelled in both languages (sensitive ones never)."""
     task, flow = ctx.task, ctx.flow
     assert task is not None and flow is not None
     slots: dict[str, tuple[str, str, str, str]] = {}
-    for name, value in ctx.updates.items():
+    for name, value in values.items():
         slot = flow.spec.slot(name)
         if slot is None or slot.sensitive:
             continue
@@ -113,7 +127,7 @@ def _record_facts(ctx: TurnContext, texts: Texts, desc: Mapping[str, str]) -> No
     if slots:
         # Keyed by task, not flow: a second ticket adds its facts beside the first one's.
         summary.record_facts(ctx.session.summary, flow=f"{flow.name}#{task.id}", flow_description=desc["zh"],
-                             flow_description_en=desc["en"], slots=slots, turn=ctx.turn)
+                             flow_description_en=desc["en"], slots=slots, turn=turn)
 
 
 def _record_completed(ctx: TurnContext, texts: Texts, desc: Mapping[str, str]) -> None:

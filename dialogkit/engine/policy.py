@@ -13,7 +13,7 @@ from typing import Any
 from dialogkit.actions.registry import ActionContext
 from dialogkit.actions.table import ActionTable
 from dialogkit.engine import choices as choice_lists
-from dialogkit.engine import conditional_slots, slot_writes
+from dialogkit.engine import conditional_slots, memory_actions, slot_writes
 from dialogkit.engine.execution import run_at_most_once
 from dialogkit.engine.faq import FaqIndex
 from dialogkit.engine.forget_value import ForgetValue
@@ -878,9 +878,12 @@ class Policy:
 
     # ---- forgetting -------------------------------------------------------------------------
     def _forget_last_turn(self, ctx: TurnContext) -> None:
+        task = ctx.session.task
+        written = [n for n, t in task.slot_turns.items() if t == ctx.turn - 1] if task is not None else []
         removed = slot_writes.forget_turn(ctx, ctx.turn - 1)
         ctx.say.append(R.phrase("forgot" if removed else "nothing_to_forget", ctx.language))
         self._bind(ctx)
+        memory_actions.restate_facts(ctx, self.texts, written)     # the values given back, if any
         if ctx.task is not None:
             if ctx.task.state == "CONFIRMATION" and self._missing(ctx):
                 # What was forgotten was needed: the confirmation no longer holds, so ask again.
