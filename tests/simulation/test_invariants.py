@@ -289,6 +289,31 @@ def test_the_summary_drops_a_corrected_value(language: str, text: str, kept: str
 
 
 
+@pytest.mark.parametrize(("language", "text", "kept", "stale"), [
+    ("zh", "不对，金额是100", "用户陈述：转账（收款人 约翰，金额 100）；已确认：转账，已转账，流水号 R-1001",
+     "用户陈述：转账（收款人 约翰，金额 1）"),
+    ("en", "actually 100", "User stated: Send money (payee John Smith, amount 100). Confirmed: Done, reference R-1001.",
+     "User stated: Send money (payee John Smith, amount 1)."),
+])
+def test_a_held_value_read_past_leaves_no_piece_of_another_code_behind(language: str, text: str, kept: str,
+                                                                       stale: str) -> None:
+    """"100" is read past as a word: inside "R-1001" it would leave a "1" that looks like the
+    taken-back amount 1."""
+    start = record(utterance("转1元给约翰", "trigger", "zh", flow="transfer"),
+                   reply("?", state="PARAM_COLLECT", flow="transfer", slots={"payee": "John Smith", "amount": 1}))
+    fix = utterance(text, "correct", language, slot="amount", fills={"amount": said("100", 100, "number")})
+    memory = remember(UserMemory(language), start)
+    slots = {"payee": "John Smith", "amount": 100}
+    good = record(fix, reply("?", state="PARAM_COLLECT", flow="transfer", slots=slots, language=language,
+                             summary=kept), before=start.after, index=1)
+    memory.take_back(good)
+    assert summary_holds_no_taken_back_value(good, judge(TRANSFER, memory)) is None
+    bad = record(fix, reply("?", state="PARAM_COLLECT", flow="transfer", slots=slots, language=language,
+                            summary=stale), before=start.after, index=1)
+    finding = summary_holds_no_taken_back_value(bad, judge(TRANSFER, memory))
+    assert finding is not None and finding.kind == "corrected"
+
+
 INSURANCE = MEETING.parents[1] / "examples" / "insurance" / "insurance.yaml"
 
 

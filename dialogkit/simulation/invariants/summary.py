@@ -46,7 +46,8 @@ def _holds(summary: str, form: str, others: list[str], slot_labels: list[str]) -
     lowered = form.lower()
     for other in [*(o for o in others if lowered in o.lower() and o.lower() != lowered),
                   *(label for label in slot_labels if lowered in label.lower())]:
-        summary = re.sub(re.escape(other), " ", summary, flags=re.IGNORECASE)
+        # As a word: "100" read past inside "R-1001" would leave a "1" standing alone.
+        summary = re.sub(word_pattern(other), " ", summary, flags=re.IGNORECASE)
     return re.search(word_pattern(form), summary, re.IGNORECASE) is not None
 
 
