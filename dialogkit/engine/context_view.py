@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any
 from dialogkit.context.parts import BuiltContext, ContextInputs, Round, RoundSummary
 from dialogkit.context.tokens import REPLY_PRIMING_TOKENS
 from dialogkit.context.window import build_context, export_text
+from dialogkit.engine.filler import FillerTrim
 from dialogkit.engine.rule_summary import rule_summary
 from dialogkit.engine.slots import missing_required
 from dialogkit.engine.turn import TurnContext
@@ -106,6 +107,7 @@ class ContextView:
         self._types = list(understanding.entities.custom)
         self._counter: TokenCounter | None = None
         self._summaries: dict[tuple[object, ...], str] = {}
+        self._filler: FillerTrim | None = None
 
     @property
     def counter(self) -> TokenCounter:
@@ -246,12 +248,25 @@ class ContextView:
             summary=summary,
             pinned=[(m.role, m.content) for m in before if m.pinned],
             entity_memory=entity_memory(entities, language, self.texts, named=f"{flow}\n{summary}"),
-            rounds=_rounds(before, max(after, hierarchy.folded_until(session.summary))),
+            rounds=self._without_filler(_rounds(before, max(after, hierarchy.folded_until(session.summary))),
+                                        language),
             round_summaries=self._round_summaries(session, self._provisional(session, before, after)),
             current_user_message=current.content if current is not None else "",
             sensitive_values=self.sensitive_values(session),
         )
         return inputs, self._full_tokens(session, messages, current, system_prompt)
+
+    def _without_filler(self, rounds: list[Round], language: str) -> list[Round]:
+        """The rounds with their user messages' filler cut, when the bot asks for it (``drop_filler``)."""
+        if not self.settings.drop_filler:
+            return rounds
+        if self._filler is None:
+            self._filler = FillerTrim(self.understanding, self.counter.count)
+        trim = self._filler.trim
+        for item in rounds:
+            item.messages = [(role, trim(content, language) if role == "user" else content)
+                             for role, content in item.messages]
+        return rounds
 
     def _window_summary(self, session: Session, *, shown_task: bool) -> str:
         """The ticket summary as the window sends it: older tasks by their values only, and

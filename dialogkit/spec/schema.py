@@ -605,6 +605,13 @@ class ContextSpec(_Model):
                     "way to their summaries first. Default: the preset's.",
         examples=[1],
     )
+    drop_filler: bool = Field(
+        default=False,
+        description="Send earlier user messages of 40 tokens or more without their filler: clauses in which the "
+                    "bot reads no entity, number, question, cue, reference or trigger word become one \"…\". "
+                    "The current message and the bot's replies are always sent whole.",
+        examples=[True],
+    )
     system_prompt: Prompt | None = Field(
         default=None,
         description="The system message. Default: one naming the bot and listing its flows.",
