@@ -10,10 +10,11 @@ It prints the sent tokens per part of the window (system prompt, flow state, tic
 entity memory, recent rounds, round summaries, current message) so a regression shows where, and
 the ceiling: what would be saved sending only the system prompt, the verbatim rounds and the
 current message, which no compression of the other parts can beat. The same conversation then
-runs with 1, 2 and 3 verbatim rounds (copies of the bot file differing only in
-``keep_recent_rounds``), so the price of each round shows in the same run.
+runs with 1, 2 and 3 recent rounds, each word for word and without filler (copies of the bot file
+differing only in ``keep_recent_rounds`` and ``drop_filler``), so the price of each round and of
+its filler shows in the same run.
 
-Target: >= 92% saved, with the bot's own ``context:`` settings. Every value of a task that reached
+Target: >= 92% saved, with the bot's own ``context:`` settings (three recent rounds, without filler). Every value of a task that reached
 CONFIRMATION or EXECUTION must still be in the final context (as its canonical value or a label):
 the bench fails when one is missing.
 
@@ -119,6 +120,7 @@ class Run:
     """One bot driven through the script: totals over turns, per part, and the final context."""
 
     keep: int
+    drop_filler: bool
     turns: int
     seconds: float = 0.0
     sent: int = 0
@@ -149,7 +151,7 @@ def drive(bot_file: Path, rounds: int) -> Run:
     bot = Bot.from_file(bot_file, store="memory://", actions=STUBS)
     turns = script(rounds)
     started = time.perf_counter()
-    run = Run(bot.spec.context.effective_keep_recent_rounds, len(turns))
+    run = Run(bot.spec.context.effective_keep_recent_rounds, bot.spec.context.drop_filler, len(turns))
     for i, text in enumerate(turns):
         reply = bot.handle("savings", text)
         run.user_tokens += bot.view.counter.count_message("user", text)
@@ -173,16 +175,18 @@ def drive(bot_file: Path, rounds: int) -> Run:
     return run
 
 
-def with_keep(bot_file: Path, keep: int, folder: Path) -> Path:
-    """A copy of the bot file whose ``context:`` keeps ``keep`` rounds verbatim (nothing else changes)."""
+def with_context(bot_file: Path, keep: int, drop_filler: bool, folder: Path) -> Path:
+    """A copy of the bot file whose ``context:`` keeps ``keep`` recent rounds, with or without
+    their filler (nothing else changes)."""
     text = bot_file.read_text(encoding="utf-8")
-    if re.search(r"(?m)^  keep_recent_rounds: *\d+", text):
-        text = re.sub(r"(?m)^(  keep_recent_rounds: *)\d+", rf"\g<1>{keep}", text)
-    elif re.search(r"(?m)^context:\n", text):
-        text = re.sub(r"(?m)^context:\n", f"context:\n  keep_recent_rounds: {keep}\n", text)
-    else:
-        text += f"\ncontext:\n  keep_recent_rounds: {keep}\n"
-    copy = folder / f"keep{keep}_{bot_file.name}"
+    for key, value in (("keep_recent_rounds", str(keep)), ("drop_filler", str(drop_filler).lower())):
+        if re.search(rf"(?m)^  {key}: *\S+", text):
+            text = re.sub(rf"(?m)^(  {key}: *)\S+", rf"\g<1>{value}", text)
+        elif re.search(r"(?m)^context:\n", text):
+            text = re.sub(r"(?m)^context:\n", f"context:\n  {key}: {value}\n", text)
+        else:
+            text += f"\ncontext:\n  {key}: {value}\n"
+    copy = folder / f"keep{keep}_{'trimmed' if drop_filler else 'whole'}_{bot_file.name}"
     copy.write_text(text, encoding="utf-8")
     return copy
 
@@ -193,7 +197,8 @@ def main_lines(run: Run) -> list[str]:
     return [
         f"rounds: {run.turns} (support bot, zh/en alternating tasks; user messages avg "
         f"{run.user_tokens / per_turn:.0f} tokens, encoding {final.encoding}), {run.seconds:.1f} s",
-        f"context: budget {final.budget}, keep_recent_rounds {run.keep} (the bot file's own setting)",
+        f"context: budget {final.budget}, keep_recent_rounds {run.keep}, drop_filler {str(run.drop_filler).lower()} "
+        "(the bot file's own settings)",
         "",
         "| | tokens |",
         "|---|---|",
@@ -201,7 +206,7 @@ def main_lines(run: Run) -> list[str]:
         f"| sent (built context), summed over turns | {run.sent:,} |",
         f"| saved | {run.full - run.sent:,} (**{run.pct:.1f}%**, target >= {TARGET_PCT:.0f}%) |",
         f"| last turn: full / sent | {final.full_tokens:,} / {final.sent_tokens:,} |",
-        f"| ceiling: system prompt + verbatim rounds + current message only | {run.floor:,} ({run.ceiling:.1f}% saved) |",
+        f"| ceiling: system prompt + recent rounds as sent + current message only | {run.floor:,} ({run.ceiling:.1f}% saved) |",
         "",
         "sent per part (average per turn / last turn; the rest is the reply priming):",
         "",
@@ -217,15 +222,17 @@ def main_lines(run: Run) -> list[str]:
 
 
 def comparison_lines(runs: list[Run]) -> list[str]:
-    """The same conversation with 1, 2 and 3 verbatim rounds: what each costs, part by part."""
+    """The same conversation with 1, 2 and 3 recent rounds, whole and without filler: what each
+    costs, part by part."""
     names = sorted({p for r in runs for p in r.parts}, key=lambda p: -runs[0].parts.get(p, 0))
     return [
-        "the same conversation with other `keep_recent_rounds` (average tokens per turn; the ceiling",
-        "sends nothing but the system prompt, the verbatim rounds and the current message):",
+        "the same conversation with other `keep_recent_rounds` and `drop_filler` (average tokens per turn;",
+        "the ceiling sends nothing but the system prompt, the recent rounds as sent and the current message):",
         "",
-        f"| keep | saved | ceiling | values kept | {' | '.join(names)} |",
-        "|---" * (4 + len(names)) + "|",
-        *(f"| {r.keep} | {r.pct:.1f}% | {r.ceiling:.1f}% | {len(r.confirmed) - len(r.missing)}/{len(r.confirmed)} | "
+        f"| keep | drop_filler | saved | ceiling | values kept | {' | '.join(names)} |",
+        "|---" * (5 + len(names)) + "|",
+        *(f"| {r.keep} | {str(r.drop_filler).lower()} | {r.pct:.1f}% | {r.ceiling:.1f}% | "
+          f"{len(r.confirmed) - len(r.missing)}/{len(r.confirmed)} | "
           + " | ".join(f"{r.parts.get(p, 0) / max(r.turns, 1):.0f}" for p in names) + " |" for r in runs),
     ]
 
@@ -236,15 +243,17 @@ def main(argv: list[str] | None = None) -> dict[str, Any]:
     parser.add_argument("--bot", type=Path, default=ROOT / "flows" / "support_ticket.yaml")
     args = parser.parse_args(argv)
     own = drive(args.bot, args.rounds)
+    variants = [(keep, drop) for drop in (False, True) for keep in (1, 2, 3) if (keep, drop) != (own.keep, own.drop_filler)]
     with tempfile.TemporaryDirectory() as folder:
-        others = [drive(with_keep(args.bot, keep, Path(folder)), args.rounds) for keep in (1, 2, 3) if keep != own.keep]
-    runs = sorted([own, *others], key=lambda r: r.keep)
+        others = [drive(with_context(args.bot, keep, drop, Path(folder)), args.rounds) for keep, drop in variants]
+    runs = sorted([own, *others], key=lambda r: (r.drop_filler, r.keep))
     report("Context savings (bench/savings.py)", [*main_lines(own), "", *comparison_lines(runs)])
     missing = sorted({m for r in runs for m in r.missing})
     if missing:     # a saving that loses what the user confirmed is no saving
         raise SystemExit(f"confirmed slot values missing from the final context: {', '.join(missing)}")
     return {"saved_pct": own.pct, "sent": own.sent, "full": own.full, "missing": own.missing,
-            "states": own.states, "parts": own.parts, "by_keep": {r.keep: r.pct for r in runs}}
+            "states": own.states, "parts": own.parts,
+            "by_keep": {(r.keep, r.drop_filler): r.pct for r in runs}}
 
 
 if __name__ == "__main__":

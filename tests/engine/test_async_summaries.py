@@ -17,7 +17,9 @@ import pytest
 
 from dialogkit import Bot
 from dialogkit.llm.client import LLMClient
+from dialogkit.memory.hierarchy import ROUNDS_PER_SUMMARY
 from dialogkit.model.session import SummaryState
+from dialogkit.spec.loader import check_bot_file
 from dialogkit.spec.schema import LLMSpec
 from dialogkit.strings.redaction import MASK
 from dialogkit.testing.llm_server import Delay, Reply, ScriptedLLMServer, Status, request_mode
@@ -27,9 +29,17 @@ from tests.service.conftest import SUPPORT
 
 LANGS = pytest.mark.parametrize("lang", ["zh", "en"])
 STUBS = {"create_ticket": {"ticket_id": "T-1001"}, "order_status": {"status": "shipped"}}
-TURNS = 17
-"""Enough small talk for three 5-round blocks to leave the window, hence a level-2 summary too:
-the last turn folds the third block and then the three summaries."""
+
+
+def support_keep() -> int:
+    spec = check_bot_file(SUPPORT).spec
+    assert spec is not None
+    return spec.context.effective_keep_recent_rounds
+
+
+TURNS = 3 * ROUNDS_PER_SUMMARY + support_keep() + 1
+"""Enough small talk for three 5-round blocks to leave the window (folding stays one round behind
+it), hence a level-2 summary too: the last turn folds the third block and then the three summaries."""
 CHIT_CHAT = {"commands": [{"command": "chit_chat"}]}
 
 

@@ -380,14 +380,15 @@ class TestNegotiation:
 class TestSummaries:
     @LANGS
     def test_rounds_leaving_the_window_are_summarised_by_the_llm(self, serve: Any, lang: str) -> None:
-        """Seven turns of small talk: the first five rounds are folded by the LLM's summary."""
+        """Small talk until the first five rounds have left the window (folding stays one round
+        behind it): they are folded by the LLM's summary."""
         summary = "用户在闲聊。" if lang == "zh" else "The user is making small talk."
 
         def answer(body: dict[str, Any]) -> Any:
             return {"commands": [{"command": "chit_chat"}]} if request_mode(body) != "text" else summary
 
         bot, server = serve(answer)
-        for number in range(7):
+        for number in range(5 + bot.spec.context.effective_keep_recent_rounds + 1):
             bot.handle("s", f"今天天气不错 {number}" if lang == "zh" else f"nice weather today {number}")
         assert summary in json.dumps(bot.session("s").data.summary.round_summaries, ensure_ascii=False)
         assert [request_mode(body) for body in server.requests].count("text") == 1
