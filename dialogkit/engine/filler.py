@@ -29,8 +29,9 @@ __all__ = ["ELLIPSIS", "FillerTrim", "clauses"]
 ELLIPSIS = "…"
 MIN_TOKENS = 40
 """Messages shorter than this are sent whole: a sentence or two of filler is not worth a gap."""
-CACHE = 512
-"""Trimmed texts kept per bot: the rounds of the sessions of the moment."""
+CACHE_CHARS = 1_000_000
+"""Characters of texts and their trimmed forms kept per bot: the rounds of the sessions of the
+moment (a stored message holds at most 64K characters, so a few long ones cannot hold memory)."""
 
 # A clause ends at Chinese punctuation, or at Latin punctuation followed by a space or the end
 # (so "3.5", "1,000" and "a.b@example.com" stay whole).
@@ -57,14 +58,18 @@ class FillerTrim:
         self.understanding = understanding
         self.count = count
         self._trimmed: dict[tuple[str, str], str] = {}
+        self._chars = 0
 
     def trim(self, text: str, language: str) -> str:
         key = (text, language)
         trimmed = self._trimmed.get(key)
         if trimmed is None:
-            if len(self._trimmed) >= CACHE:
+            trimmed = self._trim(text, language)
+            if self._chars + len(text) + len(trimmed) > CACHE_CHARS:
                 self._trimmed.clear()
-            trimmed = self._trimmed[key] = self._trim(text, language)
+                self._chars = 0
+            self._trimmed[key] = trimmed
+            self._chars += len(text) + len(trimmed)
         return trimmed
 
     def _trim(self, text: str, language: str) -> str:

@@ -9,8 +9,10 @@ from pathlib import Path
 import pytest
 
 from dialogkit import Bot
+from dialogkit.engine import filler
 from dialogkit.engine.filler import ELLIPSIS, FillerTrim, clauses
 from dialogkit.spec.schema import ContextSpec
+from dialogkit.strings.limits import MAX_STORED_CHARS
 from dialogkit.strings.redaction import MASK
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -148,3 +150,27 @@ class TestWindow:
             bot.handle("s", "确认" if lang == "zh" else "yes")
             sent = "\n".join(m.content for m in bot.context("s"))
         assert phone not in sent and MASK in sent
+
+
+class TestBounds:
+    @LANGS
+    def test_what_is_remembered_stays_within_its_character_budget(self, monkeypatch: pytest.MonkeyPatch,
+                                                                 lang: str) -> None:
+        monkeypatch.setattr(filler, "CACHE_CHARS", 2_000)
+        bot = Bot.from_file(SUPPORT, store="memory://", actions=STUBS)
+        trim = FillerTrim(bot.understanding, bot.view.counter.count)
+        for n in range(30):
+            text = long_message(lang, f"{ORDER[lang]}{n}")
+            assert f"{ORDER[lang]}{n}" in trim.trim(text, lang)
+            assert sum(len(t) + len(v) for (t, _), v in trim._trimmed.items()) <= 2_000
+
+    @LANGS
+    def test_a_message_of_the_longest_stored_size_is_trimmed_once(self, tmp_path: Path, lang: str) -> None:
+        """64K characters of courtesy (the most a stored message keeps) become one ellipsis."""
+        joiner = "，" if lang == "zh" else ", and "
+        huge = joiner.join(COURTESY[lang] * 2_000)[:MAX_STORED_CHARS]
+        with Bot.from_file(bot_file(tmp_path, True), store="memory://", actions=STUBS) as bot:
+            bot.handle("s", huge)
+            bot.handle("s", REPORT[lang])
+            users = [m.content for m in bot.context("s") if m.part == "recent" and m.role == "user"]
+        assert users == [ELLIPSIS]
