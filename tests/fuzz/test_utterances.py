@@ -1,4 +1,5 @@
-"""Hostile utterances are answered by every shipped bot: never an exception, never a hang."""
+"""Hostile utterances are answered by every shipped bot: never an exception, never a hang; and the
+context window an LLM would then receive builds (earlier rounds trimmed of filler where the bot asks)."""
 
 from __future__ import annotations
 
@@ -37,5 +38,8 @@ def test_every_turn_is_answered(path: Path, turns: list[Any]) -> None:
                 reply = bot.handle(session, text, user_id="fuzz")
             assert isinstance(reply.text, str)
             count(SUITE, "answered")
+        with guarded(SUITE, repr(turns)):
+            assert bot.context(session)[-1].part == "current"
+        count(SUITE, "context built")
     finally:
         bot.store.delete_session(session)
