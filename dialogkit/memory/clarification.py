@@ -96,7 +96,10 @@ def _negated(text: str, start: int) -> bool:
 
 
 def _named(pending: PendingClarification, text: str, mentions: Sequence[Mention]) -> set[int]:
-    """Indices of candidates the answer names (by mention, value or label), minus negated ones."""
+    """Indices of candidates the answer names (by mention, value or label), minus negated ones.
+
+    A name written inside another value is not said: the "11" of "2026年5月11日" or "May 11 2026"
+    is part of a date, not the candidate 11."""
     chosen: set[int] = set()
     rejected: set[int] = set()
     folded = text.casefold()
@@ -105,16 +108,27 @@ def _named(pending: PendingClarification, text: str, mentions: Sequence[Mention]
             if (value_key(m.value) == value_key(cand.value) and m.type in (cand.type, "")) or \
                     value_key(m.text) == value_key(cand.value):
                 (rejected if _negated(text, m.start) else chosen).add(i)
+        others = _other_values(cand, text, folded, mentions)
         for name in {str(cand.value), cand.label}:
             key = name.casefold().strip()
             if not key:
                 continue
             pattern = re.escape(key) if has_cjk(key) else rf"(?<![A-Za-z0-9]){re.escape(key)}(?![A-Za-z0-9])"
             for hit in re.finditer(pattern, folded):
-                (rejected if _negated(folded, hit.start()) else chosen).add(i)
+                if not any(start <= hit.start() and hit.end() <= end for start, end in others):
+                    (rejected if _negated(folded, hit.start()) else chosen).add(i)
     if not chosen:
         chosen = _by_name_part(pending, folded)
     return chosen - rejected
+
+
+def _other_values(cand: Candidate, text: str, folded: str, mentions: Sequence[Mention]) -> list[tuple[int, int]]:
+    """Spans of the mentions that hold a value other than ``cand``'s (where the casefolded text
+    keeps the offsets: it does for every digit, Han character and ASCII letter)."""
+    if len(folded) != len(text):
+        return []
+    key = value_key(cand.value)
+    return [(m.start, m.end) for m in mentions if value_key(m.value) != key and value_key(m.text) != key]
 
 
 _COUNTS = frozenset({"number", "integer"})

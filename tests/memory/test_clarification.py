@@ -209,3 +209,34 @@ class TestOrdinalInsideAValue:
         alias = Mention(type="rank", value="one", text=word, start=start, end=start + len(word))
         picked = answer_clarification(pending, text, [alias])
         assert picked is not None and picked.value == "12345"
+
+
+class TestCandidateInsideAnotherValue:
+    """A candidate's value written inside another value is part of that value: the "11" of
+    "2026年5月11日" or "May 11 2026" is a day of a date, not the candidate 11."""
+
+    @staticmethod
+    def days_question(language: str) -> PendingClarification:
+        """"三天……天数是11" / "three days ... the number of days is 11": 3 or 11?"""
+        options = [Candidate(value=3, type="number", label="3"), Candidate(value=11, type="number", label="11")]
+        return make_pending(options, original_text="", language=language, turn=1, kind="slot_value", slot="days")
+
+    @pytest.mark.parametrize(("language", "text", "surface"), [
+        ("zh", "不对，开始日期是2026年5月11日", "2026年5月11日"),
+        ("en", "no, the start date is May 11 2026", "May 11 2026"),
+    ])
+    def test_a_date_holding_a_candidate_picks_no_candidate(self, language: str, text: str, surface: str) -> None:
+        pending = self.days_question(language)
+        start = text.index(surface)
+        date = Mention(type="date", value="2026-05-11", text=surface, start=start, end=start + len(surface))
+        assert answer_clarification(pending, text, [date]) is None
+
+    @pytest.mark.parametrize(("language", "text"), [("zh", "是11，开始日期是2026年5月11日"),
+                                                    ("en", "11, and the start date is May 11 2026")])
+    def test_the_candidate_said_outside_the_date_still_picks(self, language: str, text: str) -> None:
+        pending = self.days_question(language)
+        surface = "2026年5月11日" if language == "zh" else "May 11 2026"
+        start = text.index(surface)
+        date = Mention(type="date", value="2026-05-11", text=surface, start=start, end=start + len(surface))
+        picked = answer_clarification(pending, text, [date])
+        assert picked is not None and picked.value == 11
