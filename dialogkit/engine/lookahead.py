@@ -44,6 +44,7 @@ class LookAhead:
         resolution = references.resolve(
             session, ctx.text, ctx.language, turn=ctx.turn, mentions=ctx.interp.mentions,
             expected_types=self._expected_types(ctx, flow), task_object_label=object_label, texts=self.texts,
+            reads_as=self.understanding.extract,
         )
         if self._corrects_a_value(ctx, flow):
             resolution = self._without_replaced_referents(resolution)
@@ -116,7 +117,8 @@ class LookAhead:
         ctx.interp = self._interpret(ctx, pending.original_text)
         ctx.text = pending.original_text
         resolution = references.resolve(ctx.session, pending.original_text, ctx.language, turn=ctx.turn,
-                                        mentions=ctx.interp.mentions, texts=self.texts)
+                                        mentions=ctx.interp.mentions, texts=self.texts,
+                                        reads_as=self.understanding.extract)
         if entity is not None:
             resolution = references.bind_choice(resolution, entity, ctx.language, self.texts)
         self.use(ctx, resolution)

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 
 from dialogkit.memory import lexicon as lx
@@ -24,8 +24,11 @@ from dialogkit.model.session import Entity, Session
 from dialogkit.strings.cjk import has_cjk
 from dialogkit.text.labels import Texts
 
-__all__ = ["Ambiguity", "Binding", "Reference", "Resolution", "bind_choice", "find_references", "referent_text",
-           "resolve", "task_phrase"]
+ReadsAs = Callable[[str, Collection[str]], Sequence[Mention]]
+"""(text, entity types) -> the values of those types in the text, wherever another type claimed them."""
+
+__all__ = ["Ambiguity", "Binding", "ReadsAs", "Reference", "Resolution", "bind_choice", "find_references",
+           "referent_text", "resolve", "task_phrase"]
 
 Edit = tuple[int, int, str, str]
 """(start, end, replacement read by understanding, replacement shown) in the original utterance."""
@@ -607,7 +610,7 @@ def _counts_own_mention(ref: Reference, mentions: Sequence[Mention], text: str) 
 def resolve(session: Session, text: str, language: str, *, turn: int, mentions: Sequence[Mention],
             expected_types: Collection[str] = (), expected_kinds: Collection[str] = (),
             task_object: Entity | None = None, task_object_label: str | None = None,
-            texts: Texts | None = None) -> Resolution:
+            texts: Texts | None = None, reads_as: ReadsAs | None = None) -> Resolution:
     """Bind the utterance's references to the session's entities and write the resolved text.
 
     ``turn`` is the current turn: only entities mentioned in earlier turns are candidates.
@@ -615,11 +618,13 @@ def resolve(session: Session, text: str, language: str, *, turn: int, mentions: 
     utterance with no object ("改到下午三点") is completed with it. The first ambiguous
     reference is returned in ``ambiguity`` and left unreplaced; the others are still bound.
     ``texts`` (the bot's labels) names a referent the user never named in the turn's language.
+    ``reads_as(text, types)`` (the understanding's ``extract``) reads a value as given types even
+    where the turn's reading gave its span to another type ("damaged": an issue, and a reason).
     """
     written = _written_language(text, language)
     if written == "zh" and not _ZH_HINT.search(text):
         return Resolution(text=text, resolved_text=text, bindings=[], ambiguity=None)
-    refs = _open_references(session, text, written, mentions, task_object, texts)
+    refs = _open_references(session, text, written, mentions, task_object, texts, reads_as)
     if not refs:   # most turns: nothing refers back, so the candidate pool is never built
         return Resolution(text=text, resolved_text=text, bindings=[], ambiguity=None)
     resolver = _Resolver(session, turn, mentions, expected_types, expected_kinds, task_object, texts)
@@ -663,12 +668,37 @@ def bind_choice(resolution: Resolution, entity: Entity, language: str, texts: Te
 
 
 def _open_references(session: Session, text: str, language: str, mentions: Sequence[Mention],
-                     task_object: Entity | None, texts: Texts | None) -> list[Reference]:
+                     task_object: Entity | None, texts: Texts | None, reads_as: ReadsAs | None) -> list[Reference]:
     """The references left to bind: none inside a mention, none whose object the text names."""
     noun_types = _noun_types(session, [task_object] if task_object else [], texts)
     return [r for r in find_references(text, language, nouns=noun_types.keys())
             if not any(m.start < r.end and r.start < m.end for m in mentions)
-            and not _explicitly_named(r, mentions, text)]
+            and not _explicitly_named(r, mentions, text)
+            and not _states_its_value(r, mentions, text, noun_types, reads_as)]
+
+
+def _states_its_value(ref: Reference, mentions: Sequence[Mention], text: str,
+                      noun_types: dict[str, frozenset[str]], reads_as: ReadsAs | None) -> bool:
+    """"the reason is damaged", "这个退货原因是坏了": a description, "is", then a value of the type
+    it names. The utterance states that value; the description points back at no earlier one
+    (least of all the value it replaces). "the order is broken" still points back: "broken" is
+    no order."""
+    if ref.category != "definite" or ref.noun is None:
+        return False
+    noun = ref.noun.lower()
+    types = noun_types.get(noun) or noun_types.get(noun.rstrip("s"))
+    after = text[ref.end:]
+    copula = _EN_COPULA.match(after) or _ZH_COPULA.match(after)
+    if not types or copula is None:
+        return False
+    rest = after[copula.end():]
+    start = ref.end + copula.end() + len(rest) - len(rest.lstrip())
+    if any(m.start == start and m.type in types for m in mentions):
+        return True
+    try:
+        return reads_as is not None and any(m.start == 0 for m in reads_as(text[start:], types))
+    except ValueError:          # a type the understanding does not read (none the bot declares)
+        return False
 
 
 @dataclass(slots=True)

@@ -486,3 +486,40 @@ class TestTwoNamedSinceTheAskedType:
     def test_an_english_pronoun_in_a_chinese_session_is_found(self) -> None:
         r = resolve(two_orders(), "withdraw it", "zh", turn=2, mentions=[])
         assert r.ambiguity is not None
+
+
+class TestDescriptionStatingItsValue:
+    """"the reason is damaged" / "这个退货原因是坏了" (docs/behaviours.md item 19): a description, "is",
+    then a value of its own type states that value; it points back at no earlier one."""
+
+    @staticmethod
+    def reasons() -> Session:
+        s = new_session()
+        say(s, 1, mention("return_reason", "wrong_item"))
+        return s
+
+    @pytest.mark.parametrize("language", ["en", "zh"])
+    def test_a_value_of_its_type_after_is_binds_nothing(self, language: str) -> None:
+        text = {"en": "the reason is damaged", "zh": "这个退货原因是坏了"}[language]
+        surface = "damaged" if language == "en" else "坏了"
+        start = text.index(surface)
+
+        def reads_as(part: str, types: object) -> list[Mention]:
+            found = part.find(surface)
+            return [Mention("return_reason", "damaged", surface, found, found + len(surface))] if found >= 0 else []
+
+        r = resolve(self.reasons(), text, language, turn=2, texts=bot_texts("flows/support_ticket.yaml"),
+                    mentions=[Mention("issue_type", "damaged", surface, start, start + len(surface))],
+                    reads_as=reads_as)
+        assert bound(r) == [] and r.ambiguity is None and r.resolved_text == text
+
+    @pytest.mark.parametrize(("language", "text"), [("en", "the order is broken"), ("zh", "该订单是坏的")])
+    def test_a_value_of_another_type_after_is_still_points_back(self, language: str, text: str) -> None:
+        s = new_session()
+        say(s, 1, mention("order_id", "12345"))
+        surface = "broken" if language == "en" else "坏的"
+        start = text.index(surface)
+        r = resolve(s, text, language, turn=2, texts=bot_texts("flows/support_ticket.yaml"),
+                    mentions=[Mention("issue_type", "damaged", surface, start, start + len(surface))],
+                    reads_as=lambda part, types: [])
+        assert bound(r) == ["12345"]
