@@ -14,7 +14,7 @@ from dialogkit.engine.doubtful_values import doubted
 from dialogkit.engine.slots import Validator, validate_slot
 from dialogkit.engine.turn import TurnContext
 from dialogkit.logging import get_logger
-from dialogkit.memory import forgetting
+from dialogkit.memory import forgetting, summary
 from dialogkit.model.session import PersistedValue, SlotChange, Task
 from dialogkit.spec.schema import FlowSpec
 
@@ -28,19 +28,38 @@ def apply_updates(event: EventData) -> None:
     ctx: TurnContext = event.kwargs["ctx"]
     task = ctx.task
     assert task is not None
-    for name, value in ctx.updates.items():
-        if doubted(ctx, name, value):
-            continue   # a phone number offered as an order id: asked about, not written
+    for name, value in list(ctx.updates.items()):
         old = task.slots.get(name)
+        if doubted(ctx, name, value):
+            # A phone number offered as an order id is asked about, not written (nor summarised);
+            # the value it was meant to replace no longer holds either ("不对，订单号是138…"), so
+            # the slot is asked again.
+            del ctx.updates[name]
+            if old is not None and str(old) != str(value):
+                _drop_replaced(ctx, task, name, old)
+            continue
         if old is not None and str(old) != str(value):
-            task.slot_history.setdefault(name, []).append(
-                SlotChange(value=old, turn=task.slot_turns.get(name, ctx.turn), at=ctx.now, superseded_at=ctx.now))
+            _supersede(ctx, task, name, old)
         if old is None or str(old) != str(value):
             # The same value said again keeps the turn that gave it: forgetting this turn keeps it.
             task.slots[name] = value
             task.slot_turns[name] = ctx.turn
         if name in task.prefilled and name not in ctx.prefilled:
             task.prefilled.remove(name)
+
+
+def _drop_replaced(ctx: TurnContext, task: Task, name: str, old: Any) -> None:
+    """A held value the user rejected for one the bot asks about first: out of the slot and the summary."""
+    _supersede(ctx, task, name, old)
+    del task.slots[name]
+    if ctx.flow is not None:
+        summary.drop_fact(ctx.session.summary, f"{ctx.flow.name}#{task.id}.{name}")
+
+
+def _supersede(ctx: TurnContext, task: Task, name: str, old: Any) -> None:
+    """Keep the value being replaced in the slot's history: "forget what I just said" restores it."""
+    task.slot_history.setdefault(name, []).append(
+        SlotChange(value=old, turn=task.slot_turns.get(name, ctx.turn), at=ctx.now, superseded_at=ctx.now))
 
 
 def user_values(ctx: TurnContext) -> dict[str, PersistedValue]:

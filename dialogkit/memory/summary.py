@@ -328,6 +328,14 @@ def resolve_pending(summary: SummaryState, key: str) -> bool:
     return len(summary.pending) != before
 
 
+def drop_fact(summary: SummaryState, key: str) -> bool:
+    """A stated value that no longer holds (rejected, its replacement not taken yet): gone from
+    the facts, its task's heading kept while other facts stand under it; True when it was there."""
+    before = len(summary.facts)
+    summary.facts[:] = [item for item in summary.facts if item.key != key]
+    return len(summary.facts) != before
+
+
 def remove_turn(summary: SummaryState, turn: int) -> int:
     """Take back what the summary took from ``turn``; returns how many items went.
 

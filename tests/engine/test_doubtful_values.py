@@ -1,9 +1,11 @@
 """An 11-digit mobile number does not silently fill an order-id slot whose pattern it also fits:
-the bot says what it looks like and asks again; the same value said again is taken."""
+the bot says what it looks like and asks again; the same value said again is taken. Offered to
+replace a held value ("不对，订单号是138…"), it leaves that value rejected: nothing to confirm."""
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -40,3 +42,40 @@ def test_the_same_number_said_again_is_taken(lang: str) -> None:
 def test_an_order_id_of_another_shape_is_taken_at_once(lang: str) -> None:
     said = replies(lang, ["23812345678"])                 # 11 digits, not a mobile number
     assert LOOKS[lang] not in said[1] and "23812345678" in said[1]
+
+
+NO = {"zh": "不对，订单号是13446675995", "en": "no, the order number is 13446675995"}
+PARTLY = {"zh": "订单00000的东西坏了", "en": "the item of order 00000 arrived broken"}
+ASKS_PRODUCT = {"zh": "是哪件商品", "en": "Which product is it?"}
+
+
+def conversation(lang: str, turns: list[str], start: str | None = None) -> list[Any]:
+    bot = Bot.from_file(SUPPORT, store="memory://", actions=STUBS)
+    return [bot.handle("s", text) for text in [start or START[lang], *turns]]
+
+
+@LANGS
+def test_a_rejection_whose_new_value_is_asked_about_leaves_nothing_to_confirm(lang: str) -> None:
+    """"不对，订单号是<手机号>" at the confirmation: the old order number is rejected, the new one is
+    asked about, so a bare yes runs nothing; the order number is asked for again."""
+    said = conversation(lang, ["00000", NO[lang], YES[lang]])
+    assert said[1].state == "CONFIRMATION"
+    assert LOOKS[lang] in said[2].text and ASKS[lang] in said[2].text
+    assert said[2].state == "PARAM_COLLECT" and said[2].slots.get("order_id") is None
+    assert "00000" not in said[2].summary and "13446675995" not in said[2].summary     # neither holds
+    assert said[3].actions == [] and said[3].state == "PARAM_COLLECT"
+
+
+@LANGS
+def test_the_number_said_again_after_the_rejection_is_taken_and_confirmed(lang: str) -> None:
+    said = conversation(lang, ["00000", NO[lang], "13446675995", YES[lang]])
+    assert said[3].state == "CONFIRMATION" and said[3].slots["order_id"] == "13446675995"
+    assert [(a.name, a.inputs["order_id"]) for a in said[4].actions] == [("create_ticket", "13446675995")]
+
+
+@LANGS
+def test_a_correction_while_collecting_drops_the_value_it_replaces(lang: str) -> None:
+    """The same correction before the confirmation: the held order number no longer holds either."""
+    said = conversation(lang, [NO[lang]], start=PARTLY[lang])
+    assert ASKS_PRODUCT[lang] in said[0].text and said[0].slots["order_id"] == "00000"
+    assert LOOKS[lang] in said[1].text and said[1].slots.get("order_id") is None
