@@ -122,7 +122,7 @@ class Policy:
 
     def _collect(self, ctx: TurnContext) -> None:
         self._bind(ctx)
-        if "cancel" in ctx.interp.cues:
+        if "cancel" in ctx.interp.cues and not self._declared_answer(ctx):
             self._cancel(ctx)
             return
         task = ctx.task
@@ -528,6 +528,18 @@ class Policy:
                 offer.conflicts.pop(slot.name, None)
                 return True
         return False
+
+    def _declared_answer(self, ctx: TurnContext) -> bool:
+        """The whole answer is a value the bot file declares for the asked slot: asked "暂停还是停止？"
+        / "pause or stop?", "停止" / "stop" is that value, though the same words give up elsewhere."""
+        task, flow = ctx.task, ctx.flow
+        if task is None or flow is None or not task.pending_slot:
+            return False
+        slot = flow.spec.slot(task.pending_slot)
+        if slot is None or slot.entity not in self.texts.spec.entities:
+            return False
+        answer = ctx.interp.text.strip().rstrip("。.!！")
+        return any(m.start == 0 and m.end == len(answer) for m in self.understanding.extract(answer, [slot.entity]))
 
     def _impossible_value(self, ctx: TurnContext) -> bool:
         """"2025-13-45" / "25:00" for a date or time slot: say there is no such date, ask again."""
