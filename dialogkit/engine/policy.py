@@ -122,7 +122,7 @@ class Policy:
 
     def _collect(self, ctx: TurnContext) -> None:
         self._bind(ctx)
-        if "cancel" in ctx.interp.cues and not self._declared_answer(ctx):
+        if "cancel" in ctx.interp.cues and not self._declared_answer(ctx) and not self._corrects_to_declared(ctx):
             self._cancel(ctx)
             return
         task = ctx.task
@@ -157,7 +157,7 @@ class Policy:
     def _confirmation(self, ctx: TurnContext) -> None:
         self._bind(ctx)
         cues = ctx.interp.cues
-        if "cancel" in cues:
+        if "cancel" in cues and not self._corrects_to_declared(ctx):
             self._cancel(ctx)
             return
         offer = self._offer(ctx, free_text=False)
@@ -540,6 +540,18 @@ class Policy:
             return False
         answer = ctx.interp.text.strip().rstrip("。.!！")
         return any(m.start == 0 and m.end == len(answer) for m in self.understanding.extract(answer, [slot.entity]))
+
+    def _corrects_to_declared(self, ctx: TurnContext) -> bool:
+        """A correction naming a value the bot file declares for the task: "不对，停止" / "actually
+        stop" changes the value to "stop", though "停止" / "stop" alone would give up."""
+        task, flow = ctx.task, ctx.flow
+        if "correction" not in ctx.interp.cues or task is None or flow is None:
+            return False
+        slots = [s for s in flow.spec.slots if s.entity in self.texts.spec.entities]
+        types = {s.entity for s in slots if s.entity is not None}
+        found = self.understanding.extract(ctx.interp.text, types) if types else []
+        # A change, not the value already held ("不对，手机……算了" gives up on the phone it names).
+        return any(m.type == s.entity and str(task.slots.get(s.name)) != str(m.value) for m in found for s in slots)
 
     def _impossible_value(self, ctx: TurnContext) -> bool:
         """"2025-13-45" / "25:00" for a date or time slot: say there is no such date, ask again."""
