@@ -275,7 +275,7 @@ class ContextView:
         Kept per summary content: it changes on a transition, while every build until then
         (each LLM call, ``/context``) asks for the same text and folding it costs far more."""
         task = session.task
-        shown = f"{task.flow}#{task.id}" if shown_task and task is not None else None
+        shown = task.key if shown_task and task is not None else None
         state = session.summary
         key = (session.language, shown, *(tuple((i.key, i.zh, i.en) for i in items)
                                            for items in (state.facts, state.confirmed, state.pending)))

@@ -126,7 +126,7 @@ def _record_facts(ctx: TurnContext, texts: Texts, desc: Mapping[str, str], value
                        texts.value_label(slot, value, "zh"), texts.value_label(slot, value, "en"))
     if slots:
         # Keyed by task, not flow: a second ticket adds its facts beside the first one's.
-        summary.record_facts(ctx.session.summary, flow=f"{flow.name}#{task.id}", flow_description=desc["zh"],
+        summary.record_facts(ctx.session.summary, flow=task.key, flow_description=desc["zh"],
                              flow_description_en=desc["en"], slots=slots, turn=turn)
 
 

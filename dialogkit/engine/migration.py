@@ -167,7 +167,7 @@ def _drop_stale_clarification(session: Session, spec: BotFile) -> bool:
 def _task_name(session: Session, task: Task) -> str:
     """How the user knew a task whose flow is gone: its line of the ticket summary (the flow's
     description when the task began), else the flow's name."""
-    keys = (f"{task.flow}#{task.id}", task.flow)
+    keys = (task.key, task.flow)
     item = next((i for i in session.summary.facts if i.key in keys), None)
     fallback = task.flow.replace("_", " ")
     if session.language == "zh":

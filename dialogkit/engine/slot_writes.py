@@ -52,8 +52,7 @@ def _drop_replaced(ctx: TurnContext, task: Task, name: str, old: Any) -> None:
     """A held value the user rejected for one the bot asks about first: out of the slot and the summary."""
     _supersede(ctx, task, name, old)
     del task.slots[name]
-    if ctx.flow is not None:
-        summary.drop_fact(ctx.session.summary, f"{ctx.flow.name}#{task.id}.{name}")
+    summary.drop_fact(ctx.session.summary, flow=task.key, name=name)
 
 
 def _supersede(ctx: TurnContext, task: Task, name: str, old: Any) -> None:

@@ -64,6 +64,11 @@ def _split_description(description: str, flow: str, description_en: str | None) 
     return zh, description_en or en
 
 
+def _fact_key(flow: str, name: str) -> str:
+    """A slot's fact under its task's heading: ``flow`` is the heading's key."""
+    return f"{flow}.{name}"
+
+
 def record_facts(summary: SummaryState, *, flow: str, flow_description: str, slots: dict[str, SlotFact],
                  turn: int, flow_description_en: str | None = None) -> None:
     """Record the slot values one transition filled as facts the user stated."""
@@ -75,7 +80,7 @@ def record_facts(summary: SummaryState, *, flow: str, flow_description: str, slo
         zh, en = _split_description(flow_description, flow, flow_description_en)
         facts.append(SummaryItem(key=flow, zh=zh, en=en, turn=turn))
     for name, (label_zh, label_en, value_zh, value_en) in slots.items():
-        key = f"{flow}.{name}"
+        key = _fact_key(flow, name)
         zh, en = f"{label_zh} {value_zh}".strip(), f"{label_en} {value_en}".strip()
         i = where.get(key)
         if i is None:
@@ -328,9 +333,10 @@ def resolve_pending(summary: SummaryState, key: str) -> bool:
     return len(summary.pending) != before
 
 
-def drop_fact(summary: SummaryState, key: str) -> bool:
+def drop_fact(summary: SummaryState, *, flow: str, name: str) -> bool:
     """A stated value that no longer holds (rejected, its replacement not taken yet): gone from
     the facts, its task's heading kept while other facts stand under it; True when it was there."""
+    key = _fact_key(flow, name)
     before = len(summary.facts)
     summary.facts[:] = [item for item in summary.facts if item.key != key]
     return len(summary.facts) != before

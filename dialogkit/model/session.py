@@ -44,6 +44,12 @@ class Task(_Data):
     reprompts: int = 0
     started_turn: int = 0
 
+    @property
+    def key(self) -> str:
+        """How the ticket summary names this task ("report_issue#3f9a…"): a second task of the same
+        flow gets lines of its own."""
+        return f"{self.flow}#{self.id}"
+
 
 class Message(_Data):
     """One entry of the full history (the dual track's complete side)."""
