@@ -439,8 +439,7 @@ class _Resolver:
         noun = noun.lower()
         if noun in lx.KIND_NOUNS:
             return entity.kind == lx.KIND_NOUNS[noun]
-        types = self.noun_types.get(noun) or self.noun_types.get(noun.rstrip("s"), frozenset())
-        return entity.type in types
+        return entity.type in _types_named(self.noun_types, noun)
 
     def _tier(self, ref: Reference, entity: Entity) -> tuple[int, int, int]:
         kind_pref = ref.kinds.get(entity.kind, 0) if ref.kinds else 0
@@ -685,8 +684,7 @@ def _states_its_value(ref: Reference, mentions: Sequence[Mention], text: str,
     no order."""
     if ref.category != "definite" or ref.noun is None:
         return False
-    noun = ref.noun.lower()
-    types = noun_types.get(noun) or noun_types.get(noun.rstrip("s"))
+    types = _types_named(noun_types, ref.noun.lower())
     after = text[ref.end:]
     copula = _EN_COPULA.match(after) or _ZH_COPULA.match(after)
     if not types or copula is None:
@@ -697,8 +695,13 @@ def _states_its_value(ref: Reference, mentions: Sequence[Mention], text: str,
         return True
     try:
         return reads_as is not None and any(m.start == 0 for m in reads_as(text[start:], types))
-    except ValueError:          # a type the understanding does not read (none the bot declares)
+    except ValueError:  # an entity stored before the bot file dropped its type: no value of it to read
         return False
+
+
+def _types_named(noun_types: dict[str, frozenset[str]], noun: str) -> frozenset[str]:
+    """The entity types a (lower-case) type noun names, "orders" as "order"."""
+    return noun_types.get(noun) or noun_types.get(noun.rstrip("s"), frozenset())
 
 
 @dataclass(slots=True)

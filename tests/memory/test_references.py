@@ -523,3 +523,16 @@ class TestDescriptionStatingItsValue:
                     mentions=[Mention("issue_type", "damaged", surface, start, start + len(surface))],
                     reads_as=lambda part, types: [])
         assert bound(r) == ["12345"]
+
+    @pytest.mark.parametrize("language", ["en", "zh"])
+    def test_a_type_the_bot_no_longer_reads_leaves_the_reference_as_it_was(self, language: str) -> None:
+        """An entity stored before the bot file dropped its type: reading a value as that type fails,
+        and the description points back as it did before (no error)."""
+        text = {"en": "the reason is damaged", "zh": "这个退货原因是坏了"}[language]
+
+        def reads_as(part: str, types: object) -> list[Mention]:
+            raise ValueError("unknown entity type 'return_reason'")
+
+        r = resolve(self.reasons(), text, language, turn=2, texts=bot_texts("flows/support_ticket.yaml"),
+                    mentions=[], reads_as=reads_as)
+        assert bound(r) == ["wrong_item"]
