@@ -122,7 +122,7 @@ class Policy:
 
     def _collect(self, ctx: TurnContext) -> None:
         self._bind(ctx)
-        if "cancel" in ctx.interp.cues and not self._declared_answer(ctx) and not self._corrects_to_declared(ctx):
+        if self._gives_up(ctx):
             self._cancel(ctx)
             return
         task = ctx.task
@@ -157,7 +157,7 @@ class Policy:
     def _confirmation(self, ctx: TurnContext) -> None:
         self._bind(ctx)
         cues = ctx.interp.cues
-        if "cancel" in cues and not self._corrects_to_declared(ctx):
+        if self._gives_up(ctx):
             self._cancel(ctx)
             return
         offer = self._offer(ctx, free_text=False)
@@ -475,7 +475,8 @@ class Policy:
         return True
 
     def _fits(self, ctx: TurnContext, offer: SlotOffer) -> bool:
-        """True when every offered value passes its slot's rules and none is in doubt."""
+        """True when every offered value passes its slot's rules. (A value in doubt, shaped like a
+        phone number, passes: writing it empties its slot instead, and ``_advance`` asks again.)"""
         assert ctx.flow is not None
         if offer.conflicts:
             return False
@@ -520,7 +521,7 @@ class Policy:
         entity = self.texts.spec.entities.get(slot.entity) if slot is not None and slot.entity else None
         if slot is None or entity is None or not entity.values:
             return False
-        answer = ctx.interp.text.strip().strip("。.!！").lower()
+        answer = _said_alone(ctx.interp.text).lower()
         for value in entity.values:
             if answer in {self.texts.value_label(slot, value, lang).lower() for lang in ("zh", "en")}:
                 offer.values[slot.name] = value
@@ -528,6 +529,11 @@ class Policy:
                 offer.conflicts.pop(slot.name, None)
                 return True
         return False
+
+    def _gives_up(self, ctx: TurnContext) -> bool:
+        """A cancel cue that is not, in this task, a value the bot file declares: said alone to
+        the question for its slot, or named by a correction."""
+        return "cancel" in ctx.interp.cues and not self._declared_answer(ctx) and not self._corrects_to_declared(ctx)
 
     def _declared_answer(self, ctx: TurnContext) -> bool:
         """The whole answer is a value the bot file declares for the asked slot: asked "暂停还是停止？"
@@ -538,7 +544,7 @@ class Policy:
         slot = flow.spec.slot(task.pending_slot)
         if slot is None or slot.entity not in self.texts.spec.entities:
             return False
-        answer = ctx.interp.text.strip().rstrip("。.!！")
+        answer = _said_alone(ctx.interp.text)
         return any(m.start == 0 and m.end == len(answer) for m in self.understanding.extract(answer, [slot.entity]))
 
     def _corrects_to_declared(self, ctx: TurnContext) -> bool:
@@ -547,8 +553,8 @@ class Policy:
         task, flow = ctx.task, ctx.flow
         if "correction" not in ctx.interp.cues or task is None or flow is None:
             return False
-        slots = [s for s in flow.spec.slots if s.entity in self.texts.spec.entities]
-        types = {s.entity for s in slots if s.entity is not None}
+        types = {s.entity for s in flow.spec.slots if s.entity is not None and s.entity in self.texts.spec.entities}
+        slots = [s for s in flow.spec.slots if s.entity in types]
         found = self.understanding.extract(ctx.interp.text, types) if types else []
         # A change, not the value already held ("不对，手机……算了" gives up on the phone it names).
         return any(m.type == s.entity and str(task.slots.get(s.name)) != str(m.value) for m in found for s in slots)
@@ -942,6 +948,11 @@ class Policy:
     @staticmethod
     def _fire(ctx: TurnContext, trigger: str) -> None:
         ctx.fire(trigger)
+
+
+def _said_alone(text: str) -> str:
+    """An answer as a whole, without the full stop or exclamation it may end with."""
+    return text.strip().strip("。.!！")
 
 
 __all__ = ["Policy"]
