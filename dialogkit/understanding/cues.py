@@ -10,7 +10,8 @@ fires for an utterance that is that act, not for one that merely contains the wo
   A Chinese answer word must end where a word can ("不知道", "好像", "不好意思" are not answers;
   "确认创建" is, as 确认/确定/同意 take objects).
 - ``correction``: 不对 / 不是…是 / 改成 / 改为 / 换成 / 应该是 / 其实…是 / actually / I meant / change it to /
-  not X but Y ... In Chinese a leading 不/不是/不对 followed by the new value is *only* a
+  not X but Y / (no,) not X, Y ("no, not the terrace, inside please", as "不是露台，是室内") ...
+  In Chinese a leading 不/不是/不对 followed by the new value is *only* a
   correction ("不对，订单号是67890"), because there the negation is part of the correction phrase;
   in English a leading "no" stays an answer too, so "no, it's 67890" is ``correction`` + ``no``.
   The policy therefore checks ``correction`` before ``no``. "不对" alone is ``no``.
@@ -66,6 +67,8 @@ YES_WORDS = (
     "就这样",
     "当然",
     "当然可以",
+    "要",
+    "需要",
     "ok",
     "okay",
     "o.k.",
@@ -237,7 +240,9 @@ _ZH_CORRECTION = (
 _EN_CORRECTION = (
     r"\b(?:actually|i meant|i mean|change (?:it |that |this )?to|make it|should be|correction"
     r"|i said|not [^,.;!?]{1,30}? but|that's wrong|thats wrong|wrong|instead|rather"
-    r"|switch (?:it |that )?to|move it to|reschedule (?:it )?to)\b"
+    r"|switch (?:it |that )?to|move it to|reschedule (?:it )?to"
+    r"|^(?:no,?\s+)?not (?!sure|yet|now|really|quite|exactly)(?:the |a |an |my )?[a-z0-9][^,.;!?]{0,30}?,"
+    r"\s*(?!thanks|thank|please|sorry|sure|maybe|perhaps)[a-z0-9]+)\b"
 )
 _VALUE_AFTER_NO = re.compile(
     r"\d|\b(?:it's|it is|its|that's|make it|should be|i meant|i said)\b|是"
@@ -370,7 +375,7 @@ class Answer(NamedTuple):
     whole: bool  # nothing but answer words and fillers
 
 
-def leading_answer(text: str) -> Answer | None:
+def leading_answer(text: str, *, tail_cjk: int = 6, tail_words: int = 4) -> Answer | None:
     """The yes/no answer an utterance *is*, or None (see the module docstring for the rules).
 
     ``text`` is folded; matching is case-insensitive. Used for the ``yes``/``no`` cues and for the
@@ -389,7 +394,8 @@ def leading_answer(text: str) -> Answer | None:
     tail = lowered[stop:].strip(_SEPARATORS)
     if first.kind == "no" and tail and _VALUE_AFTER_NO.search(tail):
         return Answer(False, first.start, first.end, correction=True, whole=False)
-    if tail and (not _is_short(tail) or _HESITATION.search(tail)):
+    if tail and (not _is_short(tail, cjk=tail_cjk, words=tail_words) or _HESITATION.search(tail)
+                 or _CONTRAST.search(tail)):
         return None
     return Answer(first.kind == "yes", first.start, first.end, False, not tail)   # correction, whole
 
@@ -401,6 +407,10 @@ _HESITATION = re.compile(
     r"\b(?:let me think|think about|wait|hold on|hang on|not sure|unsure|maybe|perhaps|later|"
     r"give me a (?:sec|second|minute|moment)|one (?:sec|second|moment))\b"
 )
+
+
+# "好的，但是先别寄" / "yes, but not yet": what follows takes the answer back, so there is none.
+_CONTRAST = re.compile(r"但|不过|可是|\bbut\b")
 
 
 _CLAUSE_BREAK = re.compile(r"[,，。.!！?？;；、\n]+")

@@ -10,7 +10,8 @@ too ("3件"). Bare, as a whole answer, "十" and "两" are numbers as well.
 
 Numerals are also ordinary words, so a few guards keep noise out: "第一" and "第二个" are
 ordinals (references), not numbers; a single Chinese numeral character counts only before a
-measure word, a currency, punctuation or the end ("三个" and "给我五" yes, "三星" and "一样" no);
+measure word, a currency, punctuation or the end ("三个" and "给我五" yes, "三星" and "一样" no),
+and not after a surname that starts a name ("张三", "我叫李四", "姓名：王五" are people);
 a numeral without a digit ("十", "十万") counts only when it starts with 十 and a measure word
 follows ("十件" yes, "十分满意" — very satisfied — no) or as the whole text; one that starts
 with a bigger unit ("万一", "千万别忘了") only as the whole text; a lone English "one" ("that
@@ -280,7 +281,8 @@ def _cn_numbers(text: str, whole_text: str) -> list[Found]:
         if start > 0 and text[start - 1] == "第":
             continue  # an ordinal: 第一个 / 第二 are references, not quantities
         after = _CN_UNIT.match(text, end) or _MEASURE.match(text, end)
-        if literal != whole_text and not _numeral_is_number(literal, text, end, after):
+        if literal != whole_text and (not _numeral_is_number(literal, text, end, after)
+                                      or (after is None and _ends_a_name(text, start, end))):
             continue
         value = parse_cn_number(literal)
         if value is None:
@@ -303,6 +305,21 @@ def _numeral_is_number(literal: str, text: str, end: int, after: re.Match[str] |
         following = text[end : end + 1]
         return not (following and is_cjk_char(following))  # "三星", "一样", "一直" are words
     return True
+
+
+_SURNAMES = frozenset("张王李赵刘陈杨黄吴周徐孙马朱胡郭林罗高郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘蒋蔡"
+                      "杜叶程魏苏吕丁沈任姚卢姜崔钟谭陆汪范廖石金韦贾夏邱侯孟熊秦白江阎薛尹段雷黎史龙陶贺顾毛郝龚邵万钱严覃洪")
+"""Common single-character surnames: a lone numeral after one is a given name ("张三", "李四")."""
+_NAME_LEADS = frozenset("叫是为")
+
+
+def _ends_a_name(text: str, start: int, end: int) -> bool:
+    """"张三" / "我叫李四" / "姓名：王五": a one-character numeral right after a surname that starts
+    the text, a clause or follows 叫/是, with no measure word after it, is a person's name."""
+    if end - start != 1 or start == 0 or text[start - 1] not in _SURNAMES:
+        return False
+    before = text[start - 2] if start >= 2 else ""
+    return not before or not is_cjk_char(before) or before in _NAME_LEADS
 
 
 def _en_numbers(text: str, whole_text: str) -> list[Found]:

@@ -62,6 +62,8 @@ class RuleUnderstanding:
         mentions = self.entities.resolve_overlaps(
             self.entities.find(text, folded, self.tracked_types, self.now() if now is None else now, rejected)
         )
+        if rejected:
+            mentions = _outside(rejected, mentions)
         return Interpretation(
             text=text,
             language=detect_language(text, current_language),
@@ -87,6 +89,16 @@ class RuleUnderstanding:
         """The value of ``type_name`` first found in ``text``, or None."""
         found = self.extract(text, [type_name], now=now)
         return found[0].value if found else None
+
+
+_PARTS = frozenset({"number", "integer"})
+
+
+def _outside(rejected: list[RejectedValue], mentions: list[Mention]) -> list[Mention]:
+    """The numbers of an impossible date or time ("2月30日", "25:00") are no values of their own:
+    the 2 and the 30 are not a party size, so the reply can say the date does not exist."""
+    return [m for m in mentions
+            if not (m.type in _PARTS and any(r.start <= m.start and m.end <= r.end for r in rejected))]
 
 
 def _unclaimed(rejected: list[RejectedValue], mentions: list[Mention]) -> list[RejectedValue]:

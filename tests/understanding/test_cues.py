@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from dialogkit.understanding.cues import detect_cues
+from dialogkit.understanding.cues import detect_cues, leading_answer
 
 
 def cues(text: str) -> set[str]:
@@ -71,6 +71,37 @@ class TestYesNo:
         assert not cues(text) & {"yes", "no"}
 
 
+class TestWantAsYes:
+    @pytest.mark.parametrize("text", ["要", "需要", "要的", "需要的", "要，谢谢"])
+    def test_want_said_as_an_answer_is_yes(self, text: str) -> None:
+        """"需要为您补寄新卡吗？" — "需要" / "要" answer yes, as "yes" / "sure" do."""
+        assert cues(text) == {"yes"}
+
+    @pytest.mark.parametrize("text", ["需要改时间", "要改一下", "需要帮助吗"])
+    def test_want_leading_a_request_is_no_answer(self, text: str) -> None:
+        assert not cues(text) & {"yes", "no"}
+
+
+class TestLongerReplies:
+    @pytest.mark.parametrize(("text", "value"), [("yes, please send me a new one", True),
+                                                 ("yes I need a new card", True),
+                                                 ("要，麻烦寄到公司那个地址去吧谢谢", True),
+                                                 ("no, I will pick one up at the branch", False)])
+    def test_a_longer_tail_is_allowed_where_a_caller_asks_for_it(self, text: str, value: bool) -> None:
+        """A reply to a yes/no question may say more than a confirmation's bare yes may."""
+        assert leading_answer(text.lower()) is None
+        found = leading_answer(text.lower(), tail_cjk=14, tail_words=10)
+        assert found is not None and found.value is value
+
+    def test_a_doubt_is_never_an_answer(self) -> None:
+        assert leading_answer("yes, but maybe later", tail_cjk=12, tail_words=10) is None
+
+    @pytest.mark.parametrize("text", ["要，但是先别寄", "好的，不过要快点", "yes, but not yet", "ok but quickly"])
+    def test_a_but_takes_the_answer_back(self, text: str) -> None:
+        """"好的，但是……" / "yes, but …" confirms nothing: what follows takes it back."""
+        assert not cues(text) & {"yes", "no"}
+
+
 class TestCorrection:
     @pytest.mark.parametrize(
         "text",
@@ -86,6 +117,15 @@ class TestCorrection:
     )
     def test_english_corrections(self, text: str) -> None:
         assert cues(text) == {"correction"}
+
+    @pytest.mark.parametrize("text", ["no, not the terrace, inside please", "not the terrace, inside", "not 4, 6 people"])
+    def test_not_a_then_b_corrects_as_the_chinese_does(self, text: str) -> None:
+        """"no, not the terrace, inside" as "不是露台，是室内": a correction, the last value wins."""
+        assert "correction" in cues(text)
+
+    @pytest.mark.parametrize("text", ["not sure, maybe", "not now, thanks", "not yet, sorry"])
+    def test_not_with_a_doubt_or_a_courtesy_is_no_correction(self, text: str) -> None:
+        assert "correction" not in cues(text)
 
     def test_english_no_with_a_new_value_is_correction_and_no(self) -> None:
         """The reply "no, it's 67890" answers no *and* corrects (policy: correction first)."""

@@ -11,7 +11,7 @@ import pytest
 from dialogkit.understanding import datetimes
 from dialogkit.understanding.datetimes import Impossible, find_dates, find_times, read_dates, read_times
 from dialogkit.understanding.rules import RuleUnderstanding
-from tests.understanding.conftest import NOW
+from tests.understanding.conftest import NOW, bot_from_yaml, fixed_clock
 
 
 def dates(text: str) -> list[str]:
@@ -280,6 +280,24 @@ class TestImpossibleValues:
         assert [(r.type, r.text, r.reason) for r in found.rejected] == rejected
         assert all(text[r.start : r.end] == r.text for r in found.rejected)
         assert not [m for m in found.mentions if m.type == "date" and m.text in {r.text for r in found.rejected}]
+
+    @pytest.mark.parametrize(("text", "language"), [("2月30日", "zh"), ("改成25:00", "zh"), ("2025-13-45", "zh"),
+                                                    ("Feb 30", "en"), ("make it 25:00", "en"), ("at 13:75", "en")])
+    def test_the_numbers_of_an_impossible_date_or_time_are_no_values(self, language: str, text: str) -> None:
+        """The 2 and the 30 of "2月30日" are no party size: the reply can say there is no such date."""
+        rules = RuleUnderstanding(bot_from_yaml("""
+            bot: {name: tables}
+            flows:
+              book:
+                description: 订位 / Book a table
+                trigger: {keywords: [订位, book]}
+                slots:
+                  - {name: party_size, entity: integer}
+                  - {name: date, entity: date}
+                  - {name: time, entity: time}
+        """), clock=fixed_clock)
+        found = rules.interpret(text, language)
+        assert found.rejected and found.mentions == []
 
 
 class TestCheapFirstLook:

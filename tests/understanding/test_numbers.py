@@ -98,6 +98,15 @@ class TestChineseNumerals:
         assert values("我要三个") == [3]
         assert values("给我五") == [5]
 
+    @pytest.mark.parametrize("text", ["张三", "李四", "王五", "我叫张三", "姓名：王五", "预订人是李四"])
+    def test_a_numeral_ending_a_name_after_a_surname_is_no_number(self, text: str) -> None:
+        """"张三" is a person, not the number 3 (a restaurant bot asked for a name got a party size)."""
+        assert values(text) == []
+
+    def test_a_name_leaves_the_numbers_beside_it(self) -> None:
+        assert values("王五，4个人") == [4]
+        assert values("张三要三个") == [3]
+
     def test_invalid_numerals_are_rejected(self) -> None:
         assert parse_cn_integer("一二百") is None
         assert parse_cn_integer("abc") is None
