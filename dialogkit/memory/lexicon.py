@@ -106,6 +106,8 @@ EN_DEMONSTRATIVE_NEXT = frozenset({
     "arrived", "broke", "got", "came", "went", "seems", "looks", "one", "'s", "’s", "too",
     "also", "please", "again",
 })
+#: Verbs whose "it" is a dummy: "make it 8pm" names the new value, not something said before.
+EN_DUMMY_IT_VERBS = frozenset({"make", "makes", "making"})
 #: Words before "that" which take a that-clause: "I think that ...", "so that ...".
 EN_CLAUSE_VERBS = frozenset({
     "think", "thought", "thinks", "said", "say", "says", "know", "knew", "knows", "believe",
@@ -152,6 +154,8 @@ TYPE_NOUN_LEXICON: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "payment": (("付款", "款项"), ("payment",)),
     "invoice": (("发票",), ("invoice",)),
     "address": (("地址",), ("address",)),
+    "time": (("时间", "时段"), ("time",)),
+    "date": (("日期",), ("date", "day")),
     "contact": (("联系人",), ("contact",)),
     "city": (("城市",), ("city",)),
     "email": (("邮箱", "邮件地址"), ("email", "email address")),

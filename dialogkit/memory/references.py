@@ -269,8 +269,8 @@ def _en_ordinals(text: str, ordinal: re.Pattern[str]) -> list[tuple[int, Referen
                 continue
             if after and after[0] not in lx.EN_DEMONSTRATIVE_NEXT and not _clause_end(text, _skip_space(text, m.end())):
                 continue
-        elif not (m.group(1) or m.group(3)):
-            continue
+        elif not (m.group(1) or m.group(3)) or (m.group(4) or "").lower() in lx.EN_ORDINAL_BLOCKED_NOUNS:
+            continue     # "the first time", "the last day": moments, though "the same time" refers
         found.append((1, Reference(m.group(), m.start(), m.end(), "ordinal", index=lx.EN_ORDINALS[word],
                                    noun=m.group(4))))
     return found
@@ -306,10 +306,19 @@ def _en_pronouns(text: str) -> list[tuple[int, Reference]]:
     found: list[tuple[int, Reference]] = []
     for table, possessive in ((lx.EN_PRONOUNS, False), (lx.EN_POSSESSIVES, True)):
         for m in re.finditer(rf"\b({_alternation(table)})\b", text, re.IGNORECASE):
+            if _dummy_it(text, m):
+                continue
             entry = table[m.group(1).lower()]
             found.append((3, Reference(m.group(), m.start(), m.end(), "pronoun", kinds=entry.kinds,
                                        plural=entry.plural, possessive=possessive)))
     return found
+
+
+def _dummy_it(text: str, m: re.Match[str]) -> bool:
+    """"make it 25:00" / "make it six people": the "it" of the idiom points at nothing earlier; what
+    follows is the new value (which, when the bot cannot take it, must not let "it" fill a slot)."""
+    before = re.findall(r"[a-z']+", text[: m.start()].lower())
+    return m.group(1).lower() == "it" and bool(before) and before[-1] in lx.EN_DUMMY_IT_VERBS
 
 
 def _skip_space(text: str, pos: int) -> int:

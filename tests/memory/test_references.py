@@ -314,9 +314,20 @@ class TestOrdinals:
 
     def test_en_ordinal_time_expressions_are_not_ordinals(self) -> None:
         assert find_references("the first time I ordered", "en") == []
+        assert find_references("the last day of the month", "en") == []
 
 
 class TestDefiniteDescriptions:
+    @pytest.mark.parametrize(("text", "language", "noun"), [("就按刚才那个时间", "zh", "时间"), ("同一个时间", "zh", "时间"),
+                                                            ("at the same time", "en", "time"), ("that same day", "en", "day")])
+    def test_a_description_of_a_time_or_a_date_is_a_reference(self, text: str, language: str, noun: str) -> None:
+        """A time is never "it", but "那个时间" / "the same time" names one said before."""
+        assert [r.noun for r in find_references(text, language)] == [noun]
+
+    @pytest.mark.parametrize("text", ["make it 25:00", "no, make it six people", "can you make it later"])
+    def test_the_it_of_make_it_is_no_reference(self, text: str) -> None:
+        assert find_references(text, "en") == []
+
     @pytest.mark.parametrize(("text", "language", "resolved"), [
         ("同一个订单又坏了", "zh", "订单67890又坏了"), ("该订单还没到", "zh", "订单67890还没到"),
         ("the same order broke again", "en", "order 67890 broke again"),
