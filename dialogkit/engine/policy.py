@@ -19,19 +19,22 @@ from dialogkit.engine.faq import FaqIndex
 from dialogkit.engine.forget_value import ForgetValue
 from dialogkit.engine.handoff import handoff_context, take_over_message
 from dialogkit.engine.lookahead import LookAhead
-from dialogkit.engine.slots import SlotLayout, SlotOffer, offer_slots, validate_slot
+from dialogkit.engine.slots import ANSWER_TYPE, SlotLayout, SlotOffer, offer_slots, validate_slot
 from dialogkit.engine.turn import ClarificationNeeded, TurnContext
 from dialogkit.errors import ActionError
 from dialogkit.logging import get_logger
 from dialogkit.memory import clarification as clar
 from dialogkit.memory import tracker
+from dialogkit.model.interpretation import Mention
 from dialogkit.model.reply import ActionRun
 from dialogkit.model.session import Candidate, PendingClarification, Task
 from dialogkit.spec.compiler import CompiledFlow
 from dialogkit.spec.schema import BotSettings, HandoffAction, SlotSpec
 from dialogkit.text import phrases as R
 from dialogkit.text.labels import Texts
+from dialogkit.understanding.cues import leading_answer
 from dialogkit.understanding.intents import INTENT_THRESHOLD
+from dialogkit.understanding.language import fold
 from dialogkit.understanding.rules import RuleUnderstanding
 
 log = get_logger("dialogkit.policy")
@@ -139,6 +142,7 @@ class Policy:
         self._keep_to_asked_slot(ctx, offer)
         self._keep_filled_slots(ctx, offer)
         self._any_answer(ctx, offer)
+        self._yes_no_reply(ctx, offer)
         if not self._choose(ctx, offer) or not self._apply_offer(ctx, offer):
             return
         if offer.empty and self._impossible_value(ctx):
@@ -183,6 +187,8 @@ class Policy:
         if "no" in cues or "correction" in cues:
             self._fire(ctx, "deny")
             assert ctx.task is not None
+            if self._impossible_value(ctx):
+                return
             ctx.task.pending_slot = None
             ctx.task.reprompts = 0
             ctx.say.append(R.phrase("ask_what_to_change", ctx.language))
@@ -259,13 +265,27 @@ class Policy:
         if top < own + DIGRESSION_MARGIN:
             return False
         pending = ctx.task.pending_slot if ctx.task else None
-        if pending and pending in offer.values and top < DIGRESSION_OVER_ANSWER:
+        if pending and pending in offer.values and top < DIGRESSION_OVER_ANSWER and not self._only_fits(ctx, flow):
             return False
         if any(t.flow == flow for t in ctx.session.stack):
             return False
         log.info("digression", session_id=ctx.session.id, suspended=ctx.flow.name, started=flow)
         self._start(ctx, flow)
         return True
+
+    def _only_fits(self, ctx: TurnContext, flow_name: str) -> bool:
+        """The turn brings a value only the other flow has a slot for ("先帮我把尾号1234的卡额度提高到
+        8000" while a card is asked, the 8000): a request for that flow, though it answers too. Words
+        this task reads as one of its own values ("坏了": a return reason here, an issue type there)
+        are this task's."""
+        assert ctx.flow is not None
+        own = {s.entity for s in ctx.flow.spec.slots if s.entity is not None}
+        other = {s.entity for s in self.flows[flow_name].spec.slots} - own
+        theirs = [m for m in ctx.interp.mentions if m.type in other]
+        if not theirs:
+            return False
+        ours = self.understanding.extract(ctx.interp.text, own)
+        return any(not any(o.start < m.end and m.start < o.end for o in ours) for m in theirs)
 
     def _cancel(self, ctx: TurnContext) -> None:
         assert ctx.task is not None and ctx.flow is not None
@@ -448,7 +468,36 @@ class Policy:
             if message:
                 errors.append((name, message))
                 del offer.values[name]
+                if self._rejects_held(ctx, name, value):
+                    slot_writes.drop_rejected(ctx, name)
+        for name, mentions in list(offer.conflicts.items()):
+            errors += self._valid_candidates(ctx, offer, name, mentions)
         return errors
+
+    def _valid_candidates(self, ctx: TurnContext, offer: SlotOffer, name: str,
+                          mentions: list[Mention]) -> list[tuple[str, str]]:
+        """"20个人还是30个人" with at most 12: no question between values the slot refuses. Those
+        that pass stay a question (or, one left, the value); none left is the rule's message."""
+        assert ctx.flow is not None
+        slot = ctx.flow.spec.slot(name)
+        if slot is None:
+            return []
+        messages = [validate_slot(slot, m.value, ctx.language, self.actions.validate) for m in mentions]
+        kept = [m for m, message in zip(mentions, messages, strict=True) if message is None]
+        if len(kept) == len(mentions):
+            return []
+        del offer.conflicts[name]
+        if len(kept) > 1:
+            offer.conflicts[name] = kept
+        elif kept:
+            offer.values[name], offer.surfaces[name] = kept[0].value, kept[0].text
+        return [] if kept else [(name, next(m for m in messages if m))]
+
+    @staticmethod
+    def _rejects_held(ctx: TurnContext, name: str, value: Any) -> bool:
+        """The turn says the slot's value is wrong ("不对" / "no" / "make it") and offers another."""
+        held = ctx.task.slots.get(name) if ctx.task is not None else None
+        return held is not None and str(held) != str(value) and bool(ctx.interp.cues & {"no", "correction"})
 
     def _apply_offer(self, ctx: TurnContext, offer: SlotOffer) -> bool:
         """Fire ``provide_param`` with the offer's valid values; False when the turn is answered already."""
@@ -511,6 +560,21 @@ class Policy:
             offer.values[slot.name] = entity.any
             offer.surfaces[slot.name] = ctx.interp.text
 
+    def _yes_no_reply(self, ctx: TurnContext, offer: SlotOffer) -> None:
+        """Asked a yes/no question, "yes, please send me a new one" / "要的，麻烦寄一张新卡给我" is a
+        yes: a reply to that question may say more after its answer than a confirmation's yes may
+        (never "but", a doubt or a number, which no answer holds)."""
+        task, flow = ctx.task, ctx.flow
+        if task is None or flow is None or not task.pending_slot or not offer.empty:
+            return
+        slot = flow.spec.slot(task.pending_slot)
+        if slot is None or slot.entity != ANSWER_TYPE:
+            return
+        answer = leading_answer(fold(ctx.interp.text), tail_cjk=12, tail_words=10)
+        if answer is not None and not answer.correction:
+            offer.values[slot.name] = answer.value
+            offer.surfaces[slot.name] = ctx.interp.text
+
     def _label_answer(self, ctx: TurnContext, offer: SlotOffer) -> bool:
         """An answer that is exactly a value's label ("平板电脑", or a quick reply the bot offered) names
         that value, even where the label holds another value's alias ("电脑"); True when it does."""
@@ -533,7 +597,20 @@ class Policy:
     def _gives_up(self, ctx: TurnContext) -> bool:
         """A cancel cue that is not, in this task, a value the bot file declares: said alone to
         the question for its slot, or named by a correction."""
-        return "cancel" in ctx.interp.cues and not self._declared_answer(ctx) and not self._corrects_to_declared(ctx)
+        return ("cancel" in ctx.interp.cues and not self._declared_answer(ctx) and not self._corrects_to_declared(ctx)
+                and not self._declines_asked(ctx))
+
+    def _declines_asked(self, ctx: TurnContext) -> bool:
+        """"不用了，谢谢" / "no thanks" to a yes/no question ("需要补寄新卡吗？") answers no: the
+        task goes on without it, though the same words give up anywhere else."""
+        task, flow = ctx.task, ctx.flow
+        if task is None or flow is None or not task.pending_slot:
+            return False
+        slot = flow.spec.slot(task.pending_slot)
+        if slot is None or slot.entity != ANSWER_TYPE:
+            return False
+        answer = leading_answer(fold(ctx.interp.text))
+        return answer is not None and answer.whole and not answer.value
 
     def _declared_answer(self, ctx: TurnContext) -> bool:
         """The whole answer is a value the bot file declares for the asked slot: asked "暂停还是停止？"
@@ -566,6 +643,11 @@ class Policy:
         rejected = next((r for r in ctx.interp.rejected if r.type in types), None)
         if rejected is None:
             return False
+        if ctx.interp.cues & {"no", "correction"}:
+            # "no, make it 25:00": the time it was to replace is rejected all the same.
+            for slot in ctx.flow.spec.slots:
+                if slot.entity == rejected.type:
+                    slot_writes.drop_rejected(ctx, slot.name)
         key = "impossible_date" if rejected.type == "date" else "impossible_time"
         self._failure(ctx, R.phrase(key, ctx.language, text=rejected.text))
         return True

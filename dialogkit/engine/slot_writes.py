@@ -18,7 +18,7 @@ from dialogkit.memory import forgetting, summary
 from dialogkit.model.session import PersistedValue, SlotChange, Task
 from dialogkit.spec.schema import FlowSpec
 
-__all__ = ["apply_updates", "forget_persisted", "forget_turn", "prefill", "user_values"]
+__all__ = ["apply_updates", "drop_rejected", "forget_persisted", "forget_turn", "prefill", "user_values"]
 
 log = get_logger("dialogkit.slots")
 
@@ -46,6 +46,14 @@ def apply_updates(event: EventData) -> None:
             task.slot_turns[name] = ctx.turn
         if name in task.prefilled and name not in ctx.prefilled:
             task.prefilled.remove(name)
+
+
+def drop_rejected(ctx: TurnContext, name: str) -> None:
+    """"不对，改成20个人" with 20 refused by the slot's rules: the 4 it was meant to replace no
+    longer holds either, so it leaves the slot and the summary, and a later "yes" runs nothing."""
+    task = ctx.task
+    if task is not None and task.slots.get(name) is not None:
+        _drop_replaced(ctx, task, name, task.slots[name])
 
 
 def _drop_replaced(ctx: TurnContext, task: Task, name: str, old: Any) -> None:

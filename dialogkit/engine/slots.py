@@ -17,6 +17,7 @@ from dialogkit.spec.schema import FlowSpec, SlotSpec, prompt_text
 from dialogkit.text.phrases import phrase
 
 Validator = Callable[[str, Any], str | None]   # (action name, value) -> error or None
+ANSWER_TYPE = "yes_no"
 _LIST_JOINER = re.compile(r"\s*(?:[,，、和与及跟或]|(?:,\s*)?(?:and|or))?\s*", re.IGNORECASE)
 
 
@@ -49,6 +50,7 @@ class SlotLayout:
     by_type: dict[str, tuple[SlotSpec, ...]]          # entity type -> its slots, in declaration order
     names_by_type: dict[str, frozenset[str]]
     free_text: tuple[tuple[SlotSpec, re.Pattern[str]], ...]   # slots without a type, with their "label:" pattern
+    answer_names: dict[str, re.Pattern[str]]          # yes/no slot -> the words that name it
 
     @classmethod
     def of(cls, flow: FlowSpec) -> SlotLayout:
@@ -61,6 +63,7 @@ class SlotLayout:
             by_type={t: tuple(slots) for t, slots in by_type.items()},
             names_by_type={t: frozenset(s.name for s in slots) for t, slots in by_type.items()},
             free_text=tuple((s, _label_pattern(_label_names(s))) for s in flow.slots if s.entity is None),
+            answer_names={s.name: _naming_pattern(_label_names(s)) for s in by_type.get(ANSWER_TYPE, ())},
         )
 
 
@@ -81,6 +84,8 @@ def offer_slots(
     item 2), unless the user is correcting themselves ("不是A，是B" / "not A but B"), where the last wins.
     """
     offer = SlotOffer()
+    if _bare_answer(offer, layout, interp, pending_slot, extract):
+        return offer
     # A referent fills a slot only when the utterance names no value of that type itself:
     # "actually it's 67890" corrects to 67890, not to whatever "it" pointed at.
     mentions: Sequence[Mention] = interp.mentions
@@ -91,6 +96,10 @@ def offer_slots(
     used: list[Mention] = []
     unread: list[tuple[str, tuple[SlotSpec, ...]]] = []
     for type_name, slots in layout.by_type.items():
+        if type_name == ANSWER_TYPE:
+            slots = _answered(layout, slots, pending_slot, interp.text)
+            if not slots:
+                continue
         found = _distinct([m for m in mentions if m.type == type_name and m.start not in counts])
         if found:
             _offer_typed(offer, slots, found, interp, filled, pending_slot)
@@ -101,12 +110,47 @@ def offer_slots(
     # not inside a value this utterance gives another slot (2026 in "January 1, 2026" is no amount).
     for type_name, slots in unread:
         found = _distinct([m for m in extract(interp.text, {type_name}) if m.start not in counts
-                           and not any(m.start < u.end and u.start < m.end for u in used)])
+                           and not any(m.start < u.end and u.start < m.end for u in used)
+                           and not any(r.start <= m.start and m.end <= r.end for r in interp.rejected)])
         if found:
             _offer_typed(offer, slots, found, interp, filled, pending_slot)
             used += found
     _offer_free_text(offer, layout, interp, pending_slot)
     return offer
+
+
+_BARE_EDGES = " \t\n。.!！~～,，"
+
+
+def _bare_answer(offer: SlotOffer, layout: SlotLayout, interp: Interpretation, pending_slot: str | None,
+                 extract: Callable[[str, set[str]], list[Mention]]) -> bool:
+    """An answer that is one value of the asked slot's type and nothing else ("5000" to "what limit?")
+    is that slot's, though another type reads the same words (a card pattern that takes any lone
+    number): True when it is, with the value offered to the asked slot alone."""
+    asked = layout.flow.slot(pending_slot) if pending_slot else None
+    if asked is None or asked.entity is None or asked.entity == ANSWER_TYPE:
+        return False
+    text = interp.text
+    start, end = len(text) - len(text.lstrip(_BARE_EDGES)), len(text.rstrip(_BARE_EDGES))
+    if start >= end or not any(m.start <= start and m.end >= end for m in interp.mentions):
+        return False
+    whole = [m for m in extract(text, {asked.entity}) if m.start <= start and m.end >= end]
+    if len({str(m.value) for m in whole}) != 1:
+        return False
+    offer.values[asked.name] = whole[0].value
+    offer.surfaces[asked.name] = whole[0].text
+    return True
+
+
+def _answered(layout: SlotLayout, slots: tuple[SlotSpec, ...], pending_slot: str | None,
+              text: str) -> tuple[SlotSpec, ...]:
+    """The yes/no slot a yes or a no answers: the one just asked, else one the words name ("no, no
+    replacement" / "不，不用补寄"). A bare "确认" / "yes" answers the confirmation, or the question
+    for another slot, and is no new value of "send a new card?"."""
+    asked = tuple(s for s in slots if s.name == pending_slot)
+    if asked:
+        return asked
+    return tuple(s for s in slots if layout.answer_names[s.name].search(text))
 
 
 def _counts(mentions: Sequence[Mention], text: str) -> set[int]:
@@ -167,6 +211,17 @@ def _label_names(slot: SlotSpec) -> tuple[str, ...]:
     elif slot.label is not None:
         names.update(n for n in (slot.label.zh, slot.label.en) if n)
     return tuple(sorted(names, key=len, reverse=True))
+
+
+def _naming_pattern(names: tuple[str, ...]) -> re.Pattern[str]:
+    """Words that name a slot in passing: any two Chinese characters of its label in a row ("补寄",
+    "新卡" of "补寄新卡"), or an English word of four letters or more ("replacement")."""
+    parts: set[str] = set()
+    for name in names:
+        for run in re.findall(r"[\u4e00-\u9fff]+", name):
+            parts.update(run[i:i + 2] for i in range(len(run) - 1))
+        parts.update(rf"\b{re.escape(w)}\b" for w in re.findall(r"[a-z]{4,}", name.lower()))
+    return re.compile("|".join(sorted(parts)) or r"(?!)", re.IGNORECASE)
 
 
 def _label_pattern(names: tuple[str, ...]) -> re.Pattern[str]:

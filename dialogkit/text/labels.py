@@ -25,6 +25,9 @@ __all__ = ["Texts", "declared_value_label", "flow_description", "label_noun", "s
 YES_NO = {"zh": ["确认", "取消"], "en": ["yes", "no"]}
 """Quick replies offered at a confirmation."""
 
+BOOL_WORDS = {"zh": ("否", "是"), "en": ("no", "yes")}
+"""A ``yes_no`` value as a reply shows it: a word of the turn's language, never Python's False/True."""
+
 
 def flow_description(flow: FlowSpec, name: str, language: str) -> str:
     """A flow's description in ``language``: "中文 / English" descriptions are split on the slash."""
@@ -137,6 +140,8 @@ class Texts:
     def entity_value_label(self, entity_type: str | None, value: Any, language: str) -> str:
         """A value of an entity type for display in ``language``; a value the type does not
         declare (an order number, a number) shows as written."""
+        if isinstance(value, bool):
+            return BOOL_WORDS["zh" if language == "zh" else "en"][value]
         label = self.declared_label(entity_type, value, language)
         return format_value(value) if label is None else label
 

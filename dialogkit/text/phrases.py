@@ -71,7 +71,7 @@ def phrase(key: str, language: str, **values: Any) -> str:
 
 
 def format_value(value: Any) -> str:
-    """How a value renders in a reply: numbers without a trailing .0, booleans as words."""
+    """How a value renders in a reply: numbers without a trailing .0 (booleans: ``Texts.value_label``)."""
     if isinstance(value, float) and value.is_integer():
         return str(int(value))
     if value is None:

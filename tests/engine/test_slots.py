@@ -170,6 +170,62 @@ class TestCounts:
         assert got.values["passengers"] == {"zh": 2, "en": 3}[lang]
 
 
+# A card whose pattern takes any lone number, a limit (a number), and a yes/no question.
+CARDS = r"""
+bot: {name: cards}
+entities:
+  card: {pattern: '(?:尾号|ending in)\s*(\d+)|^\s*(\d+)\s*$', kind: thing}
+flows:
+  card:
+    description: 办卡 / Cards
+    trigger: {keywords: [办卡, card]}
+    slots:
+      - {name: card_last4, entity: card}
+      - {name: new_limit, entity: number}
+      - {name: send_replacement, entity: yes_no, label: {zh: 补寄新卡, en: replacement card}}
+"""
+
+
+@pytest.fixture(scope="module")
+def cards() -> Parts:
+    return build(CARDS, actions={})
+
+
+class TestBareAnswer:
+    @pytest.mark.parametrize(("text", "lang"), [("5000", "zh"), ("5000", "en"), ("五千", "zh"), ("five thousand", "en")])
+    def test_a_bare_value_of_the_asked_type_is_the_asked_slots(self, cards: Parts, text: str, lang: str) -> None:
+        """Asked for the limit, "5000" is the limit, though the card pattern reads any lone number."""
+        got = offer(cards, "card", text, lang, filled={"card_last4": "1234"}, pending="new_limit")
+        assert got.values == {"new_limit": 5000}
+
+    @LANGS
+    def test_asked_for_the_card_the_same_number_is_the_card(self, cards: Parts, lang: str) -> None:
+        assert offer(cards, "card", "5678", lang, pending="card_last4").values == {"card_last4": "5678"}
+
+    @LANGS
+    def test_more_than_the_value_is_read_as_usual(self, cards: Parts, lang: str) -> None:
+        text = {"zh": "尾号1234，额度5000", "en": "ending in 1234, limit 5000"}[lang]
+        got = offer(cards, "card", text, lang, pending="new_limit")
+        assert got.values == {"card_last4": "1234", "new_limit": 5000}
+
+
+class TestYesNoSlots:
+    @pytest.mark.parametrize(("text", "lang", "value"), [("需要", "zh", True), ("不需要", "zh", False),
+                                                         ("yes", "en", True), ("no", "en", False)])
+    def test_a_yes_or_no_fills_the_asked_yes_no_slot(self, cards: Parts, text: str, lang: str, value: bool) -> None:
+        assert offer(cards, "card", text, lang, pending="send_replacement").values == {"send_replacement": value}
+
+    @pytest.mark.parametrize(("text", "lang"), [("确认", "zh"), ("不", "zh"), ("yes", "en"), ("no", "en")])
+    def test_a_yes_or_no_to_another_question_is_no_value(self, cards: Parts, text: str, lang: str) -> None:
+        """At the confirmation (nothing asked) or asked for the limit, "确认" / "no" answers that."""
+        assert offer(cards, "card", text, lang).empty
+        assert "send_replacement" not in offer(cards, "card", text, lang, pending="new_limit").values
+
+    @pytest.mark.parametrize(("text", "lang"), [("不，不用补寄", "zh"), ("no, no replacement", "en")])
+    def test_an_answer_naming_the_slot_fills_it_unasked(self, cards: Parts, text: str, lang: str) -> None:
+        assert offer(cards, "card", text, lang).values == {"send_replacement": False}
+
+
 def slot(**spec: Any) -> SlotSpec:
     return SlotSpec.model_validate({"name": "value", **spec})
 

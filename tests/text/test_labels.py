@@ -90,6 +90,11 @@ class TestValues:
     def test_a_value_of_no_entity_renders_as_written(self, language: str) -> None:
         assert TEXTS.value_label(None, 150.0, language) == "150"
 
+    @pytest.mark.parametrize(("language", "yes", "no"), [("zh", "是", "否"), ("en", "yes", "no")])
+    def test_a_yes_no_value_is_a_word_of_the_language(self, language: str, yes: str, no: str) -> None:
+        """"补寄新卡：否" / "replacement card: no", never Python's True / False."""
+        assert (TEXTS.entity_value_label("yes_no", True, language), TEXTS.value_label(None, False, language)) == (yes, no)
+
     @pytest.mark.parametrize("language", ["zh", "en"])
     def test_template_values_hold_only_filled_slots(self, language: str) -> None:
         values = TEXTS.template_values(REPORT, {"order_id": "12345", "product": "laptop", "note": None}, language)
