@@ -121,10 +121,11 @@ def normalise(value: Any) -> Any:
 
 
 def same(expected: Any, actual: Any) -> bool:
-    """Equality after normalisation; a mapping expected is a subset of the actual mapping."""
+    """Equality after normalisation; a mapping expected is a subset of the actual mapping, where a
+    key expected ``null`` matches a key that is missing (an action input not given, as a slot unset)."""
     left, right = normalise(expected), normalise(actual)
     if isinstance(left, dict) and isinstance(right, dict):
-        return all(k in right and same(v, right[k]) for k, v in left.items())
+        return all(same(v, right[k]) if k in right else v is None for k, v in left.items())
     return bool(left == right)
 
 

@@ -173,5 +173,10 @@ class TestNormalisation:
     def test_different_after_normalisation(self, expected: Any, actual: Any) -> None:
         assert not same(expected, actual)
 
+    def test_a_key_expected_null_matches_a_missing_key(self) -> None:
+        """``with: {delivery_address: null}``: the action did not get the address."""
+        assert same({"a": 1, "b": None}, {"a": 1}) and same({"b": None}, {"b": None})
+        assert not same({"b": None}, {"b": "12 Baker Street"})
+
     def test_entity_like_objects_normalise_to_their_value(self) -> None:
         assert normalise(Ent("12345", "order_id")) == normalise(12345)
