@@ -182,6 +182,20 @@ class Catalog:
         lowered = text.lower()
         return any(k in lowered for k in self.keywords)
 
+    def reads(self, entity: str | None, text: str, value: Any) -> bool:
+        """Whether the bot file's own pattern for ``entity`` finds ``value`` in ``text``: a pattern
+        that reads a value only in context ("尾号1234", or a number said alone) finds none in "no,
+        make it 1202", so the simulator never counts on the bot reading it there. Types without
+        a pattern read their values anywhere."""
+        info = self.entities.get(entity) if entity else None
+        if info is None or info.pattern is None:
+            return True
+        for match in re.finditer(info.pattern, text):
+            group = next((g for g in match.groups() if g is not None), match.group())
+            if group == value:
+                return True
+        return False
+
     def has_alias(self, text: str) -> bool:
         """True when ``text`` holds any entity value's alias (it would be a mention)."""
         return self._alias_pattern is not None and self._alias_pattern.search(text) is not None

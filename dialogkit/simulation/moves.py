@@ -173,18 +173,28 @@ def _corrections(scene: Scene) -> list[tuple[SlotInfo, str]]:
         if scene.before.slots.get(slot.name) is None or flow is None:
             continue
         alone = sum(1 for s in flow.slots if s.entity == slot.entity) == 1
-        out += [(slot, f) for f in words.CORRECTIONS[scene.language] if alone or "{label}" in f]
+        out += [(slot, f) for f in words.CORRECTIONS[scene.language]
+                if (alone or "{label}" in f) and _correction_values(scene, slot, f)]
     return out
+
+
+def _correction_values(scene: Scene, slot: SlotInfo, frame: str) -> list[Said]:
+    """The values a correction in ``frame`` can change the slot to: another value than it holds,
+    which the bot reads said that way (a pattern that reads a value only in context, "尾号1234",
+    finds none in "no, make it 1202"). An ordinal picks from a slot's options only where the
+    correction names the slot ("订单号是第二个"): "no, make it the first one" points at no list
+    the user was shown."""
+    current = value_key(scene.before.slots[slot.name])
+    label = slot.label[scene.language]
+    return [s for s in (scene.said_for(slot) if "{label}" in frame else _named(scene, slot))
+            if value_key(s.canonical) != current
+            and scene.catalog.reads(slot.entity, frame.format(label=label, value=s.text), s.canonical)]
 
 
 def correct(data: st.DataObject, scene: Scene) -> Utterance:
     """A correction of a filled slot to another value, in one of the correction phrasings."""
     slot, frame = _pick(data, _corrections(scene), "correction")
-    current = value_key(scene.before.slots[slot.name])
-    # An ordinal picks from a slot's options only where the correction names the slot ("订单号是第二个"):
-    # "no, make it the first one" points at no list the user was shown.
-    choices = scene.said_for(slot) if "{label}" in frame else _named(scene, slot)
-    said = data.draw(st.sampled_from(choices).filter(lambda s: value_key(s.canonical) != current), label=slot.name)
+    said = _pick(data, _correction_values(scene, slot, frame), slot.name)
     text = frame.format(label=slot.label[scene.language], value=said.text)
     return _utterance(scene, text, "correct", slot=slot.name, fills={slot.name: said})
 
@@ -265,7 +275,22 @@ def bare_value(data: st.DataObject, scene: Scene) -> Utterance:
 def _pairable(scene: Scene) -> list[SlotInfo]:
     entities = scene.catalog.entities
     return [s for s in _mentionable(scene) if s.entity in entities and entities[s.entity].kind in words.PRONOUNS
-            and len({value_key(v.canonical) for v in _named(scene, s)}) >= 2]
+            and len({value_key(v.canonical) for v in _named(scene, s)}) >= 2 and _pair_readable(scene, s)]
+
+
+def _pair_readable(scene: Scene, slot: SlotInfo) -> bool:
+    """Whether the bot reads both values of a pair named together (checked on one pair)."""
+    named = _named(scene, slot)
+    second = next((v for v in named[1:] if value_key(v.canonical) != value_key(named[0].canonical)), None)
+    if second is None:
+        return False
+    text = _pair_text(scene, slot, named[0], second)
+    return all(scene.catalog.reads(slot.entity, text, v.canonical) for v in (named[0], second))
+
+
+def _pair_text(scene: Scene, slot: SlotInfo, first: Said, second: Said) -> str:
+    return words.TWO_CANDIDATES[scene.language].format(noun=slot.label[scene.language], first=first.text,
+                                                       second=second.text)
 
 
 def two_candidates(data: st.DataObject, scene: Scene) -> Utterance:
@@ -275,8 +300,7 @@ def two_candidates(data: st.DataObject, scene: Scene) -> Utterance:
     first, second = data.draw(st.tuples(values, values).filter(
         lambda pair: value_key(pair[0].canonical) != value_key(pair[1].canonical)
         and pair[0].text not in pair[1].text and pair[1].text not in pair[0].text), label="candidates")
-    noun = slot.label[scene.language]
-    text = words.TWO_CANDIDATES[scene.language].format(noun=noun, first=first.text, second=second.text)
+    text = _pair_text(scene, slot, first, second)
     return _utterance(scene, text, "two_candidates", mentions=(first, second), entity=slot.entity)
 
 

@@ -15,7 +15,7 @@ from dialogkit.simulation.stubs import action_stubs
 from dialogkit.simulation.user_memory import UserMemory, value_key
 from dialogkit.simulation.values import SlotValues, passes
 from dialogkit.strings.cjk import has_cjk
-from tests.simulation._records import MEETING, SUPPORT, TRANSFER, catalog, spec
+from tests.simulation._records import BANK_CARD, MEETING, SUPPORT, TRANSFER, catalog, spec
 
 
 def prepared(path: object = SUPPORT) -> tuple[Catalog, SlotValues]:
@@ -51,6 +51,17 @@ def test_small_talk_holds_no_alias_keyword_or_date_of_the_bot() -> None:
                 assert not cat.has_alias(text) and not cat.has_keyword(text)
                 assert not any(word in text for word in ("今天", "明天", "today", "tomorrow"))
                 assert turn_language(text, "zh" if lang == "en" else "en") == lang
+
+
+def test_a_pattern_read_in_context_is_counted_on_only_there() -> None:
+    """The simulator expects the bot to read a value only where the bot file's pattern finds it:
+    "尾号1234" and "1234" alone, not the 1202 of "no, make it 1202" (a limit to this bot)."""
+    cards = catalog(BANK_CARD)
+    assert cards.reads("card", "尾号1234", "1234") and cards.reads("card", "1234", "1234")
+    assert cards.reads("card", "the card ending in 1202", "1202")
+    assert not cards.reads("card", "no, make it 1202", "1202")
+    assert not cards.reads("card", "我有两个卡号后四位 0000 和 1202", "1202")
+    assert cards.reads("loss_reason", "no, make it stolen", "stolen")     # no pattern: read anywhere
 
 
 def test_values_named_in_text_are_found_by_alias() -> None:

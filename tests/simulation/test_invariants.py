@@ -20,7 +20,7 @@ from dialogkit.simulation.invariants.sanity import turn_completes
 from dialogkit.simulation.invariants.summary import summary_holds_no_taken_back_value
 from dialogkit.simulation.observation import Snapshot
 from dialogkit.simulation.user_memory import UserMemory
-from tests.simulation._records import MEETING, TRANSFER, judge, record, remember, reply, said, utterance
+from tests.simulation._records import BANK_CARD, MEETING, TRANSFER, judge, record, remember, reply, said, utterance
 
 TASK = Snapshot("CONFIRMATION", "report_issue", {"order_id": "12345", "product": "phone", "issue_type": "damaged"},
                 ("report_issue",))
@@ -287,6 +287,28 @@ def test_the_summary_drops_a_corrected_value(language: str, text: str, kept: str
     finding = summary_holds_no_taken_back_value(bad, judge(memory=memory))
     assert finding is not None and finding.kind == "corrected"
 
+
+
+@pytest.mark.parametrize(("language", "text", "kept", "stale"), [
+    ("zh", "不对，原因是被偷", "用户陈述：挂失并冻结银行卡（原因 被盗）", "用户陈述：挂失并冻结银行卡（原因 遗失）"),
+    ("en", "no, make it stolen", "User stated: Report a lost or stolen card and freeze it (reason stolen).",
+     "User stated: Report a lost or stolen card and freeze it (reason lost)."),
+])
+def test_a_value_word_inside_a_task_description_is_no_value_shown(language: str, text: str, kept: str,
+                                                                   stale: str) -> None:
+    """"lost" in "Report a lost or stolen card" names the task, not the reason corrected away."""
+    start = record(utterance("我的卡丢了", "trigger", "zh", flow="freeze_card"),
+                   reply("?", state="PARAM_COLLECT", flow="freeze_card", slots={"reason": "lost"}))
+    fix = utterance(text, "correct", language, slot="reason", fills={"reason": said("被偷", "stolen", "loss_reason")})
+    memory = remember(UserMemory(language), start)
+    good = record(fix, reply("?", state="PARAM_COLLECT", flow="freeze_card", slots={"reason": "stolen"},
+                             language=language, summary=kept), before=start.after, index=1)
+    memory.take_back(good)
+    assert summary_holds_no_taken_back_value(good, judge(BANK_CARD, memory)) is None
+    bad = record(fix, reply("?", state="PARAM_COLLECT", flow="freeze_card", slots={"reason": "stolen"},
+                            language=language, summary=stale), before=start.after, index=1)
+    finding = summary_holds_no_taken_back_value(bad, judge(BANK_CARD, memory))
+    assert finding is not None and finding.kind == "corrected"
 
 
 @pytest.mark.parametrize(("language", "text", "kept", "stale"), [

@@ -9,6 +9,7 @@ from dialogkit.simulation.catalog import Catalog, word_pattern
 from dialogkit.simulation.invariants.base import Finding, Invariant, Judge
 from dialogkit.simulation.observation import TurnRecord
 from dialogkit.simulation.user_memory import TakenBack, value_key
+from dialogkit.text.labels import flow_description
 from dialogkit.text.phrases import format_value
 
 
@@ -35,10 +36,13 @@ def _other_labels(catalog: Catalog, taken: TakenBack, held: dict[str, Any]) -> l
 
 
 def _slot_labels(catalog: Catalog, taken: TakenBack) -> list[str]:
-    """The flow's slot labels, longest first: the summary names slots by them ("联系电话 138…",
-    "email aaa@example.com"), so one that holds the form, or is the form, is no value shown."""
+    """The flow's slot labels and every flow's description, longest first: the summary names slots
+    by their labels ("联系电话 138…", "email aaa@example.com") and tasks by their descriptions ("Report
+    a lost or stolen card"), so one that holds the form, or is the form, is no value shown."""
     flow = catalog.flows.get(taken.flow)
     labels = {label for s in (flow.slots if flow is not None else ()) for label in s.label.values() if label}
+    labels |= {flow_description(spec, name, language) for name, spec in catalog.spec.flows.items()
+               for language in ("zh", "en")}
     return sorted(labels, key=len, reverse=True)
 
 
