@@ -46,6 +46,18 @@ def action_references(spec: BotFile) -> list[str]:
     return list(dict.fromkeys(name for name, _ in action_uses(spec)))
 
 
+def stand_ins(spec: BotFile, base_dir: Path) -> dict[str, dict[str, str]]:
+    """Stubs for the actions the bot file names that no code provides yet, so the dialogue can be
+    tried before they are written (``--stub-actions``): a task's action returns ``<key>`` for each
+    key it ``returns``, a validator accepts every value. A ``choices`` action has no stand-in: its
+    options are the bot's to give."""
+    known = build_action_table(spec, base_dir)
+    returns = {flow.execute.action: flow.execute.returns for flow in spec.flows.values() if flow.execute.action}
+    choosers = {slot.choices.action for flow in spec.flows.values() for slot in flow.slots if slot.choices}
+    return {name: {key: f"<{key}>" for key in returns.get(name, ())}
+            for name in action_references(spec) if name not in known and name not in choosers}
+
+
 def build_action_table(spec: BotFile, base_dir: Path, overrides: ActionOverrides | None = None) -> ActionTable:
     """Import ``bot.actions``, resolve ``module:function`` names, then apply ``overrides``."""
     table = ActionTable()

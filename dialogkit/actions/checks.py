@@ -62,6 +62,8 @@ def _action_use_problem(spec: BotFile, document: YamlDocument, table: ActionTabl
         hint = f"register it with @action(\"{name}\") in {', '.join(spec.bot.action_modules)}"
     else:
         hint = "name a module of @action functions in bot.actions, or write package.module:function"
+    if not guess:
+        hint += " (to try the dialogue first: dialogkit chat --stub-actions)"
     return document.problem(path, f"unknown action '{name}'", hint)
 
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from dialogkit.actions.binding import ActionOverrides, build_action_table
+from dialogkit.actions.binding import ActionOverrides, build_action_table, stand_ins
 from dialogkit.actions.checks import check_code
 from dialogkit.actions.table import ActionTable
 from dialogkit.errors import FlowError
@@ -52,6 +52,14 @@ def load_bot_file(path: str | Path, *, actions: ActionOverrides | None = None) -
     """Load and check a bot file; raises ``FlowError`` carrying every problem found."""
     file_path = Path(path)
     return _bind(check_bot_file(file_path), file_path, file_path.resolve().parent, actions)
+
+
+def stand_in_actions(path: str | Path) -> dict[str, dict[str, str]]:
+    """``--stub-actions``: stubs for the actions of the bot file at ``path`` that no code provides
+    (none when the file itself does not check: loading it reports why)."""
+    file_path = Path(path)
+    spec = check_bot_file(file_path).spec
+    return {} if spec is None else stand_ins(spec, file_path.resolve().parent)
 
 
 def parse_bot_text(text: str | bytes, *, filename: str = "<string>", base_dir: Path | None = None,

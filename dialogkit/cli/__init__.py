@@ -14,6 +14,8 @@ from dialogkit.cli.user import user_app
 
 STORE_HELP = "sqlite:///path, memory:// or redis://host:port/db."
 LOG_LEVEL_HELP = "Log events at this level and above to stderr."
+STUB_HELP = ("Stand in for actions no code provides yet: a task's action returns <key> for each key it "
+             "returns, a validator accepts every value.")
 
 app = typer.Typer(add_completion=False, no_args_is_help=True, help="dialogkit: task-oriented bots from YAML flows.")
 
@@ -27,11 +29,12 @@ def chat(
     log_level: Annotated[str, typer.Option("--log-level", help=LOG_LEVEL_HELP)] = "error",
     reload: Annotated[bool, typer.Option(
         "--reload", help="Reload the bot file when it changes between turns; sessions are kept.")] = False,
+    stub_actions: Annotated[bool, typer.Option("--stub-actions", help=STUB_HELP)] = False,
 ) -> None:
     """Chat with a bot; /help lists the in-chat commands."""
     from dialogkit.cli.chat import run_chat
 
-    raise typer.Exit(run_chat(bot_file, user, session, store, log_level, reload=reload))
+    raise typer.Exit(run_chat(bot_file, user, session, store, log_level, reload=reload, stub_actions=stub_actions))
 
 
 @app.command("test")
@@ -63,11 +66,12 @@ def test_(
 def validate(
     paths: Annotated[list[Path], typer.Argument(help="Bot files to check.")],
     strict: Annotated[bool, typer.Option("--strict", help="Fail on warnings too.")] = False,
+    stub_actions: Annotated[bool, typer.Option("--stub-actions", help=STUB_HELP)] = False,
 ) -> None:
     """Load and check bot files; print every problem; exit 1 on an error (or a warning with --strict)."""
     from dialogkit.cli.validate import validate_command
 
-    raise typer.Exit(validate_command(paths, strict=strict))
+    raise typer.Exit(validate_command(paths, strict=strict, stub_actions=stub_actions))
 
 
 @app.command()

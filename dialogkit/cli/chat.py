@@ -15,6 +15,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
+from dialogkit.actions.loading import stand_in_actions
 from dialogkit.bot import Bot
 from dialogkit.cli.consoles import plain_console
 from dialogkit.cli.context_export import ExportError, check_target, parse_export, render, write_export
@@ -111,10 +112,13 @@ def _new_session() -> str:
     return f"chat-{uuid.uuid4().hex[:8]}"
 
 
-def _open_bot(console: Console, bot_file: Path, store: str | None) -> Bot | None:
+def _open_bot(console: Console, bot_file: Path, store: str | None, stub_actions: bool = False) -> Bot | None:
     """The bot, or None after printing why it cannot be loaded (every problem of an invalid file)."""
     try:
-        return Bot.from_file(bot_file, store=store)
+        stubs = stand_in_actions(bot_file) if stub_actions else {}
+        if stubs:
+            console.print(f"stand-ins for actions without code: {', '.join(sorted(stubs))}", markup=False)
+        return Bot.from_file(bot_file, store=store, actions=stubs or None)
     except FlowError as exc:
         for problem in exc.problems:
             console.print(str(problem), markup=False)
@@ -171,7 +175,7 @@ def _turn(console: Console, bot: Bot, sid: str, text: str, user: str | None) -> 
 
 
 def run_chat(bot_file: Path, user: str | None, session: str | None, store: str | None,
-             log_level: str = "error", reload: bool = False) -> int:
+             log_level: str = "error", reload: bool = False, stub_actions: bool = False) -> int:
     """Chat until /exit or the end of input; 1 when the bot cannot be loaded, else 0.
 
     Through a pipe each line is echoed after ``you>``, so a saved transcript reads like a chat.
@@ -182,7 +186,7 @@ def run_chat(bot_file: Path, user: str | None, session: str | None, store: str |
     console = plain_console()
     interactive = sys.stdin.isatty()
     watch = FileWatch(bot_file) if reload else None       # before loading: an edit meanwhile is not missed
-    bot = _open_bot(console, bot_file, store)
+    bot = _open_bot(console, bot_file, store, stub_actions)
     if bot is None:
         return 1
     sid = session or _new_session()

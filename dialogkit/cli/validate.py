@@ -13,7 +13,7 @@ from pathlib import Path
 from rich.console import Console
 from rich.markup import escape
 
-from dialogkit.actions.loading import LoadedBot, load_bot_file
+from dialogkit.actions.loading import LoadedBot, load_bot_file, stand_in_actions
 from dialogkit.cli.consoles import plain_console
 from dialogkit.engine.shadowed_flows import shadowed_flows
 from dialogkit.errors import DialogkitError, FlowError, Problem
@@ -29,14 +29,16 @@ def print_problem(console: Console, problem: Problem) -> None:
         console.print(f"    hint: {escape(problem.hint)}", soft_wrap=True)
 
 
-def validate_command(paths: list[Path], console: Console | None = None, *, strict: bool = False) -> int:
-    """Check each bot file; 0 when all are valid (and, with ``strict``, free of warnings), 1 otherwise."""
+def validate_command(paths: list[Path], console: Console | None = None, *, strict: bool = False,
+                     stub_actions: bool = False) -> int:
+    """Check each bot file; 0 when all are valid (and, with ``strict``, free of warnings), 1 otherwise.
+    With ``stub_actions`` an action no code provides is no problem (``stand_in_actions``)."""
     # Paths and messages quote the user's file: ":ok:" in them is text, not an emoji code.
     console = console or plain_console()
     failed = False
     for path in paths:
         try:
-            bot = load_bot_file(path)
+            bot = load_bot_file(path, actions=stand_in_actions(path) if stub_actions else None)
         except FlowError as error:
             failed = True
             for problem in error.problems:

@@ -99,9 +99,9 @@ def run_in_process(monkeypatch: pytest.MonkeyPatch) -> Iterator[Callable[..., in
     saved = structlog.get_config()
     monkeypatch.chdir(ROOT)                     # the support bot imports examples.support_actions
 
-    def run(script: list[str | Callable[[], None]], bot_file: Path, *, reload: bool) -> int:
+    def run(script: list[str | Callable[[], None]], bot_file: Path, *, reload: bool, stub_actions: bool = False) -> int:
         monkeypatch.setattr(sys, "stdin", ScriptedInput(script))
-        return run_chat(bot_file, None, "pipe", "memory://", reload=reload)
+        return run_chat(bot_file, None, "pipe", "memory://", reload=reload, stub_actions=stub_actions)
 
     yield run
     structlog.configure(**saved)
@@ -152,3 +152,24 @@ def test_the_transcript_shows_emoji_codes_as_typed(said: str, tmp_path: Path) ->
     """rich would print ':ok:' as an emoji; a transcript shows what was said."""
     out = chat([said, "/exit"], tmp_path)
     assert said in out and "🆗" not in out and "💿" not in out
+
+
+# ---- --stub-actions ----------------------------------------------------------------------------
+
+RESTAURANT = ROOT / "tests" / "conversations" / "bots" / "restaurant.yaml"
+BOOKING = {"zh": ["帮我订一桌，明天晚上7点，4个人，室内，姓名：张三", "确认"],
+           "en": ["book a table for 4 tomorrow at 7pm, indoor, name: Smith", "yes"]}
+BOOKED = {"zh": "预订号 <booking_id>", "en": "reference <booking_id>"}
+
+
+@LANGS
+def test_stub_actions_let_a_bot_without_action_code_be_tried(
+        lang: str, run_in_process: Callable[..., int], capsys: pytest.CaptureFixture[str]) -> None:
+    """A bot file written before its actions: with --stub-actions the task runs to its end, the
+    action answering <key> for each key it returns; without, the file does not load."""
+    assert run_in_process([*BOOKING[lang], "/exit"], RESTAURANT, reload=False, stub_actions=True) == 0
+    out = " ".join(capsys.readouterr().out.split())
+    assert "stand-ins for actions without code: book_table, cancel_booking" in out
+    assert BOOKED[lang] in out
+    assert run_in_process(["/exit"], RESTAURANT, reload=False) == 1
+    assert "unknown action 'book_table'" in " ".join(capsys.readouterr().out.split())

@@ -39,6 +39,36 @@ flows:
 """
 
 
+ACTIONS_TO_COME = GOOD.split("    slots:")[0] + """\
+    slots:
+      - {name: city, entity: city, validate: [{action: known_city}]}
+      - {name: day, entity: date, choices: {action: forecast_days}}
+    execute: {action: look_up, returns: [forecast], say: {zh: "{city}：{forecast}", en: "{city}: {forecast}"}}
+"""
+
+
+class TestStubActions:
+    def test_actions_without_code_are_problems_with_a_hint_to_stub_them(self, tmp_path: Path) -> None:
+        console = _console()
+        assert validate_command([_bot(tmp_path, ACTIONS_TO_COME)], console=console) == 1
+        out = console.export_text()
+        assert "unknown action 'look_up'" in out and "dialogkit chat --stub-actions" in out
+
+    def test_with_stub_actions_only_a_choices_action_still_needs_code(self, tmp_path: Path) -> None:
+        """A task's action and a validator get stand-ins; the options of a choices action are the
+        bot's own to give, so that one is still reported."""
+        console = _console()
+        assert validate_command([_bot(tmp_path, ACTIONS_TO_COME)], console=console, stub_actions=True) == 1
+        out = console.export_text()
+        assert "forecast_days" in out and "look_up" not in out and "known_city" not in out
+
+    def test_stand_ins_return_a_placeholder_for_each_key_and_accept_every_value(self, tmp_path: Path) -> None:
+        from dialogkit.actions.loading import stand_in_actions
+
+        stubs = stand_in_actions(_bot(tmp_path, ACTIONS_TO_COME))
+        assert stubs == {"known_city": {}, "look_up": {"forecast": "<forecast>"}}
+
+
 class TestValidate:
     def test_three_problems_fixture(self) -> None:
         """Exit 1 and three 'file:line:col:' lines, each followed by its hint."""
