@@ -573,13 +573,17 @@ def _explicitly_named(ref: Reference, mentions: Sequence[Mention], text: str) ->
     """The utterance names the object itself, so the words are not a reference back.
 
     "the order 12345" / "该订单12345" (a value right after the description); "the order number is
-    12345" (the noun is a modifier); "actually it's 67890" / "it was my earbuds" (a predicative
-    "it" whose clause states the value: the referent is what follows, not something earlier).
+    12345" / "the order number 12345" (the noun is a modifier, and a value follows; "the same tracking
+    number to …" still points back); "actually it's 67890" / "it was my earbuds" (a predicative "it"
+    whose clause states the value: the referent is what follows, not something earlier).
     """
     after = text[ref.end:]
     if ref.category == "definite":
-        if _EN_NOUN_COMPOUND.match(after):
-            return True
+        compound = _EN_NOUN_COMPOUND.match(after)
+        if compound:      # "the order number is 12345" names it; "the same tracking number to …" points back
+            rest = after[compound.end():]
+            gap = compound.end() + len(rest) - len(rest.lstrip(" #:："))
+            return bool(_EN_COPULA.match(rest)) or any(m.start == ref.end + gap for m in mentions)
         gap = len(after) - len(after.lstrip(" #:："))
         return any(m.start == ref.end + gap for m in mentions)
     if ref.category == "demonstrative" and _names_its_noun(ref, mentions, after):
