@@ -257,7 +257,7 @@ class Policy:
         flow = self._intent(ctx)
         if flow is None or ctx.flow is None or flow == ctx.flow.name:
             return False
-        if ctx.interp.cues & {"correction", "no"} and offer.values:
+        if ctx.interp.cues & {"correction", "no"} and offer.values and not self._only_fits(ctx, flow):
             return False     # "no, make it A10000" corrects this task; it starts no other
         scores = {s.flow: s.score for s in ctx.interp.intents}
         own = scores.get(ctx.flow.name, 0.0)
@@ -652,6 +652,17 @@ class Policy:
         self._failure(ctx, R.phrase(key, ctx.language, text=rejected.text))
         return True
 
+    def _said_impossible(self, ctx: TurnContext, missing: list[SlotSpec]) -> SlotSpec | None:
+        """"运单SF…改到2月30日下午送" / "… to Feb 30": the other values are taken, and the reply says
+        there is no such date before asking for the date, rather than asking as if none was said."""
+        for rejected in ctx.interp.rejected:
+            slot = next((s for s in missing if s.entity == rejected.type), None)
+            if slot is not None:
+                key = "impossible_date" if rejected.type == "date" else "impossible_time"
+                ctx.say.append(R.as_sentence(R.phrase(key, ctx.language, text=rejected.text), ctx.language))
+                return slot
+        return None
+
     def _keep_to_asked_slot(self, ctx: TurnContext, offer: SlotOffer) -> None:
         """A bare number ("12345" after "请提供订单号") is an answer to the asked slot: when it does
         not fit that slot it never silently lands in a number slot of the task instead.
@@ -733,8 +744,9 @@ class Policy:
         if missing:
             if task.state == "CONFIRMATION":     # a correction made a conditional slot needed
                 self._fire(ctx, "deny")
-            task.pending_slot = missing[0].name
-            self._ask(ctx, flow, missing[0])
+            slot = self._said_impossible(ctx, missing) or missing[0]
+            task.pending_slot = slot.name
+            self._ask(ctx, flow, slot)
             return
         task.pending_slot = None
         if flow.spec.confirm is not None:

@@ -6,32 +6,25 @@ are separate questions, and the LLM path reuses the validation for every value i
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import Any
 
+from dialogkit.engine.free_text import offer_free_text
+from dialogkit.engine.slot_layout import ANSWER_TYPE, COUNTS, SlotLayout, SlotOffer
+from dialogkit.engine.slot_units import unit_after
+from dialogkit.engine.yes_no_slots import answered, offer_named_answers
 from dialogkit.memory.tracker import counting_numbers
 from dialogkit.model.interpretation import Interpretation, Mention
 from dialogkit.spec.schema import FlowSpec, SlotSpec, prompt_text
 from dialogkit.text.phrases import phrase
 
+__all__ = ["ANSWER_TYPE", "COUNTS", "SlotLayout", "SlotOffer", "Validator", "missing_required", "offer_slots",
+           "validate_slot"]
+
 Validator = Callable[[str, Any], str | None]   # (action name, value) -> error or None
-ANSWER_TYPE = "yes_no"
 _LIST_JOINER = re.compile(r"\s*(?:[,，、和与及跟或]|(?:,\s*)?(?:and|or))?\s*", re.IGNORECASE)
-
-
-@dataclass(slots=True)
-class SlotOffer:
-    """What one utterance offers the active flow."""
-
-    values: dict[str, Any] = field(default_factory=dict)
-    surfaces: dict[str, str] = field(default_factory=dict)          # slot -> text as written
-    conflicts: dict[str, list[Mention]] = field(default_factory=dict)  # slot -> two or more distinct values
-
-    @property
-    def empty(self) -> bool:
-        return not self.values and not self.conflicts
 
 
 def _distinct(mentions: list[Mention]) -> list[Mention]:
@@ -39,32 +32,6 @@ def _distinct(mentions: list[Mention]) -> list[Mention]:
     for m in mentions:
         seen.setdefault(str(m.value), m)
     return list(seen.values())
-
-
-@dataclass(frozen=True, slots=True)
-class SlotLayout:
-    """What ``offer_slots`` needs of a flow, worked out once (``Policy`` keeps one for
-    each flow of its bot) instead of on every turn."""
-
-    flow: FlowSpec
-    by_type: dict[str, tuple[SlotSpec, ...]]          # entity type -> its slots, in declaration order
-    names_by_type: dict[str, frozenset[str]]
-    free_text: tuple[tuple[SlotSpec, re.Pattern[str]], ...]   # slots without a type, with their "label:" pattern
-    answer_names: dict[str, re.Pattern[str]]          # yes/no slot -> the words that name it
-
-    @classmethod
-    def of(cls, flow: FlowSpec) -> SlotLayout:
-        by_type: dict[str, list[SlotSpec]] = {}
-        for slot in flow.slots:
-            if slot.entity:
-                by_type.setdefault(slot.entity, []).append(slot)
-        return cls(
-            flow=flow,
-            by_type={t: tuple(slots) for t, slots in by_type.items()},
-            names_by_type={t: frozenset(s.name for s in slots) for t, slots in by_type.items()},
-            free_text=tuple((s, _label_pattern(_label_names(s))) for s in flow.slots if s.entity is None),
-            answer_names={s.name: _naming_pattern(_label_names(s)) for s in by_type.get(ANSWER_TYPE, ())},
-        )
 
 
 def offer_slots(
@@ -93,30 +60,55 @@ def offer_slots(
         direct_types = {m.type for m in mentions}
         mentions = [*mentions, *(m for m in extra_mentions if m.type not in direct_types)]
     counts = _counts(interp.mentions, interp.text)
-    used: list[Mention] = []
+    used = _offer_labelled(offer, layout, interp.text, extract)
     unread: list[tuple[str, tuple[SlotSpec, ...]]] = []
     for type_name, slots in layout.by_type.items():
         if type_name == ANSWER_TYPE:
-            slots = _answered(layout, slots, pending_slot, interp.text)
-            if not slots:
-                continue
-        found = _distinct([m for m in mentions if m.type == type_name and m.start not in counts])
-        if found:
-            _offer_typed(offer, slots, found, interp, filled, pending_slot)
-            used += found
+            slots = answered(layout, slots, pending_slot, interp.text)
+        slots = tuple(s for s in slots if s.name not in offer.values)
+        if not slots:
+            continue
+        said = [m for m in mentions if m.type == type_name and m.start not in counts and not _inside(m, used)]
+        if said:
+            _offer_typed(offer, layout, slots, said, interp, filled, pending_slot)
+            used += said
         elif read_every_type or pending_slot in layout.names_by_type[type_name]:
             unread.append((type_name, slots))
     # Read as a slot's own type, a span may be taken though another type claimed it ("damaged"), but
     # not inside a value this utterance gives another slot (2026 in "January 1, 2026" is no amount).
     for type_name, slots in unread:
-        found = _distinct([m for m in extract(interp.text, {type_name}) if m.start not in counts
-                           and not any(m.start < u.end and u.start < m.end for u in used)
-                           and not any(r.start <= m.start and m.end <= r.end for r in interp.rejected)])
-        if found:
-            _offer_typed(offer, slots, found, interp, filled, pending_slot)
-            used += found
-    _offer_free_text(offer, layout, interp, pending_slot)
+        said = [m for m in extract(interp.text, {type_name}) if m.start not in counts and not _inside(m, used)
+                and not any(r.start <= m.start and m.end <= r.end for r in interp.rejected)]
+        if said:
+            _offer_typed(offer, layout, slots, said, interp, filled, pending_slot)
+            used += said
+    offer_named_answers(offer, layout, interp.text)
+    offer_free_text(offer, layout, interp, pending_slot)
     return offer
+
+
+def _inside(mention: Mention, spans: Sequence[Mention]) -> bool:
+    return any(mention.start < u.end and u.start < mention.end for u in spans)
+
+
+def _offer_labelled(offer: SlotOffer, layout: SlotLayout, text: str,
+                    extract: Callable[[str, set[str]], list[Mention]]) -> list[Mention]:
+    """A value said right after a slot's label is that slot's, read as its type, though another type
+    claims the words: "联系电话13812345678" is the contact phone even where the bot's tracking-number
+    pattern also takes eleven digits. The values taken, so no other slot reads them again."""
+    taken: list[Mention] = []
+    for slot, pattern in layout.labels:
+        for match in pattern.finditer(text):
+            assert slot.entity is not None
+            found = extract(text, {slot.entity})
+            value = next((m for m in found if m.start == match.end() and not _inside(m, taken)), None)
+            # Another value of its type said too ("没收到，问题是碎了") leaves it a question, as ever.
+            if value is not None and all(str(m.value) == str(value.value) for m in found if not _inside(m, [value])):
+                offer.values[slot.name], offer.surfaces[slot.name] = value.value, value.text
+                offer.labelled[slot.name] = text[match.start():value.end]
+                taken.append(value)
+                break
+    return taken
 
 
 _BARE_EDGES = " \t\n。.!！~～,，"
@@ -142,91 +134,60 @@ def _bare_answer(offer: SlotOffer, layout: SlotLayout, interp: Interpretation, p
     return True
 
 
-def _answered(layout: SlotLayout, slots: tuple[SlotSpec, ...], pending_slot: str | None,
-              text: str) -> tuple[SlotSpec, ...]:
-    """The yes/no slot a yes or a no answers: the one just asked, else one the words name ("no, no
-    replacement" / "不，不用补寄"). A bare "确认" / "yes" answers the confirmation, or the question
-    for another slot, and is no new value of "send a new card?"."""
-    asked = tuple(s for s in slots if s.name == pending_slot)
-    if asked:
-        return asked
-    return tuple(s for s in slots if layout.answer_names[s.name].search(text))
-
-
 def _counts(mentions: Sequence[Mention], text: str) -> set[int]:
     """Numbers that count the values listed after them: no slot's value. The values must be a list
     ("A 和 B", "A, B and C"), not a route or a range ("两个人，北京到上海": two travellers)."""
     return counting_numbers(mentions, lambda a, b: _LIST_JOINER.fullmatch(text[a.end:b.start]) is not None)
 
 
-def _offer_typed(offer: SlotOffer, slots: tuple[SlotSpec, ...], found: list[Mention], interp: Interpretation,
-                 filled: dict[str, Any], pending_slot: str | None) -> None:
+def _offer_typed(offer: SlotOffer, layout: SlotLayout, slots: tuple[SlotSpec, ...], said: list[Mention],
+                 interp: Interpretation, filled: dict[str, Any], pending_slot: str | None) -> None:
     """Values of one entity type onto the slots of that type."""
     if len(slots) == 1:
+        found = _distinct(said)
         slot = slots[0]
-        if len(found) > 1 and "correction" not in interp.cues:
+        if len(found) > 1 and ("correction" not in interp.cues or _listed(found, interp.text)):
             offer.conflicts[slot.name] = found
             return
         offer.values[slot.name] = found[-1].value
         offer.surfaces[slot.name] = found[-1].text
         return
-    ordered = sorted(slots, key=lambda s: (s.name in filled, s.name != pending_slot))
-    for slot, mention in zip(ordered, found, strict=False):
+    counted, rest = _by_unit(layout, slots, said, interp.text) if slots[0].name in layout.units else ({}, said)
+    for name, mention in counted.items():
+        offer.values[name] = mention.value
+        offer.surfaces[name] = mention.text
+    ordered = sorted((s for s in slots if s.name not in counted),
+                     key=lambda s: (s.name in filled, s.name != pending_slot))
+    for slot, mention in zip(ordered, _distinct(rest), strict=False):
         offer.values[slot.name] = mention.value
         offer.surfaces[slot.name] = mention.text
 
 
-def _offer_free_text(offer: SlotOffer, layout: SlotLayout, interp: Interpretation, pending_slot: str | None) -> None:
-    """Slots without a type: offered by "label: value", by the LLM, or as the whole answer when asked."""
-    for slot, pattern in layout.free_text:
-        if slot.name not in offer.values:
-            # The rules' "label: value" first; else a free-text value the LLM proposed (validated already).
-            proposed = interp.slot_values.get(slot.name)
-            labelled = _labelled_text(pattern, interp.text) or (str(proposed).strip() if proposed is not None else None)
-            if labelled:
-                offer.values[slot.name] = labelled
-                offer.surfaces[slot.name] = labelled
-    if pending_slot and not offer.values and not offer.conflicts:
-        asked = layout.flow.slot(pending_slot)
-        if asked is not None and asked.entity is None and interp.text.strip():
-            offer.values[asked.name] = interp.text.strip()
-            offer.surfaces[asked.name] = interp.text.strip()
+_AND_OR = re.compile(r"(?<!\s)\s*+(?:和|与|及|跟|或者?|还是|、|and|or|&)\s*+", re.IGNORECASE)   # linear
 
 
-def _labelled_text(pattern: re.Pattern[str], text: str) -> str | None:
-    """A free-text slot offered by name: "备注：请尽快处理" / "note: please hurry" fills ``note``.
-
-    Free-text slots have no entity type to find them by, so an optional one could otherwise never
-    be filled; its name or label followed by a colon is how users offer it.
-    """
-    match = pattern.search(text)
-    value = match.group(1).strip() if match else ""
-    return value or None
+def _listed(found: list[Mention], text: str) -> bool:
+    """Values joined as a list ("SF1234567890和773012345678都改到明天") are two, though the words
+    around them correct ("改到"): only "不是A，是B" / "not A but B" puts the last in place of the first."""
+    ordered = sorted(found, key=lambda m: m.start)
+    return any(_AND_OR.fullmatch(text[a.end:b.start]) for a, b in itertools.pairwise(ordered))
 
 
-def _label_names(slot: SlotSpec) -> tuple[str, ...]:
-    names = {slot.name, slot.name.replace("_", " ")}
-    if isinstance(slot.label, str):
-        names.add(slot.label)
-    elif slot.label is not None:
-        names.update(n for n in (slot.label.zh, slot.label.en) if n)
-    return tuple(sorted(names, key=len, reverse=True))
-
-
-def _naming_pattern(names: tuple[str, ...]) -> re.Pattern[str]:
-    """Words that name a slot in passing: any two Chinese characters of its label in a row ("补寄",
-    "新卡" of "补寄新卡"), or an English word of four letters or more ("replacement")."""
-    parts: set[str] = set()
-    for name in names:
-        for run in re.findall(r"[\u4e00-\u9fff]+", name):
-            parts.update(run[i:i + 2] for i in range(len(run) - 1))
-        parts.update(rf"\b{re.escape(w)}\b" for w in re.findall(r"[a-z]{4,}", name.lower()))
-    return re.compile("|".join(sorted(parts)) or r"(?!)", re.IGNORECASE)
-
-
-def _label_pattern(names: tuple[str, ...]) -> re.Pattern[str]:
-    alternation = "|".join(re.escape(n) for n in names)
-    return re.compile(rf"(?:^|[\s，,。;；])(?:{alternation})\s*[:：]\s*(.+)$", re.IGNORECASE | re.DOTALL)
+def _by_unit(layout: SlotLayout, slots: tuple[SlotSpec, ...], said: list[Mention],
+             text: str) -> tuple[dict[str, Mention], list[Mention]]:
+    """Numbers whose unit names one of the slots ("住两晚，两个人": nights, guests), by slot; the
+    others, in order. A Chinese measure word no slot counts ("一间") leaves its number out."""
+    counted: dict[str, Mention] = {}
+    rest: list[Mention] = []
+    for mention in said:
+        unit = unit_after(mention, text)
+        fits = {s.name: layout.units[s.name].fits(unit) for s in slots} if unit is not None else {}
+        named = [name for name, fit in fits.items() if fit]
+        if len(named) == 1 and named[0] not in counted:
+            counted[named[0]] = mention
+        elif not (unit is not None and unit[0] == "zh" and fits and all(fit is False for fit in fits.values())):
+            rest.append(mention)
+    return counted, rest
 
 
 def _number(value: Any) -> float | None:

@@ -226,6 +226,93 @@ class TestYesNoSlots:
         assert offer(cards, "card", text, lang).values == {"send_replacement": False}
 
 
+# Two integers told apart by their units, a yes/no slot, a phone and free text.
+HOTEL = """
+bot: {name: hotel}
+entities:
+  booking: {pattern: '(?<![A-Za-z0-9])((?:H)?\\d{10,12})(?![A-Za-z0-9])', kind: thing}
+flows:
+  book:
+    description: 订房 / Book a room
+    trigger: {keywords: [订房, book a room]}
+    slots:
+      - {name: nights, entity: integer, label: {zh: 入住晚数, en: nights}, ask: {zh: 住几晚？, en: How many nights?}}
+      - {name: guests, entity: integer, label: {zh: 人数, en: guests}, ask: {zh: 几位入住？, en: How many guests?}}
+      - {name: breakfast, entity: yes_no, label: {zh: 早餐, en: breakfast}}
+      - {name: booking_no, entity: booking, label: {zh: 订单号, en: booking number}}
+      - {name: phone, entity: phone, label: {zh: 联系电话, en: contact phone}}
+      - {name: guest_name, label: {zh: 姓名, en: name}}
+"""
+
+
+@pytest.fixture(scope="module")
+def hotel() -> Parts:
+    return build(HOTEL, actions={})
+
+
+class TestUnits:
+    @pytest.mark.parametrize(("text", "lang"), [("住两晚，三个人", "zh"), ("三个人，住两晚", "zh"),
+                                                ("for 3 guests, 2 nights", "en"), ("2 nights for 3 people", "en")])
+    def test_a_number_goes_to_the_slot_its_unit_names(self, hotel: Parts, text: str, lang: str) -> None:
+        assert offer(hotel, "book", text, lang).values == {"nights": 2, "guests": 3}
+
+    @pytest.mark.parametrize(("text", "lang"), [("住两晚，两个人", "zh"), ("2 nights, 2 guests", "en")])
+    def test_the_same_number_twice_fills_both(self, hotel: Parts, text: str, lang: str) -> None:
+        assert offer(hotel, "book", text, lang).values == {"nights": 2, "guests": 2}
+
+    def test_a_measure_word_no_slot_counts_fills_nothing(self, hotel: Parts) -> None:
+        """"一间" counts rooms, which this flow does not ask for."""
+        assert offer(hotel, "book", "订一间，住两晚", "zh").values == {"nights": 2}
+
+    @LANGS
+    def test_numbers_without_units_still_go_in_order(self, hotel: Parts, lang: str) -> None:
+        assert offer(hotel, "book", {"zh": "2，3", "en": "2, 3"}[lang], lang).values == {"nights": 2, "guests": 3}
+
+
+class TestLabelledValues:
+    @pytest.mark.parametrize(("text", "lang"), [("订单H1234567890，联系电话13812345678", "zh"),
+                                                ("booking H1234567890, contact phone 13812345678", "en")])
+    def test_a_value_after_a_slots_label_is_that_slots(self, hotel: Parts, text: str, lang: str) -> None:
+        """The booking pattern takes eleven digits too; after "联系电话" / "contact phone" they are a phone."""
+        got = offer(hotel, "book", text, lang)
+        assert (got.values["booking_no"], got.values["phone"]) == ("H1234567890", "13812345678")
+
+    @pytest.mark.parametrize(("text", "lang", "name"), [("张伟，联系电话13812345678", "zh", "张伟"),
+                                                        ("Jane Smith, contact phone 13812345678", "en", "Jane Smith")])
+    def test_the_free_text_asked_is_the_rest_of_the_answer(self, hotel: Parts, text: str, lang: str,
+                                                           name: str) -> None:
+        got = offer(hotel, "book", text, lang, pending="guest_name")
+        assert got.values == {"phone": "13812345678", "guest_name": name}
+
+
+class TestFreeTextWithNumbers:
+    @pytest.mark.parametrize(("text", "lang"), [("王小二", "zh"), ("李十一", "zh"), ("Agent 47", "en"),
+                                                ("Jane Doe 2", "en")])
+    def test_a_number_inside_the_answer_is_part_of_it(self, hotel: Parts, text: str, lang: str) -> None:
+        assert offer(hotel, "book", text, lang, pending="guest_name").values == {"guest_name": text}
+
+    @pytest.mark.parametrize(("text", "lang"), [("我们三个人", "zh"), ("帮助", "zh"), ("help", "en")])
+    def test_a_count_or_a_request_for_help_is_no_name(self, hotel: Parts, text: str, lang: str) -> None:
+        assert "guest_name" not in offer(hotel, "book", text, lang, pending="guest_name").values
+
+
+class TestNamedAnswers:
+    @pytest.mark.parametrize(("text", "lang", "value"), [("不要早餐", "zh", False), ("早餐不要了", "zh", False),
+                                                         ("要早餐", "zh", True), ("no breakfast", "en", False),
+                                                         ("with breakfast please", "en", True)])
+    def test_a_yes_no_slot_named_with_its_answer(self, hotel: Parts, text: str, lang: str, value: bool) -> None:
+        assert offer(hotel, "book", text, lang, pending="nights").values == {"breakfast": value}
+
+
+class TestListedValues:
+    @pytest.mark.parametrize(("text", "lang"), [("H1234567890和H2234567890都改到明天", "zh"),
+                                                ("change H1234567890 and H2234567890 to tomorrow", "en")])
+    def test_two_values_listed_are_a_question_though_the_words_correct(self, hotel: Parts, text: str,
+                                                                         lang: str) -> None:
+        got = offer(hotel, "book", text, lang)
+        assert [m.value for m in got.conflicts["booking_no"]] == ["H1234567890", "H2234567890"]
+
+
 def slot(**spec: Any) -> SlotSpec:
     return SlotSpec.model_validate({"name": "value", **spec})
 

@@ -1,0 +1,83 @@
+"""Free-text slots (a name, an address, a description): what of an answer is their value.
+
+Asked for one, the whole answer is the value, less what it gives other slots by their labels; a
+number or a date inside it is part of it ("王小二", "Agent 47"), a count with its measure word is not
+("我们三个人"), and a request for help is no answer. Unasked, "label: text" offers one.
+"""
+
+from __future__ import annotations
+
+import re
+
+from dialogkit.engine.slot_layout import COUNTS, SlotLayout, SlotOffer
+from dialogkit.model.interpretation import Interpretation
+from dialogkit.strings.cjk import has_cjk
+
+__all__ = ["offer_free_text"]
+
+
+_INCIDENTAL = frozenset({"number", "integer", "date", "time"})
+_NO_ANSWER = frozenset({"help", "alternatives", "forget"})
+_MEASURED = re.compile(r"[^\d\s.,零〇一二两三四五六七八九十百千万廿卅]")
+
+
+def _part_of_free_text(offer: SlotOffer, layout: SlotLayout, interp: Interpretation, pending_slot: str | None) -> bool:
+    """Asked for a name, "王小二" / "Agent 47" / "Louis the 14th" is the name: a number or a date the
+    rules read inside a longer answer, with no measure word ("三个人", "两晚" count), is part of it."""
+    asked = layout.flow.slot(pending_slot) if pending_slot else None
+    if asked is None or asked.entity is not None or not offer.values or offer.conflicts \
+            or interp.cues & {"correction", "no"}:
+        return False
+    rest = interp.text
+    for name, surface in offer.surfaces.items():
+        slot = layout.flow.slot(name)
+        if slot is None or slot.entity not in _INCIDENTAL or (slot.entity in COUNTS and _MEASURED.search(surface)):
+            return False
+        rest = rest.replace(surface, " ")
+    return has_cjk(rest) or sum(ch.isalnum() for ch in rest) >= 2     # "李十一" keeps its surname
+
+
+def offer_free_text(offer: SlotOffer, layout: SlotLayout, interp: Interpretation, pending_slot: str | None) -> None:
+    """Slots without a type: offered by "label: value", by the LLM, or as the whole answer when asked."""
+    if _part_of_free_text(offer, layout, interp, pending_slot):
+        offer.values.clear()
+        offer.surfaces.clear()
+    for slot, pattern in layout.free_text:
+        if slot.name not in offer.values:
+            # The rules' "label: value" first; else a free-text value the LLM proposed (validated already).
+            proposed = interp.slot_values.get(slot.name)
+            labelled = _labelled_text(pattern, interp.text) or (str(proposed).strip() if proposed is not None else None)
+            if labelled:
+                offer.values[slot.name] = labelled
+                offer.surfaces[slot.name] = labelled
+    # "帮助" / "help" asked for a description is a request for help (answered, then asked again).
+    asked = layout.flow.slot(pending_slot) if pending_slot else None
+    if asked is None or asked.entity is not None or asked.name in offer.values or offer.conflicts \
+            or interp.cues & _NO_ANSWER:
+        return
+    answer = _besides_labelled(offer, layout, interp.text)
+    if answer:
+        offer.values[asked.name] = answer
+        offer.surfaces[asked.name] = answer
+
+
+def _besides_labelled(offer: SlotOffer, layout: SlotLayout, text: str) -> str:
+    """The answer to a free-text question: the whole text, less the values the user gave other slots
+    by their labels ("北京市朝阳区建国路88号，联系电话13812345678" is an address and a phone); nothing
+    when a value came without its label (the user answered something else)."""
+    if set(offer.values) - set(offer.labelled):
+        return ""
+    for said in offer.labelled.values():
+        text = text.replace(said, " ")
+    return text.strip(" \t\n,，。.;；、")
+
+
+def _labelled_text(pattern: re.Pattern[str], text: str) -> str | None:
+    """A free-text slot offered by name: "备注：请尽快处理" / "note: please hurry" fills ``note``.
+
+    Free-text slots have no entity type to find them by, so an optional one could otherwise never
+    be filled; its name or label followed by a colon is how users offer it.
+    """
+    match = pattern.search(text)
+    value = match.group(1).strip() if match else ""
+    return value or None

@@ -1,0 +1,99 @@
+"""What one utterance offers a flow's slots, and what the offer needs of the flow, worked out once.
+
+The words a slot is known by (its name and labels) make three patterns: "label: text" offers free
+text, "label (is) value" a value of the slot's type, and two characters or a word of the label
+name a yes/no slot in passing.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from dialogkit.engine.slot_units import Units, slot_units
+from dialogkit.model.interpretation import Mention
+from dialogkit.spec.schema import FlowSpec, SlotSpec
+
+__all__ = ["ANSWER_TYPE", "COUNTS", "SlotLayout", "SlotOffer"]
+
+ANSWER_TYPE = "yes_no"
+COUNTS = frozenset({"number", "integer"})
+
+
+@dataclass(slots=True)
+class SlotOffer:
+    """What one utterance offers the active flow."""
+
+    values: dict[str, Any] = field(default_factory=dict)
+    surfaces: dict[str, str] = field(default_factory=dict)          # slot -> text as written
+    conflicts: dict[str, list[Mention]] = field(default_factory=dict)  # slot -> two or more distinct values
+    labelled: dict[str, str] = field(default_factory=dict)   # slot -> "label value" as written, when so given
+
+    @property
+    def empty(self) -> bool:
+        return not self.values and not self.conflicts
+
+
+@dataclass(frozen=True, slots=True)
+class SlotLayout:
+    """What ``offer_slots`` needs of a flow, worked out once (``Policy`` keeps one for
+    each flow of its bot) instead of on every turn."""
+
+    flow: FlowSpec
+    by_type: dict[str, tuple[SlotSpec, ...]]          # entity type -> its slots, in declaration order
+    names_by_type: dict[str, frozenset[str]]
+    free_text: tuple[tuple[SlotSpec, re.Pattern[str]], ...]   # slots without a type, with their "label:" pattern
+    answer_names: dict[str, re.Pattern[str]]          # yes/no slot -> the words that name it
+    units: dict[str, Units]                           # slot sharing its type with another -> what it counts
+    labels: tuple[tuple[SlotSpec, re.Pattern[str]], ...]   # typed slots, with "label (is)" before a value
+
+    @classmethod
+    def of(cls, flow: FlowSpec) -> SlotLayout:
+        by_type: dict[str, list[SlotSpec]] = {}
+        for slot in flow.slots:
+            if slot.entity:
+                by_type.setdefault(slot.entity, []).append(slot)
+        return cls(
+            flow=flow,
+            by_type={t: tuple(slots) for t, slots in by_type.items()},
+            names_by_type={t: frozenset(s.name for s in slots) for t, slots in by_type.items()},
+            free_text=tuple((s, _label_pattern(_label_names(s))) for s in flow.slots if s.entity is None),
+            answer_names={s.name: _naming_pattern(_label_names(s)) for s in by_type.get(ANSWER_TYPE, ())},
+            units={s.name: slot_units(s) for t, shared in by_type.items() if t in COUNTS and len(shared) > 1
+                   for s in shared},
+            labels=tuple((s, _value_label_pattern(_label_names(s))) for s in flow.slots
+                         if s.entity is not None and s.entity != ANSWER_TYPE),
+        )
+
+
+def _label_names(slot: SlotSpec) -> tuple[str, ...]:
+    names = {slot.name, slot.name.replace("_", " ")}
+    if isinstance(slot.label, str):
+        names.add(slot.label)
+    elif slot.label is not None:
+        names.update(n for n in (slot.label.zh, slot.label.en) if n)
+    return tuple(sorted(names, key=len, reverse=True))
+
+
+def _naming_pattern(names: tuple[str, ...]) -> re.Pattern[str]:
+    """Words that name a slot in passing: any two Chinese characters of its label in a row ("补寄",
+    "新卡" of "补寄新卡"), or an English word of four letters or more ("replacement")."""
+    parts: set[str] = set()
+    for name in names:
+        for run in re.findall(r"[\u4e00-\u9fff]+", name):
+            parts.update(run[i:i + 2] for i in range(len(run) - 1))
+        parts.update(rf"\b{re.escape(w)}\b" for w in re.findall(r"[a-z]{4,}", name.lower()))
+    return re.compile("|".join(sorted(parts)) or r"(?!)", re.IGNORECASE)
+
+
+def _value_label_pattern(names: tuple[str, ...]) -> re.Pattern[str]:
+    """A slot's label and what may join it to its value: "联系电话13812345678", "订单号是12345",
+    "contact phone: +1 415 555 0100", "the order number is 12345"."""
+    alternation = "|".join(re.escape(n) for n in names)
+    return re.compile(rf"(?:{alternation})\s*(?:是|为|:|：|\bis\b|=)?\s*", re.IGNORECASE)
+
+
+def _label_pattern(names: tuple[str, ...]) -> re.Pattern[str]:
+    alternation = "|".join(re.escape(n) for n in names)
+    return re.compile(rf"(?:^|[\s，,。;；])(?:{alternation})\s*[:：]\s*(.+)$", re.IGNORECASE | re.DOTALL)

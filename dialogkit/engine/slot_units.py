@@ -1,0 +1,74 @@
+"""What a number slot counts, read from the bot's own words for it: its label and its questions.
+
+A hotel asks "住几晚？" / "How many nights?" for one integer and "几位入住？" / "How many guests?" for
+another; "住两晚，两个人" / "for 2 guests, 3 nights" then says which number is which by the word
+after it (晚, 个人, guests, nights). Without a unit the slots of one type still take their
+numbers in order, as before. People are counted by many words (人, 位, 名 / people, guests,
+adults), so any of them fits a slot whose words count people.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from dialogkit.model.interpretation import Mention
+from dialogkit.spec.schema import Prompt, SlotSpec, prompt_text
+from dialogkit.strings.cjk import is_cjk_char
+
+__all__ = ["Units", "slot_units", "unit_after"]
+
+_PEOPLE_ZH = frozenset("人位名口")
+_PEOPLE_EN = frozenset({"person", "people", "guest", "adult", "traveller", "traveler", "passenger", "pax",
+                        "attendee", "participant", "visitor", "diner"})
+_GENERIC_ZH = frozenset("个")          # "三个": counts whatever was named before, so no slot in particular
+_NUMERAL = re.compile(r"^[\d.,\s零〇一二两三四五六七八九十百千万廿卅几]+")
+_NEXT_WORD = re.compile(r"(?<!\s)\s*+([A-Za-z]+)")     # from a run start only: linear on any text
+
+
+def _stem(word: str) -> str:
+    word = word.lower()
+    return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word
+
+
+@dataclass(frozen=True, slots=True)
+class Units:
+    """The words one number slot is asked and labelled with: Chinese characters, English stems."""
+
+    zh: frozenset[str]
+    en: frozenset[str]
+
+    def fits(self, unit: tuple[str, str]) -> bool | None:
+        """Whether a number said with ``unit`` counts what this slot counts (None: the unit says nothing)."""
+        language, word = unit
+        if language == "zh":
+            if word in _GENERIC_ZH:
+                return None
+            return bool(self.zh & _PEOPLE_ZH) if word in _PEOPLE_ZH else word in self.zh
+        return bool(self.en & _PEOPLE_EN) if word in _PEOPLE_EN else word in self.en
+
+
+def _prompts(slot: SlotSpec) -> Iterable[Prompt | None]:
+    yield slot.label
+    yield from slot.asks
+
+
+def slot_units(slot: SlotSpec) -> Units:
+    texts = {language: " ".join(prompt_text(p, language) or "" for p in _prompts(slot)) for language in ("zh", "en")}
+    zh = frozenset(ch for ch in texts["zh"] if is_cjk_char(ch))
+    en = frozenset(_stem(w) for w in re.findall(r"[A-Za-z]+", f"{texts['en']} {slot.name.replace('_', ' ')}"))
+    return Units(zh, en)
+
+
+def unit_after(mention: Mention, text: str) -> tuple[str, str] | None:
+    """The word a number is counted in: the Chinese measure word its span ends with ("两晚", "3位",
+    "两个人" -> 人), else the English word right after it ("2 nights" -> night); None without one."""
+    tail = _NUMERAL.sub("", mention.text)
+    if tail and is_cjk_char(tail[-1]):
+        following = text[mention.end:mention.end + 1]
+        if tail[-1] in _GENERIC_ZH and following and is_cjk_char(following):
+            return "zh", following          # "三个人": the 个 counts, the 人 says what
+        return "zh", tail[-1]
+    found = _NEXT_WORD.match(text, mention.end)
+    return ("en", _stem(found.group(1))) if found else None

@@ -1,0 +1,50 @@
+"""``slot_units``: which of a flow's number slots a number counts, from the bot's own words for
+each (its label and its questions) and the word said after the number."""
+
+from __future__ import annotations
+
+import pytest
+
+from dialogkit.engine.slot_units import Units, slot_units, unit_after
+from dialogkit.model.interpretation import Mention
+from dialogkit.spec.schema import SlotSpec
+
+NIGHTS = slot_units(SlotSpec.model_validate({"name": "nights", "entity": "integer", "label": {"zh": "入住晚数", "en": "nights"},
+                                             "ask": {"zh": "住几晚？", "en": "How many nights?"}}))
+GUESTS = slot_units(SlotSpec.model_validate({"name": "guests", "entity": "integer", "label": {"zh": "人数", "en": "guests"},
+                                             "ask": {"zh": "几位入住？", "en": "How many guests?"}}))
+
+
+def number(text: str, said: str) -> Mention:
+    start = text.index(said)
+    return Mention(type="integer", value=0, text=said, start=start, end=start + len(said), builtin=True)
+
+
+class TestUnitAfter:
+    @pytest.mark.parametrize(("text", "said", "unit"), [
+        ("住两晚", "两晚", ("zh", "晚")), ("两个人", "两个", ("zh", "人")), ("3位", "3位", ("zh", "位")),
+        ("for 2 nights", "2", ("en", "night")), ("5 guests", "5", ("en", "guest")), ("三个", "三个", ("zh", "个")),
+    ])
+    def test_the_word_a_number_is_counted_in(self, text: str, said: str, unit: tuple[str, str]) -> None:
+        assert unit_after(number(text, said), text) == unit
+
+    @pytest.mark.parametrize("text", ["5", "五"])
+    def test_a_number_alone_has_none(self, text: str) -> None:
+        assert unit_after(number(text, text), text) is None
+
+
+class TestFits:
+    @pytest.mark.parametrize("unit", [("zh", "晚"), ("en", "night")])
+    def test_nights_count_nights(self, unit: tuple[str, str]) -> None:
+        assert NIGHTS.fits(unit) and not GUESTS.fits(unit)
+
+    @pytest.mark.parametrize("unit", [("zh", "人"), ("zh", "位"), ("zh", "名"), ("en", "guest"), ("en", "people"),
+                                      ("en", "adult")])
+    def test_any_word_for_people_counts_the_people(self, unit: tuple[str, str]) -> None:
+        assert GUESTS.fits(unit) and not NIGHTS.fits(unit)
+
+    def test_a_generic_measure_word_says_nothing(self) -> None:
+        assert NIGHTS.fits(("zh", "个")) is None and GUESTS.fits(("zh", "个")) is None
+
+    def test_a_slot_without_words_for_people_takes_none(self) -> None:
+        assert not Units(frozenset("晚数"), frozenset({"night"})).fits(("en", "people"))
