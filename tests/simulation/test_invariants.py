@@ -20,7 +20,18 @@ from dialogkit.simulation.invariants.sanity import turn_completes
 from dialogkit.simulation.invariants.summary import summary_holds_no_taken_back_value
 from dialogkit.simulation.observation import Snapshot
 from dialogkit.simulation.user_memory import UserMemory
-from tests.simulation._records import BANK_CARD, MEETING, TRANSFER, judge, record, remember, reply, said, utterance
+from tests.simulation._records import (
+    BANK_CARD,
+    MEETING,
+    RESTAURANT,
+    TRANSFER,
+    judge,
+    record,
+    remember,
+    reply,
+    said,
+    utterance,
+)
 
 TASK = Snapshot("CONFIRMATION", "report_issue", {"order_id": "12345", "product": "phone", "issue_type": "damaged"},
                 ("report_issue",))
@@ -287,6 +298,31 @@ def test_the_summary_drops_a_corrected_value(language: str, text: str, kept: str
     finding = summary_holds_no_taken_back_value(bad, judge(memory=memory))
     assert finding is not None and finding.kind == "corrected"
 
+
+
+@pytest.mark.parametrize(("language", "kept", "stale"), [
+    ("zh", "用户陈述：预订餐桌（人数 1，日期 2027-12-01）；已确认：已取消预订餐桌",
+     "用户陈述：预订餐桌（人数 12，日期 2027-12-01）；已确认：已取消预订餐桌"),
+    ("en", "User stated: Book a table (party size 1, date 2027-12-01). Confirmed: cancelled: Book a table.",
+     "User stated: Book a table (party size 12, date 2027-12-01). Confirmed: cancelled: Book a table."),
+])
+def test_a_cancelled_tasks_values_are_read_past(language: str, kept: str, stale: str) -> None:
+    """After a cancel the summary still shows the task's date, "2027-12-01", which holds the "12"
+    corrected away from the party size: that is the date, not the party size shown."""
+    size = said("12", 12, "integer")
+    asked = record(utterance("12", "answer", language, slot="party_size", fills={"party_size": size}),
+                   reply("?", state="PARAM_COLLECT", flow="book_table", slots={"party_size": 12}))
+    fix = record(utterance("不对，人数是1", "correct", language, slot="party_size", fills={"party_size": said("1", 1)}),
+                 reply("?", state="PARAM_COLLECT", flow="book_table", slots={"party_size": 1}), before=asked.after,
+                 index=1)
+    dated = record(utterance("2027年12月1日", "answer", language, slot="date"),
+                   reply("?", state="PARAM_COLLECT", flow="book_table", slots={"party_size": 1, "date": "2027-12-01"}),
+                   before=fix.after, index=2)
+    memory = remember(UserMemory(language), asked, fix, dated)
+    for summary, finds in ((kept, False), (stale, True)):
+        cancel = record(utterance("算了", "cancel", language), reply("?", language=language, summary=summary),
+                        before=dated.after, index=3)
+        assert (summary_holds_no_taken_back_value(cancel, judge(RESTAURANT, memory)) is not None) is finds
 
 
 @pytest.mark.parametrize(("language", "text", "kept", "stale"), [

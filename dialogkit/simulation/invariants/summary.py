@@ -73,7 +73,8 @@ def summary_holds_no_taken_back_value(turn: TurnRecord, judge: Judge) -> Finding
         return None
     summary = turn.reply.summary
     for item in taken:
-        others = _other_labels(judge.catalog, item, turn.after.slots)
+        # What the task held when last seen stays in the summary after a cancel ("2027-12-01" holds "12").
+        others = _other_labels(judge.catalog, item, {**memory.seen.get(item.flow, {}), **turn.after.slots})
         slot_labels = _slot_labels(judge.catalog, item)
         for form in value_forms(judge.catalog, item):
             if _holds(summary, form, others, slot_labels):
