@@ -569,23 +569,28 @@ _ZH_COUNT = re.compile(rf"(?<![{_ZH_NUM}\d])[{_ZH_NUM}\d]+\s*[{lx.ZH_CLASSIFIERS
 _COUNT_TYPES = frozenset({"number", "integer"})
 
 
-def _explicitly_named(ref: Reference, mentions: Sequence[Mention], text: str) -> bool:
+def _explicitly_named(ref: Reference, mentions: Sequence[Mention], text: str,
+                      noun_types: dict[str, frozenset[str]]) -> bool:
     """The utterance names the object itself, so the words are not a reference back.
 
     "the order 12345" / "该订单12345" (a value right after the description); "the order number is
     12345" / "the order number 12345" (the noun is a modifier, and a value follows; "the same tracking
     number to …" still points back); "actually it's 67890" / "it was my earbuds" (a predicative "it"
-    whose clause states the value: the referent is what follows, not something earlier).
+    whose clause states the value: the referent is what follows, not something earlier). The value
+    after a description is of the type its noun names: "那台电脑开不了机" still points back at the
+    laptop, "开不了机" being a symptom.
     """
     after = text[ref.end:]
     if ref.category == "definite":
+        named = _types_named(noun_types, ref.noun.lower()) if ref.noun else frozenset()
+        own = [m for m in mentions if not named or m.type in named]
         compound = _EN_NOUN_COMPOUND.match(after)
         if compound:      # "the order number is 12345" names it; "the same tracking number to …" points back
             rest = after[compound.end():]
             gap = compound.end() + len(rest) - len(rest.lstrip(" #:："))
-            return bool(_EN_COPULA.match(rest)) or any(m.start == ref.end + gap for m in mentions)
+            return bool(_EN_COPULA.match(rest)) or any(m.start == ref.end + gap for m in own)
         gap = len(after) - len(after.lstrip(" #:："))
-        return any(m.start == ref.end + gap for m in mentions)
+        return any(m.start == ref.end + gap for m in own)
     if ref.category == "demonstrative" and _names_its_noun(ref, mentions, after):
         return True
     if ref.plural and _counts_own_mention(ref, mentions, text):
@@ -685,21 +690,24 @@ def _open_references(session: Session, text: str, language: str, mentions: Seque
     noun_types = _noun_types(session, [task_object] if task_object else [], texts)
     return [r for r in find_references(text, language, nouns=noun_types.keys())
             if not any(m.start < r.end and r.start < m.end for m in mentions)
-            and not _explicitly_named(r, mentions, text)
+            and not _explicitly_named(r, mentions, text, noun_types)
             and not _states_its_value(r, mentions, text, noun_types, reads_as)]
+
+
+_CHANGED_TO = re.compile(r"(?<!\s)\s*+(?:to|改成|改为|换成|改到)(?=\s|[^A-Za-z])", re.IGNORECASE)   # linear: anchored
 
 
 def _states_its_value(ref: Reference, mentions: Sequence[Mention], text: str,
                       noun_types: dict[str, frozenset[str]], reads_as: ReadsAs | None) -> bool:
-    """"the reason is damaged", "这个退货原因是坏了": a description, "is", then a value of the type
-    it names. The utterance states that value; the description points back at no earlier one
-    (least of all the value it replaces). "the order is broken" still points back: "broken" is
-    no order."""
+    """"the reason is damaged", "这个退货原因是坏了", "change the city to Beijing", "把时间改成11点": a
+    description, "is" or "to", then a value of the type it names. The utterance states that value;
+    the description points back at no earlier one (least of all the value it replaces). "the order
+    is broken" still points back: "broken" is no order."""
     if ref.category != "definite" or ref.noun is None:
         return False
     types = _types_named(noun_types, ref.noun.lower())
     after = text[ref.end:]
-    copula = _EN_COPULA.match(after) or _ZH_COPULA.match(after)
+    copula = _EN_COPULA.match(after) or _ZH_COPULA.match(after) or _CHANGED_TO.match(after)
     if not types or copula is None:
         return False
     rest = after[copula.end():]

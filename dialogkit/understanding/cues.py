@@ -239,7 +239,8 @@ _ZH_CORRECTION = (
     r"|写错了|打错了"
 )
 _EN_CORRECTION = (
-    r"\b(?:actually|i meant|i mean|change (?:it |that |this )?to|make it|should be|correction"
+    r"\b(?:actually|i meant|i mean|change (?:it |that |this |(?:the |my )[a-z][a-z -]{0,30}? )?to|make it"
+    r"|should be|correction"
     r"|i said|not [^,.;!?]{1,30}? but|that's wrong|thats wrong|wrong|instead|rather"
     r"|switch (?:it |that )?to|move it to|reschedule (?:it )?to"
     r"|^(?:no,?\s+)?not (?!sure|yet|now|really|quite|exactly)(?:the |a |an |my )?[a-z0-9][^,.;!?]{0,30}?,"
@@ -359,9 +360,10 @@ _CANCELS = _Lexicon(
 )
 
 
-def _is_short(text: str, *, cjk: int = 6, words: int = 4) -> bool:
-    """Text that adds no content of its own: no digits, a few characters or words at most."""
-    if any(ch.isdigit() for ch in text):
+def _is_short(text: str, *, cjk: int = 6, words: int = 4, digits: bool = False) -> bool:
+    """Text that adds no content of its own: no digits (unless ``digits``), a few characters or words
+    at most."""
+    if not digits and any(ch.isdigit() for ch in text):
         return False
     return count_cjk(text) <= cjk and len(LATIN_WORD.findall(text)) <= words
 
@@ -376,7 +378,7 @@ class Answer(NamedTuple):
     whole: bool  # nothing but answer words and fillers
 
 
-def leading_answer(text: str, *, tail_cjk: int = 6, tail_words: int = 4) -> Answer | None:
+def leading_answer(text: str, *, tail_cjk: int = 6, tail_words: int = 4, tail_digits: bool = False) -> Answer | None:
     """The yes/no answer an utterance *is*, or None (see the module docstring for the rules).
 
     ``text`` is folded; matching is case-insensitive. Used for the ``yes``/``no`` cues and for the
@@ -395,10 +397,23 @@ def leading_answer(text: str, *, tail_cjk: int = 6, tail_words: int = 4) -> Answ
     tail = lowered[stop:].strip(_SEPARATORS)
     if first.kind == "no" and tail and _VALUE_AFTER_NO.search(tail):
         return Answer(False, first.start, first.end, correction=True, whole=False)
-    if tail and (not _is_short(tail, cjk=tail_cjk, words=tail_words) or _HESITATION.search(tail)
-                 or _CONTRAST.search(tail)):
+    # A doubt after a yes puts it off ("ok, wait"); after a no it is the no ("no, it can wait").
+    if tail and (not _is_short(tail, cjk=tail_cjk, words=tail_words, digits=tail_digits) or _CONTRAST.search(tail)
+                 or (first.kind == "yes" and _HESITATION.search(tail))):
         return None
     return Answer(first.kind == "yes", first.start, first.end, False, not tail)   # correction, whole
+
+
+_ZH_ASKING = re.compile(r"什么|怎么|怎样|如何|几|哪|多少|为什么|为何|是否|能不能|可不可以|有没有|吗|呢|么")
+_EN_ASKING = re.compile(r"^\s*(?:what|when|where|how|why|who|which|whose|is|are|am|was|were|can|could|do|does|did|"
+                        r"will|would|should|shall|may|have|has)\b", re.IGNORECASE)
+
+
+def is_question(text: str) -> bool:
+    """Whether an utterance asks something: a question mark, a Chinese question word or particle, or
+    an English sentence opening like a question. "it crashes when I open Excel" states; "when is the
+    IT desk open" and "服务台几点下班" ask."""
+    return "?" in text or "？" in text or bool(_ZH_ASKING.search(text)) or bool(_EN_ASKING.match(text))
 
 
 # A tail that puts the answer off ("嗯……让我想想", "ok, wait", "yes, maybe later") makes no answer:

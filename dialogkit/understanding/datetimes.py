@@ -435,15 +435,16 @@ def _unless_bare(value: str | Impossible, bare: bool) -> str | Impossible | None
     return None if bare and isinstance(value, Impossible) else value
 
 
-_BARE_HOUR_NEXT = frozenset("钟整到至前后左右见的开再去来以之吧了啊呀呢吗和或，。,.!?！？ ")
+_BARE_HOUR_NEXT = frozenset("钟整到至前后左右见的开再去来以之吧了啊呀呢吗和或，。,.!?！？ "
+                            "在出取送接起回走碰集准能可行方也就还过")    # "明天10点在上海取车", "三点出发"
 _LITTLE_BEFORE = frozenset("快慢多少有好早晚大小差")
 
 
 def _bare_hour_is_time(text: str, match: re.Match[str]) -> bool:
     """A bare "三点" with no period and no minutes is a time only where a time can stand.
 
-    "三点钟", "三点到", "三点。" and "三点" alone are times; "三点建议" (three points) and
-    "快一点" (a little faster) are not.
+    "三点钟", "三点到", "三点在大会议室", "三点。" and "三点" alone are times; "三点建议" (three
+    points) and "快一点" (a little faster) are not.
     """
     following = text[match.end() : match.end() + 1]
     if following and following not in _BARE_HOUR_NEXT and is_cjk_char(following):

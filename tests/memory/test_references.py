@@ -524,6 +524,20 @@ class TestDescriptionStatingItsValue:
                     reads_as=reads_as)
         assert bound(r) == [] and r.ambiguity is None and r.resolved_text == text
 
+    @pytest.mark.parametrize(("language", "text"), [("en", "change the reason to damaged"),
+                                                    ("zh", "把退货原因改成坏了")])
+    def test_a_description_changed_to_a_value_of_its_type_binds_nothing(self, language: str, text: str) -> None:
+        """"change the city to Beijing" / "把时间改成11点" names the slot being changed."""
+        surface = "damaged" if language == "en" else "坏了"
+
+        def reads_as(part: str, types: object) -> list[Mention]:
+            found = part.find(surface)
+            return [Mention("return_reason", "damaged", surface, found, found + len(surface))] if found >= 0 else []
+
+        r = resolve(self.reasons(), text, language, turn=2, texts=bot_texts("flows/support_ticket.yaml"),
+                    mentions=[], reads_as=reads_as)
+        assert bound(r) == [] and r.resolved_text == text
+
     @pytest.mark.parametrize(("language", "text"), [("en", "the order is broken"), ("zh", "该订单是坏的")])
     def test_a_value_of_another_type_after_is_still_points_back(self, language: str, text: str) -> None:
         s = new_session()

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from dialogkit.understanding.cues import detect_cues, leading_answer
+from dialogkit.understanding.cues import detect_cues, is_question, leading_answer
 
 
 def cues(text: str) -> set[str]:
@@ -100,6 +100,17 @@ class TestLongerReplies:
     def test_a_but_takes_the_answer_back(self, text: str) -> None:
         """"好的，但是……" / "yes, but …" confirms nothing: what follows takes it back."""
         assert not cues(text) & {"yes", "no"}
+
+
+class TestIsQuestion:
+    @pytest.mark.parametrize("text", ["服务台几点下班", "你们营业时间是什么", "有停车位吗", "when is the IT desk open",
+                                      "what are your office hours", "wifi password?"])
+    def test_questions(self, text: str) -> None:
+        assert is_question(text)
+
+    @pytest.mark.parametrize("text", ["一开Excel就蓝屏", "屏幕碎了", "it crashes when I open Excel", "my screen is broken"])
+    def test_statements(self, text: str) -> None:
+        assert not is_question(text)
 
 
 class TestCorrection:

@@ -122,6 +122,12 @@ class TestChineseTimes:
         """The words "快一点" (a bit faster) and "三点建议" (three points) are not clock times."""
         assert times(text) == []
 
+    @pytest.mark.parametrize(("text", "expected"), [("明天10点在上海取车", "10:00"), ("下周三三点在大会议室开会", "15:00"),
+                                                    ("不对，11点取车", "11:00"), ("七点出发", "07:00")])
+    def test_a_bare_hour_before_what_is_done_then_is_a_time(self, text: str, expected: str) -> None:
+        """"10点在上海取车": the hour is followed by what happens at it, not by the thing it counts."""
+        assert times(text) == [expected]
+
 
 class TestEnglishTimes:
     @pytest.mark.parametrize(
