@@ -8,9 +8,12 @@ number or a date inside it is part of it ("王小二", "Agent 47"), a count with
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
+from typing import Any
 
 from dialogkit.engine.slot_layout import COUNTS, SlotLayout, SlotOffer
 from dialogkit.model.interpretation import Interpretation
+from dialogkit.spec.schema import SlotSpec
 from dialogkit.strings.cjk import has_cjk
 
 __all__ = ["offer_free_text"]
@@ -21,27 +24,41 @@ _NO_ANSWER = frozenset({"help", "alternatives", "forget"})
 _MEASURED = re.compile(r"[^\d\s.,零〇一二两三四五六七八九十百千万廿卅]")
 
 
-def _part_of_free_text(offer: SlotOffer, layout: SlotLayout, interp: Interpretation, pending_slot: str | None) -> bool:
-    """Asked for a name, "王小二" / "Agent 47" / "Louis the 14th" is the name: a number or a date the
-    rules read inside a longer answer, with no measure word ("三个人", "两晚" count), is part of it."""
+def _part_of_free_text(offer: SlotOffer, layout: SlotLayout, interp: Interpretation, pending_slot: str | None,
+                       filled: Mapping[str, Any]) -> bool:
+    """Asked for free text, values the rules read inside a longer answer are part of it: a number or a
+    date with no measure word ("王小二", "Agent 47", "Louis the 14th"; "三个人" and "两晚" count), and
+    anything for a slot already filled ("一开Excel就蓝屏" describes the blue screen held; "3 new hires
+    start in 2027" gives a reason, not a licence count), unless the user corrects."""
     asked = layout.flow.slot(pending_slot) if pending_slot else None
-    if asked is None or asked.entity is not None or not offer.values or offer.conflicts \
-            or interp.cues & {"correction", "no"}:
+    if asked is None or asked.entity is not None or offer.empty or interp.cues & {"correction", "no"} \
+            or any(filled.get(name) is None for name in offer.conflicts):
         return False
     rest = interp.text
     for name, surface in offer.surfaces.items():
-        slot = layout.flow.slot(name)
-        if slot is None or slot.entity not in _INCIDENTAL or (slot.entity in COUNTS and _MEASURED.search(surface)):
+        if not _incidental(layout.flow.slot(name), surface, filled):
             return False
         rest = rest.replace(surface, " ")
+    for mention in (m for mentions in offer.conflicts.values() for m in mentions):
+        rest = rest.replace(mention.text, " ")
     return has_cjk(rest) or sum(ch.isalnum() for ch in rest) >= 2     # "李十一" keeps its surname
 
 
-def offer_free_text(offer: SlotOffer, layout: SlotLayout, interp: Interpretation, pending_slot: str | None) -> None:
+def _incidental(slot: SlotSpec | None, surface: str, filled: Mapping[str, Any]) -> bool:
+    if slot is None:
+        return False
+    if filled.get(slot.name) is not None:
+        return True
+    return slot.entity in _INCIDENTAL and not (slot.entity in COUNTS and _MEASURED.search(surface))
+
+
+def offer_free_text(offer: SlotOffer, layout: SlotLayout, interp: Interpretation, pending_slot: str | None,
+                    filled: Mapping[str, Any]) -> None:
     """Slots without a type: offered by "label: value", by the LLM, or as the whole answer when asked."""
-    if _part_of_free_text(offer, layout, interp, pending_slot):
+    if _part_of_free_text(offer, layout, interp, pending_slot, filled):
         offer.values.clear()
         offer.surfaces.clear()
+        offer.conflicts.clear()
     for slot, pattern in layout.free_text:
         if slot.name not in offer.values:
             # The rules' "label: value" first; else a free-text value the LLM proposed (validated already).

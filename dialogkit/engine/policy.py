@@ -7,6 +7,7 @@ chooses the trigger and composes the answer.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -21,6 +22,7 @@ from dialogkit.engine.handoff import handoff_context, take_over_message
 from dialogkit.engine.lookahead import LookAhead
 from dialogkit.engine.slots import ANSWER_TYPE, SlotLayout, SlotOffer, offer_slots, validate_slot
 from dialogkit.engine.turn import ClarificationNeeded, TurnContext
+from dialogkit.engine.yes_no_slots import echo_answer
 from dialogkit.errors import ActionError
 from dialogkit.logging import get_logger
 from dialogkit.memory import clarification as clar
@@ -32,7 +34,7 @@ from dialogkit.spec.compiler import CompiledFlow
 from dialogkit.spec.schema import BotSettings, HandoffAction, SlotSpec
 from dialogkit.text import phrases as R
 from dialogkit.text.labels import Texts
-from dialogkit.understanding.cues import leading_answer
+from dialogkit.understanding.cues import is_question, leading_answer
 from dialogkit.understanding.intents import INTENT_THRESHOLD
 from dialogkit.understanding.language import fold
 from dialogkit.understanding.rules import RuleUnderstanding
@@ -41,6 +43,7 @@ log = get_logger("dialogkit.policy")
 
 # A different flow's intent must beat the active flow by this margin to count as a digression,
 # and must be this sure when the same utterance also answers the pending question.
+_WANT_COUNT = re.compile(r"^(要|需要)(?=[一二两三四五六七八九十几\d])")
 DIGRESSION_MARGIN = 0.1
 DIGRESSION_OVER_ANSWER = 0.75
 # A bare answer is one value plus at most this many other letters or digits ("是", "就这个").
@@ -137,7 +140,9 @@ class Policy:
             return
         if task.state == "TASK_INIT":
             self._fire(ctx, "collect")
-        if self._aside(ctx, offer) or ((offer.empty or self._whole_text_answer(ctx, offer)) and self._faq(ctx)):
+        # A free-text answer is an FAQ only when it asks ("服务台几点下班", not "it crashes when I open Excel").
+        faq_shaped = offer.empty or (self._whole_text_answer(ctx, offer) and is_question(ctx.interp.text))
+        if self._aside(ctx, offer) or (faq_shaped and self._faq(ctx)):
             return
         self._keep_to_asked_slot(ctx, offer)
         self._keep_filled_slots(ctx, offer)
@@ -267,11 +272,17 @@ class Policy:
         pending = ctx.task.pending_slot if ctx.task else None
         if pending and pending in offer.values and top < DIGRESSION_OVER_ANSWER and not self._only_fits(ctx, flow):
             return False
-        if any(t.flow == flow for t in ctx.session.stack):
+        if any(t.flow == flow for t in ctx.session.stack) or self._faq_outranks(ctx, top):
             return False
         log.info("digression", session_id=ctx.session.id, suspended=ctx.flow.name, started=flow)
         self._start(ctx, flow)
         return True
+
+    def _faq_outranks(self, ctx: TurnContext, score: float) -> bool:
+        """"派送时间" asks the FAQ it is a keyword of, though a flow's example holds it too ("我想改一下
+        派送时间"): the FAQ, answered later in the turn, wins a tie as it does outside a task."""
+        hit = self.faq.match(ctx.interp.text) if self.faq else None
+        return hit is not None and hit[1] >= score
 
     def _only_fits(self, ctx: TurnContext, flow_name: str) -> bool:
         """The turn brings a value only the other flow has a slot for ("先帮我把尾号1234的卡额度提高到
@@ -465,7 +476,7 @@ class Policy:
             if slot is None:
                 continue
             message = validate_slot(slot, value, ctx.language, self.actions.validate)
-            if message:
+            if message and not self._fits_elsewhere(ctx, offer, slot):
                 errors.append((name, message))
                 del offer.values[name]
                 if self._rejects_held(ctx, name, value):
@@ -492,6 +503,25 @@ class Policy:
         elif kept:
             offer.values[name], offer.surfaces[name] = kept[0].value, kept[0].text
         return [] if kept else [(name, next(m for m in messages if m))]
+
+    def _fits_elsewhere(self, ctx: TurnContext, offer: SlotOffer, refused: SlotSpec) -> bool:
+        """A value one slot refuses that another slot's type reads whole and whose rules it passes is
+        that slot's ("把它改成18000000000" at a confirmation: eleven digits the tracking-number pattern
+        takes and its rule refuses, a phone number to the phone slot). True when it moved there. An
+        answer to the question asked stays that question's: it gets the rule's message instead."""
+        assert ctx.flow is not None and ctx.task is not None
+        if refused.name == ctx.task.pending_slot:
+            return False
+        surface = offer.surfaces.get(refused.name, "")
+        for slot in ctx.flow.spec.slots:
+            if slot.entity in (None, refused.entity) or slot.name in offer.values or not surface:
+                continue
+            whole = [m for m in self.understanding.extract(surface, [slot.entity]) if m.end - m.start == len(surface)]
+            if whole and validate_slot(slot, whole[0].value, ctx.language, self.actions.validate) is None:
+                del offer.values[refused.name]
+                offer.values[slot.name], offer.surfaces[slot.name] = whole[0].value, surface
+                return True
+        return False
 
     @staticmethod
     def _rejects_held(ctx: TurnContext, name: str, value: Any) -> bool:
@@ -563,16 +593,20 @@ class Policy:
     def _yes_no_reply(self, ctx: TurnContext, offer: SlotOffer) -> None:
         """Asked a yes/no question, "yes, please send me a new one" / "要的，麻烦寄一张新卡给我" is a
         yes: a reply to that question may say more after its answer than a confirmation's yes may
-        (never "but", a doubt or a number, which no answer holds)."""
+        (with a number, "yes, we need 2" / "要一个吧", though never with "but" or a doubt), and so is an
+        answer that echoes the question ("很急" / "not urgent" to "紧急吗？" / "Is it urgent?")."""
         task, flow = ctx.task, ctx.flow
-        if task is None or flow is None or not task.pending_slot or not offer.empty:
+        if task is None or flow is None or not task.pending_slot or task.pending_slot in offer.values:
             return
         slot = flow.spec.slot(task.pending_slot)
         if slot is None or slot.entity != ANSWER_TYPE:
             return
-        answer = leading_answer(fold(ctx.interp.text), tail_cjk=12, tail_words=10)
-        if answer is not None and not answer.correction:
-            offer.values[slot.name] = answer.value
+        said = _WANT_COUNT.sub(r"\1，", fold(ctx.interp.text), count=1)    # "要一个吧": yes, one of them
+        answer = leading_answer(said, tail_cjk=12, tail_words=10, tail_digits=True)
+        value = answer.value if answer is not None and not answer.correction else echo_answer(
+            [self.texts.ask(flow.spec, slot, language, task.slots) for language in ("zh", "en")], ctx.interp.text)
+        if value is not None:
+            offer.values[slot.name] = value
             offer.surfaces[slot.name] = ctx.interp.text
 
     def _label_answer(self, ctx: TurnContext, offer: SlotOffer) -> bool:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import itertools
 import re
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from dialogkit.engine.free_text import offer_free_text
@@ -83,7 +84,7 @@ def offer_slots(
             _offer_typed(offer, layout, slots, said, interp, filled, pending_slot)
             used += said
     offer_named_answers(offer, layout, interp.text)
-    offer_free_text(offer, layout, interp, pending_slot)
+    offer_free_text(offer, layout, interp, pending_slot, filled)
     return offer
 
 
@@ -106,7 +107,8 @@ def _offer_labelled(offer: SlotOffer, layout: SlotLayout, text: str,
             if value is not None and all(str(m.value) == str(value.value) for m in found if not _inside(m, [value])):
                 offer.values[slot.name], offer.surfaces[slot.name] = value.value, value.text
                 offer.labelled[slot.name] = text[match.start():value.end]
-                taken.append(value)
+                # The label's own words are no value either: the 邮箱 of "联系邮箱 a@b.com" is no system.
+                taken.append(replace(value, start=match.start()))
                 break
     return taken
 

@@ -12,7 +12,7 @@ import re
 from dialogkit.engine.slot_layout import SlotLayout, SlotOffer
 from dialogkit.spec.schema import SlotSpec
 
-__all__ = ["answered", "offer_named_answers"]
+__all__ = ["answered", "echo_answer", "offer_named_answers"]
 
 
 def answered(layout: SlotLayout, slots: tuple[SlotSpec, ...], pending_slot: str | None,
@@ -49,3 +49,31 @@ def offer_named_answers(offer: SlotOffer, layout: SlotLayout, text: str) -> None
                 break
 
 
+
+
+_ZH_EDGES = "嗯哦噢啊呀吧呢了的啦，,。.!！~～ "
+_ZH_NOT = re.compile(r"^(?:不是|不太|不怎么|不算|并不|没有|不|没)")
+_ZH_DEGREE = re.compile(r"^(?:很|非常|挺|比较|特别|太|有点儿?|蛮|相当|超级?|真的?)+")
+_EN_FILLER = frozenset({"it", "its", "it's", "is", "was", "that", "this", "very", "really", "quite", "so", "too",
+                        "pretty", "super", "a", "bit", "not", "isn't", "wasn't", "no", "yes", "kind", "of", "at",
+                        "all"})
+_EN_NOT = frozenset({"not", "isn't", "wasn't", "no"})
+
+
+def echo_answer(questions: list[str], text: str) -> bool | None:
+    """An answer that repeats the question's own word, or denies it: asked "这个问题紧急吗？" / "Is it
+    urgent?", "很急" / "紧急" / "urgent" is yes and "不紧急" / "不急" / "not urgent" no. None when the
+    words are not the question's."""
+    zh = text.strip(_ZH_EDGES)
+    if zh and all("\u4e00" <= ch <= "\u9fff" for ch in zh):
+        negated = _ZH_NOT.match(zh)
+        core = _ZH_DEGREE.sub("", zh[negated.end():] if negated else zh)
+        if core and len(core) <= 4 and any(core in q for q in questions):
+            return negated is None
+        return None
+    words = re.findall(r"[a-z']+", text.lower())
+    content = [w for w in words if w not in _EN_FILLER]
+    asked = {w for q in questions for w in re.findall(r"[a-z']+", q.lower())}
+    if content and len(content) <= 2 and all(w in asked for w in content):
+        return not any(w in _EN_NOT for w in words)
+    return None

@@ -184,10 +184,10 @@ def _correction_values(scene: Scene, slot: SlotInfo, frame: str) -> list[Said]:
     finds none in "no, make it 1202"). An ordinal picks from a slot's options only where the
     correction names the slot ("订单号是第二个"): "no, make it the first one" points at no list
     the user was shown."""
-    current = value_key(scene.before.slots[slot.name])
+    current = value_key(scene.before.slots[slot.name]).lower()      # "r00000" changes nothing of "R00000"
     label = slot.label[scene.language]
     return [s for s in (scene.said_for(slot) if "{label}" in frame else _named(scene, slot))
-            if value_key(s.canonical) != current
+            if value_key(s.canonical).lower() != current
             and scene.catalog.reads(slot.entity, frame.format(label=label, value=s.text), s.canonical)]
 
 
