@@ -35,15 +35,24 @@ def _keyword_pattern(keywords: list[str]) -> re.Pattern[str] | None:
     return re.compile("|".join(parts)) if parts else None
 
 
+def _plain(text: str) -> str:
+    return text.strip(" \t\n?？!！。.,，~～").lower()
+
+
 class FaqIndex:
     """The bot's FAQ entries, ready to score an utterance."""
 
     def __init__(self, faq: Mapping[str, FaqSpec]) -> None:
         self.faq = dict(faq)
+        self._phrases = frozenset(_plain(p) for spec in faq.values() for p in [*spec.keywords, *spec.examples])
         self._entries = tuple(
             _Entry(name, tuple(features(e) for e in spec.examples), _keyword_pattern(spec.keywords))
             for name, spec in faq.items()
         )
+
+    def says(self, text: str) -> bool:
+        """Whether ``text`` is, word for word, one of the FAQ's keywords or examples ("营业时间")."""
+        return _plain(text) in self._phrases
 
     def __bool__(self) -> bool:
         return bool(self._entries)

@@ -140,8 +140,10 @@ class Policy:
             return
         if task.state == "TASK_INIT":
             self._fire(ctx, "collect")
-        # A free-text answer is an FAQ only when it asks ("服务台几点下班", not "it crashes when I open Excel").
-        faq_shaped = offer.empty or (self._whole_text_answer(ctx, offer) and is_question(ctx.interp.text))
+        # A free-text answer is an FAQ only when it asks ("服务台几点下班", "营业时间" word for word an FAQ
+        # keyword), not when it states ("it crashes when I open Excel").
+        text = ctx.interp.text
+        faq_shaped = offer.empty or (self._whole_text_answer(ctx, offer) and (is_question(text) or self.faq.says(text)))
         if self._aside(ctx, offer) or (faq_shaped and self._faq(ctx)):
             return
         self._keep_to_asked_slot(ctx, offer)
@@ -508,9 +510,10 @@ class Policy:
         """A value one slot refuses that another slot's type reads whole and whose rules it passes is
         that slot's ("把它改成18000000000" at a confirmation: eleven digits the tracking-number pattern
         takes and its rule refuses, a phone number to the phone slot). True when it moved there. An
-        answer to the question asked stays that question's: it gets the rule's message instead."""
+        answer to the question asked stays that question's ("13812345678" asked for the tracking number
+        gets the rule's message), unless it corrects ("把它改成14000000000" changes the phone held)."""
         assert ctx.flow is not None and ctx.task is not None
-        if refused.name == ctx.task.pending_slot:
+        if refused.name == ctx.task.pending_slot and not ctx.interp.cues & {"correction", "no"}:
             return False
         surface = offer.surfaces.get(refused.name, "")
         for slot in ctx.flow.spec.slots:

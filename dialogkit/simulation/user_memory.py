@@ -88,7 +88,9 @@ class UserMemory:
         keys = {value_key(s.canonical) for s in utterance.said} | {value_key(v) for v in utterance.named}
         keys |= {value_key(v) for v in turn.after.slots.values()
                  if v is not None and re.search(word_pattern(format_value(v)), utterance.text, re.IGNORECASE)}
-        if utterance.move == "refer":          # pointing back names what it points at: either of the last two
+        # Pointing back names what it points at: either of the last two. So does an ordinal ("订单号是第一个"),
+        # which picks from the list the user named last rather than from the options shown before it.
+        if utterance.move == "refer" or any(s.form == "ordinal" for s in utterance.said):
             keys |= {value_key(s.canonical) for s in self.last_list}
         if utterance.move == "refer" or utterance.flow is not None:
             keys |= {value_key(turn.after.slots[slot]) for slot in self.entering(turn)}

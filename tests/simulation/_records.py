@@ -21,6 +21,7 @@ MEETING = ROOT / "flows" / "meeting.yaml"
 TRANSFER = ROOT / "tests" / "conversations" / "bots" / "transfer.yaml"
 RESTAURANT = ROOT / "tests" / "conversations" / "bots" / "restaurant.yaml"
 BANK_CARD = ROOT / "tests" / "conversations" / "bots" / "bank_card.yaml"
+CAR_RENTAL = ROOT / "tests" / "conversations" / "bots" / "car_rental.yaml"   # "SUV" is its zh label too
 """A bot written from the README by a new user: a card pattern read only in context ("尾号1234", or a
 number said alone), and flow descriptions that hold value words ("Report a lost or stolen card")."""
 

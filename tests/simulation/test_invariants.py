@@ -22,6 +22,7 @@ from dialogkit.simulation.observation import Snapshot
 from dialogkit.simulation.user_memory import UserMemory
 from tests.simulation._records import (
     BANK_CARD,
+    CAR_RENTAL,
     MEETING,
     RESTAURANT,
     TRANSFER,
@@ -237,6 +238,13 @@ def test_a_zh_reply_shows_zh_labels_and_holds_chinese() -> None:
     assert finding is not None and finding.kind == "other_language_label"
     missing = reply_in_turn_language(record(turn, reply("OK, noted: phone.")), judge())
     assert missing is not None and missing.kind == "no_chinese"
+
+
+def test_a_label_the_bot_file_gives_in_the_language_is_that_languages() -> None:
+    """"SUV" is the car-rental bot's zh label of its SUV class: a zh reply showing it is in zh."""
+    turn = utterance("1", "answer", "zh", slot="passengers")
+    shown = reply("要什么车型：经济型、SUV还是商务型？", state="PARAM_COLLECT", flow="rent_car")
+    assert reply_in_turn_language(record(turn, shown), judge(CAR_RENTAL)) is None
 
 
 def test_an_en_reply_shows_no_zh_label_where_an_en_one_exists() -> None:

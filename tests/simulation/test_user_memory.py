@@ -71,3 +71,17 @@ def test_a_second_forget_takes_back_nothing() -> None:
                    before=undo.after, index=3)
     memory = remember(UserMemory("zh"), booked, changed, undo, again)
     assert [(t.value, t.reason) for t in memory.taken_back] == [("A101", "forgotten")]
+
+
+def test_an_ordinal_after_a_list_the_user_named_says_that_lists_values_again() -> None:
+    """"我有两个订单号 67890 和 12345" then "订单号是第一个": the first is 67890 (the list named last),
+    though the option list shown before holds another value first, so 67890 is said again."""
+    listed = record(utterance("我有两个订单号 67890 和 12345", "two_candidates", entity="order_id",
+                              mentions=(said("67890", entity="order_id"), said("12345", entity="order_id"))),
+                    reply("?", state="PARAM_COLLECT", flow="return_order", slots={"order_id": "12345"}))
+    memory = remember(UserMemory("zh"), listed)
+    first = said("第一个", "12345", "order_id", form="ordinal")
+    picked = record(utterance("订单号是第一个", "several", fills={"order_id": first}),
+                    reply("?", state="CONFIRMATION", flow="return_order", slots={"order_id": "67890"}),
+                    before=listed.after, index=1)
+    assert value_key("67890") in memory.keys_said(picked)

@@ -18,10 +18,12 @@ def foreign_forms(catalog: Catalog, language: str) -> ForeignForms:
     """The other language's forms of every value that has a form in ``language``.
 
     A form that is part of one in ``language`` is left out ("A101" inside the label
-    "一号会议室A101"): showing the label shows it too.
+    "一号会议室A101"): showing the label shows it too. So is one the bot file gives as the value's
+    label in ``language`` itself ("SUV" as the zh label of an SUV).
     """
     other = OTHER[language]
-    own = [form.lower() for e in catalog.entities.values() for v in e.values for form in v.said[language]]
+    own = [form.lower() for e in catalog.entities.values() for v in e.values
+           for form in [*v.said[language], v.shown.get(language, "")] if form]
     owner: dict[str, str] = {}
     for entity in catalog.entities.values():
         for value in entity.values:
