@@ -49,6 +49,7 @@ DIGRESSION_OVER_ANSWER = 0.75
 # A bare answer is one value plus at most this many other letters or digits ("是", "就这个").
 BARE_REMAINDER = 3
 NUMERIC = frozenset({"number", "integer"})
+IDENTIFIERS = frozenset({"phone", "email"})
 # A slot of a closed set of values offers them as quick replies when there are at most this many.
 MAX_OPTIONS = 8
 # Idempotency records kept per session: enough for any retry, without growing the session row forever.
@@ -116,7 +117,7 @@ class Policy:
             return
         if "greeting" in ctx.interp.cues:
             ctx.say.append(R.phrase("greeting", ctx.language))
-        elif (declared := ctx.interp.declared_mentions) and "help" not in ctx.interp.cues:
+        elif (declared := self._noted(ctx)) and "help" not in ctx.interp.cues:
             # Facts offered with no request ("我有两个订单 12345 和 67890") are remembered, not refused;
             # the acknowledgement names things of the bot's own types, never helper matches ("两").
             names = (self.texts.entity_value_label(m.type, m.value, ctx.language) for m in declared)
@@ -125,6 +126,12 @@ class Policy:
         elif "help" not in ctx.interp.cues:
             ctx.say.append(R.phrase("not_understood", ctx.language))
         ctx.say.append(self.texts.help(ctx.language))
+
+    @staticmethod
+    def _noted(ctx: TurnContext) -> list[Mention]:
+        """What an acknowledgement names: values of the bot's own types, and the identifiers among
+        the built-ins ("我的号码是13812345678" is noted; the 两 of "两个订单" is no thing)."""
+        return [m for m in ctx.interp.mentions if not m.builtin or m.type in IDENTIFIERS]
 
     def _collect(self, ctx: TurnContext) -> None:
         self._bind(ctx)

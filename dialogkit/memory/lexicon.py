@@ -159,7 +159,7 @@ TYPE_NOUN_LEXICON: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
     "contact": (("联系人",), ("contact",)),
     "city": (("城市",), ("city",)),
     "email": (("邮箱", "邮件地址"), ("email", "email address")),
-    "phone": (("电话号码", "手机号"), ("phone number",)),
+    "phone": (("电话号码", "手机号码", "手机号", "号码"), ("phone number", "number")),
     "issue": (("问题",), ("issue", "problem")),
     "device": (("设备",), ("device",)),
     "car": (("车",), ("car",)),

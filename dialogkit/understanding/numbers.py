@@ -9,7 +9,7 @@ Every Chinese numeral counts before a measure word, the measure word being part 
 too ("3件"). Bare, as a whole answer, "十" and "两" are numbers as well.
 
 Numerals are also ordinary words, so a few guards keep noise out: "第一" and "第二个" are
-ordinals (references), not numbers; a single Chinese numeral character counts only before a
+ordinals (references), not numbers, and "同一个" is "the same one"; a single Chinese numeral character counts only before a
 measure word, a currency, punctuation or the end ("三个" and "给我五" yes, "三星" and "一样" no),
 and not after a surname that starts a name ("张三", "我叫李四", "姓名：王五" are people);
 a numeral without a digit ("十", "十万") counts only when it starts with 十 and a measure word
@@ -278,8 +278,8 @@ def _cn_numbers(text: str, whole_text: str) -> list[Found]:
     for match in _CN_NUMERAL.finditer(text):
         start, end = match.span()
         literal = match.group()
-        if start > 0 and text[start - 1] == "第":
-            continue  # an ordinal: 第一个 / 第二 are references, not quantities
+        if start > 0 and text[start - 1] in "第同":
+            continue  # an ordinal (第一个, 第二: references, not quantities) or "同一个" (the same one)
         after = _CN_UNIT.match(text, end) or _MEASURE.match(text, end)
         if literal != whole_text and (not _numeral_is_number(literal, text, end, after)
                                       or (after is None and _ends_a_name(text, start, end))):

@@ -324,6 +324,13 @@ class TestDefiniteDescriptions:
         """A time is never "it", but "那个时间" / "the same time" names one said before."""
         assert [r.noun for r in find_references(text, language)] == [noun]
 
+    @pytest.mark.parametrize(("text", "language", "noun"), [("再给这个号码加流量", "zh", "号码"), ("同一个号码", "zh", "号码"),
+                                                            ("add data to that number", "en", "number"),
+                                                            ("the same number was stolen", "en", "number")])
+    def test_a_number_said_of_a_phone_is_a_description(self, text: str, language: str, noun: str) -> None:
+        """"这个号码" / "that number" name a phone number said before (not a plan said beside it)."""
+        assert [r.noun for r in find_references(text, language)] == [noun]
+
     @pytest.mark.parametrize("text", ["make it 25:00", "no, make it six people", "can you make it later"])
     def test_the_it_of_make_it_is_no_reference(self, text: str) -> None:
         assert find_references(text, "en") == []

@@ -107,6 +107,10 @@ class TestChineseNumerals:
         assert values("王五，4个人") == [4]
         assert values("张三要三个") == [3]
 
+    def test_the_same_one_is_no_number(self) -> None:
+        """"同一个号码再加10个G" holds the 10 only: 同一个 is "the same one"."""
+        assert values("同一个号码再加10个G") == [10]
+
     def test_invalid_numerals_are_rejected(self) -> None:
         assert parse_cn_integer("一二百") is None
         assert parse_cn_integer("abc") is None
