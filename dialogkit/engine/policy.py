@@ -150,7 +150,8 @@ class Policy:
         # A free-text answer is an FAQ only when it asks ("服务台几点下班", "营业时间" word for word an FAQ
         # keyword), not when it states ("it crashes when I open Excel").
         text = ctx.interp.text
-        faq_shaped = offer.empty or (self._whole_text_answer(ctx, offer) and (is_question(text) or self.faq.says(text)))
+        faq_shaped = not self._news(ctx, offer) or (
+            self._whole_text_answer(ctx, offer) and (is_question(text) or self.faq.says(text)))
         if self._aside(ctx, offer) or (faq_shaped and self._faq(ctx)):
             return
         self._keep_to_asked_slot(ctx, offer)
@@ -286,6 +287,13 @@ class Policy:
         log.info("digression", session_id=ctx.session.id, suspended=ctx.flow.name, started=flow)
         self._start(ctx, flow)
         return True
+
+    @staticmethod
+    def _news(ctx: TurnContext, offer: SlotOffer) -> bool:
+        """Whether the offer changes anything: "do I need to return it with a full tank" offers the
+        city "it" points at, which the task holds already, and is a question all the same."""
+        held = ctx.task.slots if ctx.task is not None else {}
+        return bool(offer.conflicts) or any(str(held.get(k)) != str(v) for k, v in offer.values.items())
 
     def _faq_outranks(self, ctx: TurnContext, score: float) -> bool:
         """"派送时间" asks the FAQ it is a keyword of, though a flow's example holds it too ("我想改一下
@@ -584,6 +592,8 @@ class Policy:
         cues = ctx.interp.cues
         if not offer.empty or not cues & {"help", "alternatives"} or "any" in cues:
             return False
+        if self.faq and self.faq.match(ctx.interp.text) is not None:
+            return False          # "出国怎么用手机" asks the roaming FAQ, not how to use the bot
         if "help" in cues:
             ctx.say.append(self.texts.help(ctx.language))
         self._reask(ctx)

@@ -108,6 +108,8 @@ EN_DEMONSTRATIVE_NEXT = frozenset({
 })
 #: Verbs whose "it" is a dummy: "make it 8pm" names the new value, not something said before.
 EN_DUMMY_IT_VERBS = frozenset({"make", "makes", "making"})
+#: Determiners that make the next word a noun: "the IT desk" is no "it".
+EN_NOUN_DETERMINERS = frozenset({"the", "a", "an", "our", "your", "my", "their"})
 #: Words before "that" which take a that-clause: "I think that ...", "so that ...".
 EN_CLAUSE_VERBS = frozenset({
     "think", "thought", "thinks", "said", "say", "says", "know", "knew", "knows", "believe",

@@ -316,9 +316,11 @@ def _en_pronouns(text: str) -> list[tuple[int, Reference]]:
 
 def _dummy_it(text: str, m: re.Match[str]) -> bool:
     """"make it 25:00" / "make it six people": the "it" of the idiom points at nothing earlier; what
-    follows is the new value (which, when the bot cannot take it, must not let "it" fill a slot)."""
+    follows is the new value (which, when the bot cannot take it, must not let "it" fill a slot).
+    Nor is "the IT desk" a pronoun: a determiner makes it a noun."""
     before = re.findall(r"[a-z']+", text[: m.start()].lower())
-    return m.group(1).lower() == "it" and bool(before) and before[-1] in lx.EN_DUMMY_IT_VERBS
+    return m.group(1).lower() == "it" and bool(before) and (before[-1] in lx.EN_DUMMY_IT_VERBS
+                                                             or before[-1] in lx.EN_NOUN_DETERMINERS)
 
 
 def _skip_space(text: str, pos: int) -> int:

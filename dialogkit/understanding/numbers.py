@@ -9,8 +9,9 @@ Every Chinese numeral counts before a measure word, the measure word being part 
 too ("3件"). Bare, as a whole answer, "十" and "两" are numbers as well.
 
 Numerals are also ordinary words, so a few guards keep noise out: "第一" and "第二个" are
-ordinals (references), not numbers, and "同一个" is "the same one"; a single Chinese numeral character counts only before a
-measure word, a currency, punctuation or the end ("三个" and "给我五" yes, "三星" and "一样" no),
+ordinals (references), not numbers, and "同一个" is "the same one"; a single Chinese numeral
+character counts only before a measure word, a currency, punctuation or the end ("三个" and "给我五"
+yes, "三星" and "一样" no),
 and not after a surname that starts a name ("张三", "我叫李四", "姓名：王五" are people);
 a numeral without a digit ("十", "十万") counts only when it starts with 十 and a measure word
 follows ("十件" yes, "十分满意" — very satisfied — no) or as the whole text; one that starts

@@ -331,7 +331,8 @@ class TestDefiniteDescriptions:
         """"这个号码" / "that number" name a phone number said before (not a plan said beside it)."""
         assert [r.noun for r in find_references(text, language)] == [noun]
 
-    @pytest.mark.parametrize("text", ["make it 25:00", "no, make it six people", "can you make it later"])
+    @pytest.mark.parametrize("text", ["make it 25:00", "no, make it six people", "can you make it later",
+                                      "when is the IT desk open", "ask our IT team"])
     def test_the_it_of_make_it_is_no_reference(self, text: str) -> None:
         assert find_references(text, "en") == []
 
