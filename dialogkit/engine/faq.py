@@ -8,7 +8,7 @@ The index is built once per bot; a bot without ``faq:`` does no work on a turn.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from dialogkit.spec.schema import FaqSpec
@@ -53,6 +53,14 @@ class FaqIndex:
     def says(self, text: str) -> bool:
         """Whether ``text`` is, word for word, one of the FAQ's keywords or examples ("营业时间")."""
         return _plain(text) in self._phrases
+
+    def names_all(self, text: str, surfaces: Iterable[str]) -> bool:
+        """Whether every one of ``surfaces`` lies inside an FAQ keyword the text holds: the 5G of "is
+        there 5G coverage" belongs to the keyword "5G coverage", not to a data amount of 5 GB."""
+        lowered = text.lower()
+        said = [m.group() for e in self._entries if e.keywords is not None for m in e.keywords.finditer(lowered)]
+        wanted = [s.lower() for s in surfaces]
+        return bool(said) and bool(wanted) and all(any(w in k for k in said) for w in wanted)
 
     def __bool__(self) -> bool:
         return bool(self._entries)

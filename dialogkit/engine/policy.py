@@ -147,11 +147,13 @@ class Policy:
             return
         if task.state == "TASK_INIT":
             self._fire(ctx, "collect")
-        # A free-text answer is an FAQ only when it asks ("服务台几点下班", "营业时间" word for word an FAQ
-        # keyword), not when it states ("it crashes when I open Excel").
+        # An FAQ's own words are its question, whatever they offer ("我这里有5G吗", "is there 5G coverage":
+        # no 5 GB); a free-text answer is one only when it asks ("服务台几点下班"), not when it states
+        # ("it crashes when I open Excel").
         text = ctx.interp.text
-        faq_shaped = not self._news(ctx, offer) or (
-            self._whole_text_answer(ctx, offer) and (is_question(text) or self.faq.says(text)))
+        faq_shaped = (not self._news(ctx, offer) or self.faq.says(text)
+                      or self.faq.names_all(text, offer.surfaces.values())
+                      or (self._whole_text_answer(ctx, offer) and is_question(text)))
         if self._aside(ctx, offer) or (faq_shaped and self._faq(ctx)):
             return
         self._keep_to_asked_slot(ctx, offer)
@@ -184,7 +186,7 @@ class Policy:
         if self._digression(ctx, offer):
             return
         self._keep_filled_slots(ctx, offer)
-        if offer.values or offer.conflicts:
+        if self._news(ctx, offer):     # (a pronoun pointing at a value held changes nothing)
             if cues & {"no", "correction"} and not self._fits(ctx, offer):
                 # A rejection whose new value cannot be taken as it is (invalid, or two of them): the
                 # confirmed values no longer hold, so a later bare "yes" can never run the old ones.
