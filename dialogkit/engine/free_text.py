@@ -15,13 +15,14 @@ from dialogkit.engine.slot_layout import COUNTS, SlotLayout, SlotOffer
 from dialogkit.model.interpretation import Interpretation
 from dialogkit.spec.schema import SlotSpec
 from dialogkit.strings.cjk import has_cjk
+from dialogkit.understanding.numbers import CN_NUMERAL_CHARS
 
 __all__ = ["offer_free_text"]
 
 
 _INCIDENTAL = frozenset({"number", "integer", "date", "time"})
 _NO_ANSWER = frozenset({"help", "alternatives", "forget"})
-_MEASURED = re.compile(r"[^\d\s.,零〇一二两三四五六七八九十百千万廿卅]")
+_MEASURED = re.compile(rf"[^\d\s.,{CN_NUMERAL_CHARS}]")      # anything but the number: a measure word
 
 
 def _part_of_free_text(offer: SlotOffer, layout: SlotLayout, interp: Interpretation, pending_slot: str | None,

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from dialogkit.model.interpretation import Mention
 from dialogkit.spec.schema import Prompt, SlotSpec, prompt_text
 from dialogkit.strings.cjk import is_cjk_char
+from dialogkit.understanding.numbers import CN_NUMERAL_CHARS
 
 __all__ = ["Units", "slot_units", "unit_after"]
 
@@ -23,7 +24,7 @@ _PEOPLE_ZH = frozenset("人位名口")
 _PEOPLE_EN = frozenset({"person", "people", "guest", "adult", "traveller", "traveler", "passenger", "pax",
                         "attendee", "participant", "visitor", "diner"})
 _GENERIC_ZH = frozenset("个")          # "三个": counts whatever was named before, so no slot in particular
-_NUMERAL = re.compile(r"^[\d.,\s零〇一二两三四五六七八九十百千万廿卅几]+")
+_NUMERAL = re.compile(rf"^[\d.,\s{CN_NUMERAL_CHARS}几]+")
 _NEXT_WORD = re.compile(r"(?<!\s)\s*+([A-Za-z]+)")     # from a run start only: linear on any text
 
 

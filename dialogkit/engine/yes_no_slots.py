@@ -11,6 +11,7 @@ import re
 
 from dialogkit.engine.slot_layout import SlotLayout, SlotOffer
 from dialogkit.spec.schema import SlotSpec
+from dialogkit.strings.cjk import is_cjk_char
 
 __all__ = ["answered", "echo_answer", "offer_named_answers"]
 
@@ -65,7 +66,7 @@ def echo_answer(questions: list[str], text: str) -> bool | None:
     urgent?", "很急" / "紧急" / "urgent" is yes and "不紧急" / "不急" / "not urgent" no. None when the
     words are not the question's."""
     zh = text.strip(_ZH_EDGES)
-    if zh and all("\u4e00" <= ch <= "\u9fff" for ch in zh):
+    if zh and all(is_cjk_char(ch) for ch in zh):
         negated = _ZH_NOT.match(zh)
         core = _ZH_DEGREE.sub("", zh[negated.end():] if negated else zh)
         if core and len(core) <= 4 and any(core in q for q in questions):

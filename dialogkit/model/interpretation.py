@@ -67,6 +67,6 @@ class Interpretation:
 
     @property
     def declared_mentions(self) -> list[Mention]:
-        """Mentions of the bot file's own entity types: what an acknowledgement may name ("两个订单"
-        holds the number 两, a helper match, and the orders, which are declared)."""
+        """Mentions of the bot file's own entity types, not helper matches ("两个订单" holds the
+        number 两 and the orders, which are declared)."""
         return [m for m in self.mentions if not m.builtin]

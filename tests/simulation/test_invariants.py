@@ -4,6 +4,7 @@ Chinese and in English."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 
@@ -20,11 +21,13 @@ from dialogkit.simulation.invariants.sanity import turn_completes
 from dialogkit.simulation.invariants.summary import summary_holds_no_taken_back_value
 from dialogkit.simulation.observation import Snapshot
 from dialogkit.simulation.user_memory import UserMemory
+from dialogkit.simulation.utterances import Utterance
 from tests.simulation._records import (
     BANK_CARD,
     CAR_RENTAL,
     MEETING,
     RESTAURANT,
+    SUPPORT,
     TRANSFER,
     judge,
     record,
@@ -293,18 +296,28 @@ def test_a_turn_that_raises_or_reports_no_known_state_is_a_violation() -> None:
     ("en", "no, the product is laptop", "User stated: a problem (product laptop).", "User stated: a problem (product phone)."),
 ])
 def test_the_summary_drops_a_corrected_value(language: str, text: str, kept: str, stale: str) -> None:
-    start = record(utterance("我上周买的手机屏幕碎了", "trigger", "zh", flow="report_issue"),
-                   reply("?", state="PARAM_COLLECT", flow="report_issue", slots={"product": "phone"}))
     fix = utterance(text, "correct", language, slot="product", fills={"product": said("笔记本", "laptop", "product")})
-    memory = remember(UserMemory(language), start)
-    good = record(fix, reply("?", state="PARAM_COLLECT", flow="report_issue", slots={"product": "laptop"},
-                             language=language, summary=kept), before=start.after, index=1)
-    memory.take_back(good)
-    assert summary_holds_no_taken_back_value(good, judge(memory=memory)) is None
-    bad = record(fix, reply("?", state="PARAM_COLLECT", flow="report_issue", slots={"product": "laptop"},
-                            language=language, summary=stale), before=start.after, index=1)
-    finding = summary_holds_no_taken_back_value(bad, judge(memory=memory))
-    assert finding is not None and finding.kind == "corrected"
+    kept_finding, stale_finding = _summaries_after_a_correction(
+        SUPPORT, "report_issue", "我上周买的手机屏幕碎了", ("product", "phone", "laptop"), fix, kept, stale)
+    assert kept_finding is None and stale_finding is not None and stale_finding.kind == "corrected"
+
+
+def _summaries_after_a_correction(path: Path, flow: str, request: str, change: tuple[str, str, str], fix: Utterance,
+                                  kept: str, stale: str) -> tuple[Finding | None, Finding | None]:
+    """The summary invariant's findings on the turn correcting ``change`` (slot, old, new) after a
+    request that held the old value: once with the summary ``kept``, once with ``stale``."""
+    slot, old, new = change
+    start = record(utterance(request, "trigger", "zh", flow=flow),
+                   reply("?", state="PARAM_COLLECT", flow=flow, slots={slot: old}))
+    memory = remember(UserMemory(fix.language), start)
+    findings = []
+    for summary in (kept, stale):
+        turn = record(fix, reply("?", state="PARAM_COLLECT", flow=flow, slots={slot: new}, language=fix.language,
+                                 summary=summary), before=start.after, index=1)
+        if summary == kept:
+            memory.take_back(turn)
+        findings.append(summary_holds_no_taken_back_value(turn, judge(path, memory)))
+    return findings[0], findings[1]
 
 
 
@@ -341,18 +354,10 @@ def test_a_cancelled_tasks_values_are_read_past(language: str, kept: str, stale:
 def test_a_value_word_inside_a_task_description_is_no_value_shown(language: str, text: str, kept: str,
                                                                    stale: str) -> None:
     """"lost" in "Report a lost or stolen card" names the task, not the reason corrected away."""
-    start = record(utterance("我的卡丢了", "trigger", "zh", flow="freeze_card"),
-                   reply("?", state="PARAM_COLLECT", flow="freeze_card", slots={"reason": "lost"}))
     fix = utterance(text, "correct", language, slot="reason", fills={"reason": said("被偷", "stolen", "loss_reason")})
-    memory = remember(UserMemory(language), start)
-    good = record(fix, reply("?", state="PARAM_COLLECT", flow="freeze_card", slots={"reason": "stolen"},
-                             language=language, summary=kept), before=start.after, index=1)
-    memory.take_back(good)
-    assert summary_holds_no_taken_back_value(good, judge(BANK_CARD, memory)) is None
-    bad = record(fix, reply("?", state="PARAM_COLLECT", flow="freeze_card", slots={"reason": "stolen"},
-                            language=language, summary=stale), before=start.after, index=1)
-    finding = summary_holds_no_taken_back_value(bad, judge(BANK_CARD, memory))
-    assert finding is not None and finding.kind == "corrected"
+    kept_finding, stale_finding = _summaries_after_a_correction(
+        BANK_CARD, "freeze_card", "我的卡丢了", ("reason", "lost", "stolen"), fix, kept, stale)
+    assert kept_finding is None and stale_finding is not None and stale_finding.kind == "corrected"
 
 
 @pytest.mark.parametrize(("language", "text", "kept", "stale"), [
