@@ -617,11 +617,8 @@ class Policy:
         yes: a reply to that question may say more after its answer than a confirmation's yes may
         (with a number, "yes, we need 2" / "要一个吧", though never with "but" or a doubt), and so is an
         answer that echoes the question ("很急" / "not urgent" to "紧急吗？" / "Is it urgent?")."""
-        task, flow = ctx.task, ctx.flow
-        if task is None or flow is None or not task.pending_slot or task.pending_slot in offer.values:
-            return
-        slot = flow.spec.slot(task.pending_slot)
-        if slot is None or slot.entity != ANSWER_TYPE:
+        task, flow, slot = ctx.task, ctx.flow, self._asked_yes_no(ctx)
+        if task is None or flow is None or slot is None or slot.name in offer.values:
             return
         said = _WANT_COUNT.sub(r"\1，", fold(ctx.interp.text), count=1)    # "要一个吧": yes, one of them
         answer = leading_answer(said, tail_cjk=12, tail_words=10, tail_digits=True)
@@ -659,14 +656,19 @@ class Policy:
     def _declines_asked(self, ctx: TurnContext) -> bool:
         """"不用了，谢谢" / "no thanks" to a yes/no question ("需要补寄新卡吗？") answers no: the
         task goes on without it, though the same words give up anywhere else."""
-        task, flow = ctx.task, ctx.flow
-        if task is None or flow is None or not task.pending_slot:
-            return False
-        slot = flow.spec.slot(task.pending_slot)
-        if slot is None or slot.entity != ANSWER_TYPE:
+        if self._asked_yes_no(ctx) is None:
             return False
         answer = leading_answer(fold(ctx.interp.text))
         return answer is not None and answer.whole and not answer.value
+
+    @staticmethod
+    def _asked_yes_no(ctx: TurnContext) -> SlotSpec | None:
+        """The yes/no slot whose question is pending, if that is what is asked."""
+        task, flow = ctx.task, ctx.flow
+        if task is None or flow is None or not task.pending_slot:
+            return None
+        slot = flow.spec.slot(task.pending_slot)
+        return slot if slot is not None and slot.entity == ANSWER_TYPE else None
 
     def _declared_answer(self, ctx: TurnContext) -> bool:
         """The whole answer is a value the bot file declares for the asked slot: asked "暂停还是停止？"
