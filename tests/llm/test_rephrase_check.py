@@ -67,3 +67,43 @@ def test_the_check_is_linear_on_long_runs() -> None:
     """64 KB of letters, digits or dots: each pattern starts once per run (no quadratic rescans)."""
     for text in ("a" * 65536, "1" * 65536, "." * 65536, "a1" * 32768):
         assert rephrase_problem(text, text) is None
+
+
+MEETING = ROOT / "flows" / "meeting.yaml"
+ASKED = {"zh": ("创建会议", "会议定在哪天？"), "en": ("schedule a meeting", "Which day is the meeting?")}
+COMMANDS = '{"commands": [{"command": "set_slot", "slot": "date", "value": "tomorrow"}]}'
+
+
+@LANGS
+@pytest.mark.parametrize("answer", [COMMANDS, "```json\n" + COMMANDS + "\n```", {"zh": "好的，会议已安排。",
+                                                                                   "en": "Sure, the meeting is set."}])
+def test_a_rephrasing_that_loses_the_question_is_not_said(lang: str, answer: str | dict[str, str]) -> None:
+    """A model that answers with commands, or with a statement, in place of "Which day?": the bot asks
+    its own question."""
+    said = answer[lang] if isinstance(answer, dict) else answer
+    user, question = ASKED[lang]
+    with ScriptedLLMServer(lambda body: said) as server:
+        spec = LLMSpec(model="scripted-model", timeout_s=5.0, max_retries=0, use_for=["rephrase"])
+        client = LLMClient(spec, api_key="sk-test", base_url=server.base_url, backoff_s=0.01, max_backoff_s=0.05)
+        try:
+            bot = Bot.from_file(MEETING, store="memory://", llm=client,
+                                actions={"book_meeting": {"meeting_id": "M-1"}, "send_question": {"message_id": "Q-1"}})
+            reply = bot.handle("s", user)
+        finally:
+            client.close()
+    assert server.requests and reply.text == question
+
+
+@pytest.mark.parametrize(("template", "answer", "problem"), [
+    ("Which day is the meeting?", "On which day should the meeting be?", None),
+    ("会议定在哪天？", "请问会议安排在哪一天？", None),
+    ("会议定在哪天？", "会议安排在哪一天呢", None),
+    ("Which day is the meeting?", "The meeting is set.", "question"),
+    ("会议定在哪天？", "好的，会议已安排。", "question"),
+    ("Which day is the meeting?", COMMANDS, "data"),
+    ("会议定在哪天？", "```\n会议定在哪天？\n```", "data"),
+    ("Order 12345 is shipped.", "Your order 12345 has shipped.", None),
+])
+def test_a_question_stays_a_question_and_text_stays_text(template: str, answer: str, problem: str | None) -> None:
+    found = rephrase_problem(template, answer)
+    assert (found is None) if problem is None else (found is not None and problem in found)
