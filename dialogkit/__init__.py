@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 from dialogkit.errors import ActionError, DialogkitError, FlowError, LLMError, Problem, SessionOwnerError, StoreError
 
 if TYPE_CHECKING:
-    from dialogkit.actions.registry import ActionContext, action
+    from dialogkit.actions.registry import ActionContext, action, memory_action
     from dialogkit.bot import Bot, SessionView
     from dialogkit.model.reply import ActionRun, Reply
 
@@ -35,11 +35,13 @@ __all__ = [
     "SessionView",
     "StoreError",
     "action",
+    "memory_action",
 ]
 
 _LAZY = {
     "ActionContext": "dialogkit.actions.registry",
     "action": "dialogkit.actions.registry",
+    "memory_action": "dialogkit.actions.registry",
     "Bot": "dialogkit.bot",
     "SessionView": "dialogkit.bot",
     "ActionRun": "dialogkit.model.reply",

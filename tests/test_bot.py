@@ -3,6 +3,7 @@ inspection API (``session``, ``context``, ``build_context``, ``stats``, ``export
 
 from __future__ import annotations
 
+import importlib
 import re
 from pathlib import Path
 from typing import Any
@@ -159,6 +160,44 @@ class TestFromFile:
         with pytest.raises(FlowError, match="nowhere"):
             Bot.from_file(path, store="memory://")
 
+
+class TestMemoryActionsOfTheFile:
+    """A bot file's memory actions are built-ins or functions registered with @memory_action: a
+    bad one stops the load with its position, never the first turn (nor the process)."""
+
+    @pytest.mark.parametrize("name", ["sys:exit", "os:system", "builtins:print"])
+    def test_an_unregistered_function_is_a_flow_error_at_load(self, tmp_path: Path, name: str) -> None:
+        path = tmp_path / "bot.yaml"
+        path.write_text(f"bot:\n  memory: {{every_turn: [track_entities, '{name}']}}\n"
+                        "flows:\n  f:\n    trigger: {keywords: [go]}\n", encoding="utf-8")
+        with pytest.raises(FlowError) as caught:
+            Bot.from_file(path, store="memory://")
+        (problem,) = caught.value.problems
+        assert (problem.line, problem.message) == (
+            2, f"cannot use memory action '{name}': it is not registered with @memory_action")
+
+    def test_an_actions_module_that_exits_while_imported_is_a_flow_error(self, tmp_path: Path) -> None:
+        (tmp_path / "exiting_actions_probe.py").write_text("import sys\nsys.exit(2)\n", encoding="utf-8")
+        path = tmp_path / "bot.yaml"
+        path.write_text("bot: {actions: exiting_actions_probe}\n"
+                        "flows:\n  f:\n    trigger: {keywords: [go]}\n    execute: {action: go}\n", encoding="utf-8")
+        with pytest.raises(FlowError, match=r"cannot import the actions module 'exiting_actions_probe'.*SystemExit"):
+            Bot.from_file(path, store="memory://")
+
+    @LANGS
+    def test_a_registered_one_runs_on_every_turn(self, tmp_path: Path, lang: str) -> None:
+        module = f"noting_memory_probe_{lang}"
+        (tmp_path / f"{module}.py").write_text(
+            "from dialogkit import memory_action\n\nSEEN = []\n\n"
+            "@memory_action\ndef note(ctx):\n    SEEN.append((ctx.language, ctx.interp.text))\n", encoding="utf-8")
+        path = tmp_path / "bot.yaml"
+        path.write_text(SUPPORT.read_text(encoding="utf-8").replace(
+            "every_turn: [track_entities]", f"every_turn: [track_entities, '{module}:note']"), encoding="utf-8")
+        bot = Bot.from_file(path, store="memory://", actions=STUBS)
+        reply = bot.handle("s", REPORT[lang])
+        seen = importlib.import_module(module).SEEN
+        assert seen == [(lang, REPORT[lang])]
+        assert f"{module}:note" in reply.memory_actions
 
 class TestClose:
     def test_close_closes_the_store(self) -> None:

@@ -9,7 +9,7 @@ def test_all_is_exactly_the_public_surface() -> None:
     """Adding or removing a public name is a deliberate act: this list changes with it."""
     assert sorted(dialogkit.__all__) == [
         "ActionContext", "ActionError", "ActionRun", "Bot", "DialogkitError", "FlowError", "LLMError",
-        "Problem", "Reply", "SessionOwnerError", "SessionView", "StoreError", "action",
+        "Problem", "Reply", "SessionOwnerError", "SessionView", "StoreError", "action", "memory_action",
     ]
     for name in dialogkit.__all__:
         assert getattr(dialogkit, name) is not None

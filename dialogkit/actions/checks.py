@@ -2,11 +2,13 @@
 
 ``dialogkit.spec`` checks the bot file on its own; these checks run once its action table is
 built, and their problems join spec's, each at the position of the name it is about
-(docs/bot-file.md, "execute" and "memory"). Custom memory actions are resolved along the way.
+(docs/bot-file.md, "execute" and "memory"). Custom memory actions are resolved along the way;
+like task actions, only functions their author registered (``@memory_action``) are taken.
 """
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -14,9 +16,10 @@ from typing import Any
 
 from dialogkit.actions.binding import action_references, action_uses
 from dialogkit.actions.importer import import_reference, search_paths
+from dialogkit.actions.registry import is_memory_action
 from dialogkit.actions.table import ActionTable
 from dialogkit.errors import ActionError, Problem
-from dialogkit.spec.schema import BotFile
+from dialogkit.spec.schema import BUILTIN_MEMORY_ACTIONS, BotFile
 from dialogkit.spec.validation import memory_lists
 from dialogkit.spec.yaml_source import YamlDocument, YamlPath
 from dialogkit.strings.suggest import did_you_mean
@@ -31,7 +34,8 @@ class CodeChecks:
 
 
 def check_code(spec: BotFile, document: YamlDocument, table: ActionTable, base_dir: Path) -> CodeChecks:
-    """Every action the file names must be in ``table``; every custom memory action must import."""
+    """Every action the file names must be in ``table``; every custom memory action must import
+    and be registered with ``@memory_action``."""
     found = CodeChecks()
     for name, path in action_uses(spec):
         problem = _action_use_problem(spec, document, table, name, path)
@@ -90,8 +94,27 @@ def _resolve_memory_actions(names: list[str], path: YamlPath, document: YamlDocu
         if ":" not in name or name in found.memory_actions:
             continue
         try:
-            found.memory_actions[name] = import_reference(name, search_paths(base_dir))
+            func = import_reference(name, search_paths(base_dir))
         except ActionError as error:
             found.problems.append(document.problem(
                 (*path, index), f"cannot use memory action '{name}': {error}",
                 "a custom memory action is written package.module:function"))
+            continue
+        if is_memory_action(func):
+            found.memory_actions[name] = func
+            continue
+        found.problems.append(document.problem(
+            (*path, index), f"cannot use memory action '{name}': it is not registered with @memory_action",
+            _unregistered_hint(name)))
+
+
+def _unregistered_hint(name: str) -> str:
+    """A registered memory action of the same module spelt alike, else how to register one."""
+    module_name = name.partition(":")[0]
+    module = sys.modules.get(module_name)
+    registered = [f"{module_name}:{attr}" for attr, value in vars(module).items()
+                  if is_memory_action(value)] if module is not None else []
+    guess = did_you_mean(name, registered)
+    how = ("decorate a function of the bot's own code with @memory_action (from dialogkit import "
+           "memory_action) and name it package.module:function; built-in: " + ", ".join(BUILTIN_MEMORY_ACTIONS))
+    return f"did you mean '{guess}'? Otherwise {how}" if guess else how

@@ -37,9 +37,19 @@ def _search_path(paths: list[Path]) -> Iterator[None]:
 
 
 def import_module(name: str, paths: list[Path]) -> ModuleType:
-    """Import ``name`` with ``paths`` first on ``sys.path`` (only for the import)."""
+    """Import ``name`` with ``paths`` first on ``sys.path`` (only for the import).
+
+    A module that exits while imported (``sys.exit()`` at its top level, or any ``BaseException``
+    but Ctrl-C) raises ``ImportError``: loading a bot reports it as a problem of the bot file, and
+    ``dialogkit validate`` or a server going through its bot files does not stop.
+    """
     with _search_path(paths):
-        return importlib.import_module(name)
+        try:
+            return importlib.import_module(name)
+        except (Exception, KeyboardInterrupt):
+            raise
+        except BaseException as exc:  # SystemExit, GeneratorExit, an author's own BaseException
+            raise ImportError(f"the module raised {type(exc).__name__}({exc}) while imported") from exc
 
 
 def import_reference(ref: str, paths: list[Path], *, registered: bool = False) -> Callable[..., Any]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 # module name -> registered name -> the function as written
 _REGISTRY: dict[str, dict[str, Callable[..., Any]]] = {}
@@ -82,6 +82,28 @@ def action(name: str, *, idempotent: bool = False,
 def registered_actions(module: str) -> dict[str, Callable[..., Any]]:
     """The actions ``module`` registered with ``@action`` (empty when it registered none)."""
     return dict(_REGISTRY.get(module, {}))
+
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def memory_action(func: F) -> F:
+    """Register ``func`` as a memory action a bot file may name as ``package.module:function``.
+
+    A bot file is no licence to run whatever Python can import (``os:system``): like a task
+    action, a custom memory action must be marked for the purpose by the code's author. It is
+    called with the turn's context after the state change; returned unchanged.
+    """
+    if not callable(func) or isinstance(func, str):
+        raise ValueError("@memory_action is written bare above the function (@memory_action, then "
+                         "def note_topic(ctx): ...); the bot file names it package.module:note_topic")
+    func.__dialogkit_memory_action__ = True  # type: ignore[attr-defined]  # functions take attributes
+    return func
+
+
+def is_memory_action(func: object) -> bool:
+    """Whether ``@memory_action`` registered ``func``."""
+    return getattr(func, "__dialogkit_memory_action__", False) is True
 
 
 def find_registered(name: str) -> Callable[..., Any] | None:

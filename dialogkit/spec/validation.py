@@ -319,7 +319,8 @@ class BotChecks:
             guess = did_you_mean(name, BUILTIN_MEMORY_ACTIONS)
             self._add((*path, index), f"unknown memory action '{name}'",
                       f"did you mean '{guess}'?" if guess
-                      else "built-in: " + ", ".join(BUILTIN_MEMORY_ACTIONS) + "; or package.module:function")
+                      else "built-in: " + ", ".join(BUILTIN_MEMORY_ACTIONS)
+                      + "; or package.module:function, registered with @memory_action")
 
 
 def _num(value: float) -> str:

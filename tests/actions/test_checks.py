@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import textwrap
+import uuid
 from pathlib import Path
+
+import pytest
 
 from dialogkit.actions.binding import ActionOverrides, build_action_table
 from dialogkit.actions.checks import CodeChecks, check_code
@@ -72,7 +75,9 @@ class TestActions:
 
 class TestMemoryActions:
     def test_a_custom_memory_action_is_resolved_once(self, tmp_path: Path) -> None:
-        (tmp_path / "checks_memory_hooks.py").write_text("def note(ctx):\n    return None\n", encoding="utf-8")
+        (tmp_path / "checks_memory_hooks.py").write_text(
+            "from dialogkit import memory_action\n\n@memory_action\ndef note(ctx):\n    return None\n",
+            encoding="utf-8")
         found = _check("""\
             bot:
               memory: {every_turn: [track_entities, "checks_memory_hooks:note"]}
@@ -96,3 +101,80 @@ class TestMemoryActions:
         assert (problem.line, problem.col) == (5, 33)
         assert problem.message.startswith("cannot use memory action 'no_such_checks_module:note'")
         assert found.memory_actions == {}
+
+
+class TestOnlyRegisteredMemoryActions:
+    """A bot file names only memory actions registered for the purpose (``@memory_action``): it is
+    no licence to call any function Python can import. Refused at load, never at the first turn."""
+
+    @pytest.mark.parametrize("name", ["sys:exit", "os:system", "builtins:print"])
+    def test_a_function_not_registered_is_refused_where_written(self, tmp_path: Path, name: str) -> None:
+        found = _check(f"""\
+            bot:
+              memory: {{every_turn: [track_entities, '{name}']}}
+            flows:
+              pay:
+                trigger: {{keywords: [pay]}}
+            """, tmp_path)
+        (problem,) = found.problems
+        assert (problem.line, problem.col) == (2, 41)
+        assert problem.message == f"cannot use memory action '{name}': it is not registered with @memory_action"
+        assert "@memory_action" in problem.hint and "track_entities" in problem.hint
+        assert found.memory_actions == {}
+
+    def test_a_task_action_is_no_memory_action(self, tmp_path: Path) -> None:
+        module = _module(tmp_path, "from dialogkit import action\n\n"
+                                   "@action('note')\ndef note(ctx):\n    return None\n")
+        found = _check(f"""\
+            flows:
+              pay:
+                trigger: {{keywords: [pay]}}
+                memory: {{complete: [persist_slots, '{module}:note']}}
+            """, tmp_path)
+        (problem,) = found.problems
+        assert "not registered with @memory_action" in problem.message
+
+    def test_the_hint_offers_a_registered_one_of_that_module(self, tmp_path: Path) -> None:
+        module = _module(tmp_path, "from dialogkit import memory_action\n\n"
+                                   "@memory_action\ndef note_topic(ctx):\n    return None\n\n"
+                                   "def note_topc(ctx):\n    return None\n")
+        found = _check(f"""\
+            flows:
+              pay:
+                trigger: {{keywords: [pay]}}
+                memory: {{complete: [persist_slots, '{module}:note_topc']}}
+            """, tmp_path)
+        (problem,) = found.problems
+        assert problem.hint.startswith(f"did you mean '{module}:note_topic'?")
+
+    def test_a_registered_one_is_resolved(self, tmp_path: Path) -> None:
+        module = _module(tmp_path, "from dialogkit import memory_action\n\n"
+                                   "@memory_action\ndef note(ctx):\n    return None\n")
+        found = _check(f"""\
+            bot:
+              memory: {{every_turn: [track_entities, '{module}:note']}}
+            flows:
+              pay:
+                trigger: {{keywords: [pay]}}
+            """, tmp_path)
+        assert found.problems == []
+        assert list(found.memory_actions) == [f"{module}:note"]
+
+    def test_a_module_that_exits_while_imported_is_a_problem_not_an_exit(self, tmp_path: Path) -> None:
+        module = _module(tmp_path, "raise SystemExit(3)\n")
+        found = _check(f"""\
+            bot:
+              memory: {{every_turn: [track_entities, '{module}:note']}}
+            flows:
+              pay:
+                trigger: {{keywords: [pay]}}
+            """, tmp_path)
+        (problem,) = found.problems
+        assert problem.message.startswith(f"cannot use memory action '{module}:note': cannot import module")
+        assert "SystemExit" in problem.message
+
+
+def _module(folder: Path, body: str) -> str:
+    name = f"checks_probe_{uuid.uuid4().hex[:10]}"
+    (folder / f"{name}.py").write_text(body, encoding="utf-8")
+    return name

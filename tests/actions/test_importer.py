@@ -35,6 +35,14 @@ class TestImportModule:
         assert import_module(name, [tmp_path]).VALUE == 1
         assert sys.path == before
 
+    @pytest.mark.parametrize("body", ["raise SystemExit(3)\n", "import sys\nsys.exit('bye')\n",
+                                      "class Stop(BaseException):\n    pass\n\nraise Stop()\n"])
+    def test_a_module_that_exits_while_imported_is_an_import_error(self, tmp_path: Path, body: str) -> None:
+        """Not an exit: loading reports it as a problem of the bot file."""
+        name = _module(tmp_path, body)
+        with pytest.raises(ImportError, match="while imported"):
+            import_module(name, [tmp_path])
+
 
 class TestImportReference:
     def test_a_function_is_resolved(self, tmp_path: Path) -> None:

@@ -4,7 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from dialogkit.actions.registry import ActionContext, action, find_registered, registered_actions
+from dialogkit.actions.registry import (
+    ActionContext,
+    action,
+    find_registered,
+    is_memory_action,
+    memory_action,
+    registered_actions,
+)
 
 
 class TestAction:
@@ -24,6 +31,25 @@ class TestAction:
     def test_a_module_that_registered_nothing(self) -> None:
         assert registered_actions("no_such_module_registered_anything") == {}
         assert find_registered("never_registered_anywhere") is None
+
+
+class TestMemoryAction:
+    def test_the_function_comes_back_unchanged_and_marked(self) -> None:
+        def note(ctx: object) -> None:
+            return None
+
+        assert memory_action(note) is note and is_memory_action(note)
+
+    def test_a_task_action_or_a_plain_function_is_none(self) -> None:
+        @action("registry_memory_probe")
+        def probe(ctx: ActionContext) -> None:
+            return None
+
+        assert not is_memory_action(probe) and not is_memory_action(print)
+
+    def test_a_name_in_brackets_is_refused_with_how_to_write_it(self) -> None:
+        with pytest.raises(ValueError, match="written bare"):
+            memory_action("note_topic")  # type: ignore[type-var]  # the slip this test is about
 
 
 class TestActionContext:

@@ -99,6 +99,15 @@ class TestValidate:
         assert validate_command([_bot(tmp_path, GOOD), FIXTURES / "three_problems.yaml"], console=console) == 1
         assert ": ok (" in console.export_text()
 
+    def test_a_memory_action_not_registered_is_a_problem_at_its_position(self, tmp_path: Path) -> None:
+        """'sys:exit' is refused when the file is checked, never run: validate goes on and exits 1."""
+        console = _console()
+        text = GOOD.replace("flows:", "bot:\n  memory: {every_turn: [track_entities, 'sys:exit']}\nflows:", 1)
+        assert validate_command([_bot(tmp_path, text)], console=console) == 1
+        out = console.export_text()
+        assert "bot.yaml:4:41: cannot use memory action 'sys:exit': it is not registered with @memory_action" in out
+        assert "@memory_action" in out.split("hint: ", 1)[1]
+
     def test_problem_text_with_brackets_is_printed_verbatim(self, tmp_path: Path) -> None:
         """Messages hold [..] and {..}; rich must not treat them as markup."""
         console = _console()

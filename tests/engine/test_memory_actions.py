@@ -288,6 +288,9 @@ class TestCustom:
         """Named in a flow's memory list, it runs after the before-phase actions and sees the values just written."""
         module = f"probe_{uuid.uuid4().hex[:10]}"
         (tmp_path / f"{module}.py").write_text(textwrap.dedent("""\
+            from dialogkit import memory_action
+
+            @memory_action
             def observe(ctx):
                 ctx.say.append(f"observed {ctx.trigger} {sorted(ctx.task.slots.items())}")
             """), encoding="utf-8")

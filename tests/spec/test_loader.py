@@ -323,8 +323,9 @@ flows:
         assert bot.actions.run("take_payment", ActionContext(slots={"amount": "5"})) == {"receipt": "R-5"}
 
     def test_custom_memory_action_is_resolved(self, tmp_path: Path) -> None:
-        """A module:function in a memory list becomes a callable in memory_actions."""
-        (tmp_path / "loader_memory_hooks.py").write_text("def note(ctx):\n    return None\n", encoding="utf-8")
+        """A registered module:function in a memory list becomes a callable in memory_actions."""
+        (tmp_path / "loader_memory_hooks.py").write_text(
+            "from dialogkit import memory_action\n\n@memory_action\ndef note(ctx):\n    return None\n", encoding="utf-8")
         bot = load("""\
             flows:
               pay:
