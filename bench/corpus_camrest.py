@@ -164,8 +164,9 @@ def measure(data: Path, *, subset: int | None = None, dump: Dump | None = None,
             hits, n = consistency(replay, dialogue, misses)
             same, pairs = same + hits, pairs + n
             progress("camrest676", done, len(dialogues))
-    for miss in misses if dump is not None else []:
-        dump({"corpus": "camrest676", **miss})
+    if dump is not None:
+        for miss in misses:
+            dump({"corpus": "camrest676", **miss})
     figures = {CONSISTENCY: _pct(same, pairs), JGA: _pct(jga, turns), "bot load s": round(replay.load_s, 3),
                "turn p50 ms": round(percentile(replay.turn_ms, 50), 3),
                "turn p99 ms": round(percentile(replay.turn_ms, 99), 3)}
