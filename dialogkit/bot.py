@@ -42,7 +42,7 @@ class SessionView:
     """A read-only look at one session (``bot.session(id)``)."""
 
     id: str
-    user_id: str
+    user_id: str | None              # None: an anonymous session
     state: str
     flow: str | None
     slots: dict[str, Any]
@@ -157,8 +157,8 @@ class Bot:
         if data is None:
             raise DialogkitError(f"no session {session_id!r} in {self.store.url}")
         data = self._current(data)
-        stored = self.store.user_slots(user_scope(self.spec.bot.name, data.user_id)) or \
-            self.store.user_slots(data.user_id)
+        stored = {} if data.user_id is None else (                # anonymous: no user's values
+            self.store.user_slots(user_scope(self.spec.bot.name, data.user_id)) or self.store.user_slots(data.user_id))
         slots: dict[str, Any] = {name: p.value for name, p in stored.items()}
         slots.update({name: p.value for name, p in data.session_slots.items()})
         if data.task is not None:

@@ -68,9 +68,12 @@ class LLMError(DialogkitError):
 
 
 class SessionOwnerError(DialogkitError):
-    """A turn named a user other than the one the session belongs to; nothing was changed."""
+    """A turn named a user other than the one the session belongs to, or none for a session
+    bound to a user; nothing was changed. ``anonymous``: the turn named no user."""
 
-    def __init__(self, session_id: str) -> None:
-        super().__init__(f"session {session_id!r} belongs to another user; start a new session "
+    def __init__(self, session_id: str, *, anonymous: bool = False) -> None:
+        who = "a user: the turn must name that user" if anonymous else "another user"
+        super().__init__(f"session {session_id!r} belongs to {who}; otherwise start a new session "
                          "(a session id is never shared between users)")
         self.session_id = session_id
+        self.anonymous = anonymous

@@ -156,7 +156,7 @@ def persist_slots(ctx: TurnContext) -> None:
         value = task.slots.get(slot.name)
         if slot.persist == "none" or value is None:
             continue
-        if slot.persist == "session":
+        if slot.persist == "session" or ctx.session.user_id is None:     # anonymous: no user to keep it for
             ctx.session.session_slots[slot.name] = _superseding(ctx.session.session_slots.get(slot.name),
                                                                 value, now, flow.name, ctx.turn)
         else:

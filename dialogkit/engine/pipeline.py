@@ -20,7 +20,7 @@ from dialogkit.engine.context_view import AsyncSummarizer, ContextView
 from dialogkit.engine.lookahead import LookAhead
 from dialogkit.engine.memory_actions import MemoryActions
 from dialogkit.engine.migration import migrate_session
-from dialogkit.engine.ownership import check_owner
+from dialogkit.engine.ownership import bind, is_ambiguous
 from dialogkit.engine.policy import Policy
 from dialogkit.engine.slots import Validator
 from dialogkit.engine.task_erasure import erase_ended_task
@@ -29,7 +29,7 @@ from dialogkit.logging import enabled_for, get_logger
 from dialogkit.memory import summary as summaries
 from dialogkit.memory import tracker
 from dialogkit.model.reply import Reply
-from dialogkit.model.session import Message, Session, SummaryState, user_scope
+from dialogkit.model.session import SCHEMA_VERSION, Message, Session, SummaryState, user_scope
 from dialogkit.spec.compiler import CompiledFlow
 from dialogkit.spec.schema import BotFile
 from dialogkit.store.protocol import SessionStore, StoreTxn
@@ -105,7 +105,7 @@ class Turns:
         started = time.perf_counter()
         raw = clean_text(text)
         with self.store.transaction(session_id, history_tail=self.view.history_tail,
-                                    users=self._user_keys(session_id, user_id)) as txn:
+                                    users=self._user_keys(user_id)) as txn:
             ctx, state_before = self._begin(txn, session_id, raw, user_id)
             if self.llm is not None and ctx.text:
                 self.llm.understand(ctx)      # falls back to the rule interpretation on any failure
@@ -115,11 +115,13 @@ class Turns:
             self._end(ctx, reply_text, self._llm_summarizer(ctx))
         return self._finish(ctx, reply_text, state_before, started)
 
-    def _user_keys(self, session_id: str, user_id: str | None) -> tuple[str, str]:
+    def _user_keys(self, user_id: str | None) -> tuple[str, ...]:
         """The keys of the persisted values a turn may ask for, read along with the session: the
-        user's values for this bot, and those stored under the bare user id before they were."""
-        owner = user_id or session_id
-        return user_scope(self.spec.bot.name, owner), owner
+        user's values for this bot, and those stored under the bare user id before they were.
+        None for an anonymous turn: it reads no user's values, whatever its session is called."""
+        if user_id is None:
+            return ()
+        return user_scope(self.spec.bot.name, user_id), user_id
 
     async def ahandle(self, session_id: str, text: object, *, user_id: str | None = None,
                       offload: Offload = _inline) -> Reply:
@@ -133,7 +135,7 @@ class Turns:
         assert self._astore is not None, "ahandle needs a store with atransaction (see native_async)"
         started = time.perf_counter()
         raw = clean_text(text)
-        users = self._user_keys(session_id, user_id)
+        users = self._user_keys(user_id)
         async with self._astore.atransaction(session_id, history_tail=self.view.history_tail, users=users) as txn:
             ctx, state_before = self._begin(txn, session_id, raw, user_id)
             if self.llm is not None and ctx.text:
@@ -189,7 +191,7 @@ class Turns:
         session.language = interp.language        # detected once, by understanding
         return TurnContext(txn=txn, session=session, text=understood, interp=interp,
                            language=interp.language, turn=session.turn, now=now,
-                           user_key=user_scope(self.spec.bot.name, session.user_id),
+                           user_key=user_scope(self.spec.bot.name, session.user_id) if session.user_id else "",
                            trace=enabled_for(logging.DEBUG), log_turn=enabled_for(logging.INFO))
 
     def _migrate(self, ctx: TurnContext) -> None:
@@ -225,20 +227,28 @@ class Turns:
 
     def _load_or_create(self, session: Session | None, session_id: str, user_id: str | None) -> Session:
         now = self.clock()
-        if session is not None and now - session.updated_at > self.spec.bot.timeout_seconds:
+        if session is not None and user_id is None and is_ambiguous(session):
+            log.info("session_restarted_anonymous", session_id=session_id)
+            session = self._afresh(session, None, now)
+        elif session is not None and now - session.updated_at > self.spec.bot.timeout_seconds:
             log.info("session_expired", session_id=session_id)
-            offset = session.history_offset + len(session.history)
-            session = Session(id=session_id, user_id=session.user_id, language=session.language,
-                              history_offset=offset, full_tokens=session.full_tokens, created_at=now, updated_at=now,
-                              bot_version=self.version)
+            session = self._afresh(session, session.user_id, now)
         if session is None:
             initial = self.spec.bot.language if self.spec.bot.language != "auto" else "en"
-            session = Session(id=session_id, user_id=user_id or session_id, language=initial, created_at=now,
+            session = Session(id=session_id, user_id=user_id, language=initial, created_at=now,
                               updated_at=now, bot_version=self.version)
             warn_if_plain(self.store.url, lambda: any(s.sensitive for f in self.spec.flows.values() for s in f.slots))
         else:
-            check_owner(session, user_id)      # never re-owned, even once expired: SessionOwnerError
+            bind(session, user_id)      # never re-owned, even once expired: SessionOwnerError
+            session.version = SCHEMA_VERSION
         return session
+
+    def _afresh(self, old: Session, user_id: str | None, now: float) -> Session:
+        """A new conversation under ``old``'s id: nothing of it but its language and where its
+        history ends (the stored messages stay, outside every later window)."""
+        offset = old.history_offset + len(old.history)
+        return Session(id=old.id, user_id=user_id, language=old.language, history_offset=offset,
+                       full_tokens=old.full_tokens, created_at=now, updated_at=now, bot_version=self.version)
 
     def append(self, session: Session, role: Literal["user", "assistant"], content: str, turn: int,
                language: str) -> None:

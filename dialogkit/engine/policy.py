@@ -360,7 +360,7 @@ class Policy:
         if not action:
             return {}, None
         action_ctx = ActionContext(
-            slots=dict(task.slots), session_id=ctx.session.id, user_id=ctx.session.user_id,
+            slots=dict(task.slots), session_id=ctx.session.id, user_id=ctx.session.user_id or "",
             flow=flow.name, language=ctx.language, idempotency_key=key, session=ctx.session,
         )
         result: dict[str, Any] = {}
@@ -462,7 +462,7 @@ class Policy:
         context = handoff_context(ctx.session, slots, sensitive, current=ctx.interp.text,
                                   language=ctx.language, messages=handoff.messages)
         action_ctx = ActionContext(slots=dict(context["slots"]), session_id=ctx.session.id,
-                                   user_id=ctx.session.user_id, flow=flow.name, language=ctx.language,
+                                   user_id=ctx.session.user_id or "", flow=flow.name, language=ctx.language,
                                    session=ctx.session, value=context)
         try:
             self.actions.run(handoff.action, action_ctx)
@@ -838,8 +838,9 @@ class Policy:
         task = ctx.task or ctx.session.task
         if slot.choices is None or task is None:
             return None
-        action_ctx = ActionContext(slots=dict(task.slots), session_id=ctx.session.id, user_id=ctx.session.user_id,
-                                   flow=task.flow, language=ctx.language, session=ctx.session)
+        action_ctx = ActionContext(slots=dict(task.slots), session_id=ctx.session.id,
+                                   user_id=ctx.session.user_id or "", flow=task.flow, language=ctx.language,
+                                   session=ctx.session)
         try:
             return choice_lists.parse_choices(self.actions.run(slot.choices.action, action_ctx))
         except ActionError as exc:

@@ -71,7 +71,10 @@ def _supersede(ctx: TurnContext, task: Task, name: str, old: Any) -> None:
 
 def user_values(ctx: TurnContext) -> dict[str, PersistedValue]:
     """The user's persisted values for this bot; values stored before they were kept per bot
-    (under the bare user id) are read when the bot has none of its own yet."""
+    (under the bare user id) are read when the bot has none of its own yet. An anonymous session
+    has none (its ``persist: user`` values are kept in the session)."""
+    if ctx.session.user_id is None:
+        return {}
     values = ctx.txn.user_slots(ctx.user_key)
     if not values and ctx.user_key != ctx.session.user_id:
         values = ctx.txn.user_slots(ctx.session.user_id)
@@ -129,7 +132,8 @@ def forget_persisted(ctx: TurnContext, name: str) -> bool:
     """Delete one persisted value (session scope, and this bot's user scope, and a value an older
     version stored under the bare user id); a prefilled copy in the active task goes too."""
     found = ctx.session.session_slots.pop(name, None) is not None
-    for key in dict.fromkeys((ctx.user_key, ctx.session.user_id)):
+    keys = (ctx.user_key, ctx.session.user_id) if ctx.session.user_id is not None else ()
+    for key in dict.fromkeys(keys):
         if name in ctx.txn.user_slots(key):
             ctx.txn.delete_user_slot(key, name)
             found = True

@@ -13,7 +13,10 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+"""2: an anonymous session has no ``user_id`` (version 1 stored its own id there; see
+``engine.ownership.is_ambiguous``). Stores read both."""
+READABLE_VERSIONS = frozenset({1, SCHEMA_VERSION})
 
 
 class _Data(BaseModel):
@@ -149,7 +152,7 @@ class Session(_Data):
     version: int = SCHEMA_VERSION
     bot_version: str = ""            # the bot file's version this session was last saved with (docs/lifecycle.md)
     id: str
-    user_id: str
+    user_id: str | None = None       # None: anonymous, no user's values reach it (engine.ownership)
     language: str = "en"
     created_at: float = Field(default_factory=time.time)
     updated_at: float = Field(default_factory=time.time)

@@ -15,7 +15,7 @@ from pydantic import TypeAdapter, ValidationError
 from pydantic_core import PydanticSerializationError
 
 from dialogkit.errors import StoreError
-from dialogkit.model.session import SCHEMA_VERSION, Message, PersistedValue, Session
+from dialogkit.model.session import READABLE_VERSIONS, SCHEMA_VERSION, Message, PersistedValue, Session
 from dialogkit.store.secrets import PREFIX, box, open_row, seal_bytes, seal_text
 
 __all__ = [
@@ -69,7 +69,7 @@ def decode_session(session_id: str, blob: str | bytes, messages: list[str], offs
     except ValidationError as exc:
         raise StoreError(f"session {session_id!r} is corrupt in the store and cannot be loaded: "
                          f"{_first_error(exc)}") from exc
-    if session.version != SCHEMA_VERSION:
+    if session.version not in READABLE_VERSIONS:
         raise StoreError(f"session {session_id!r} was saved with schema version {session.version}; "
                          f"this dialogkit reads version {SCHEMA_VERSION}")
     session.history = decode_messages(session_id, messages)

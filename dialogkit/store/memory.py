@@ -168,7 +168,8 @@ class MemoryStore:
                 if pending.user_changed or record.user_id != pending.user_id:
                     self._unindex(record.user_id, sid)
                     record.user_id = pending.user_id
-                    self._users.setdefault(pending.user_id, set()).add(sid)
+                    if pending.user_id:             # an anonymous session is in no user's index
+                        self._users.setdefault(pending.user_id, set()).add(sid)
                 record.blob = pending.blob
                 record.updated_at = pending.updated_at
                 del record.history[max(0, pending.first_index - record.base):]

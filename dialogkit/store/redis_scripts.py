@@ -194,9 +194,10 @@ def _write(ops: _Ops, prefix: str, pending: PendingWrite, base: int) -> None:
                 ops.add("lset", hist, str(index - base), row)
         ops.add("zadd", f"{prefix}updated", repr(pending.updated_at), sid)
         if pending.user_changed:
-            if pending.previous_user is not None:
+            if pending.previous_user:
                 ops.add("srem", f"{prefix}sessions_of:{pending.previous_user}", sid)
-            ops.add("sadd", f"{prefix}sessions_of:{pending.user_id}", sid)
+            if pending.user_id:             # an anonymous session is in no user's index
+                ops.add("sadd", f"{prefix}sessions_of:{pending.user_id}", sid)
     for (user_id, name), raw in pending.slots.items():
         if raw is None:
             ops.add("hdel", f"{prefix}user:{user_id}", name)

@@ -272,6 +272,8 @@ class SqliteStore:
         return earlier
 
     def sessions_of(self, user_id: str) -> list[str]:
+        if not user_id:                     # anonymous sessions are stored with user_id '': no one's
+            return []
         with self._errors():
             rows = self._conn().execute("SELECT id FROM sessions WHERE user_id = ? ORDER BY id", (user_id,)).fetchall()
         return [r[0] for r in rows]

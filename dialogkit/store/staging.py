@@ -48,7 +48,7 @@ class PendingWrite:
 
     session_id: str
     blob: bytes | None = None                # None: the session itself was not saved this turn
-    user_id: str = ""
+    user_id: str = ""                        # "": an anonymous session, indexed under no user
     previous_user: str | None = None         # the stored session's user (None: a new session)
     updated_at: float = 0.0
     first_index: int = 0                     # absolute index of appended[0] (= stored count at load)
@@ -90,7 +90,7 @@ class StagedTxn:
     ) -> None:
         self.session = session
         self.pending = PendingWrite(session_id=session_id, first_index=stored_count,
-                                    previous_user=None if session is None else session.user_id)
+                                    previous_user=None if session is None else session.user_id or "")
         self._read_user_slots = read_user_slots
         self._mark_running = mark_running
         self._user_reads: dict[str, dict[str, PersistedValue]] = {}
@@ -149,6 +149,6 @@ class StagedTxn:
         appended = [encode_message(session.id, m) for m in session.history[skip:]]
         pending.blob = encode_session(session)
         pending.session = session
-        pending.user_id = session.user_id
+        pending.user_id = session.user_id or ""        # "": anonymous, in no user's index
         pending.updated_at = session.updated_at
         pending.appended = appended

@@ -26,6 +26,9 @@ from dialogkit.testing.protocols import BotFactory, BotLike, TurnObserver
 from dialogkit.testing.report import format_mismatches, format_transcript
 from dialogkit.testing.results import Turn
 
+TEST_USER = "test-user"
+"""The user a conversation names when its test gives none."""
+
 
 class ConversationFailure(AssertionError):
     """An expectation did not hold; ``str()`` is the full report with the transcript."""
@@ -125,11 +128,9 @@ class Conversation:
         if session is not None:
             self.current_session = session
         sid = self.session_id()
-        # Without a user id the bot uses the session id as the user; a second session must still
-        # be the same user, so name the default session's id as the user explicitly there.
-        user = self.user_id
-        if user is None and self.current_session != DEFAULT_SESSION:
-            user = self.base_session_id
+        # A conversation is one user's: every session of it names that user, so their persisted
+        # values follow them (a turn naming no user would be anonymous, and get none).
+        user = self.user_id or TEST_USER
         before = self._last.get(sid, (None, "IDLE"))
         events: list[dict[str, Any]] = []
         if self.capture_logs:

@@ -1,5 +1,6 @@
-"""A session belongs to the user who started it (docs/behaviours.md): another user on it gets a
-``SessionOwnerError`` from the API, never the owner's values, and the session is left unchanged."""
+"""A session belongs to the user who started it (docs/stores.md): another user on it, or a turn
+naming no user, gets a ``SessionOwnerError`` from the API, never the owner's values, and the
+session is left unchanged."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ SAY = {"zh": ("我的手机碎了，订单号 12345", "确认", "我的笔记本
 
 @pytest.fixture
 def bot() -> Bot:
-    return Bot.from_file(SUPPORT, actions={"create_ticket": {"ticket_id": "T-1"}})
+    return Bot.from_file(SUPPORT, store="memory://", actions={"create_ticket": {"ticket_id": "T-1"}})
 
 
 @pytest.mark.parametrize("lang", ["zh", "en"])
@@ -35,9 +36,10 @@ def test_another_user_cannot_take_over_a_session(bot: Bot, lang: str) -> None:
     assert "12345" not in bob.text and bob.slots.get("order_id") != "12345"
 
 
-def test_the_owner_and_an_unnamed_caller_go_on(bot: Bot) -> None:
+def test_the_owner_goes_on_and_an_unnamed_caller_is_refused(bot: Bot) -> None:
     bot.handle("a1", SAY["en"][0], user_id="alice")
-    bot.handle("a1", SAY["en"][1])                           # no user_id: the session's own user
-    assert bot.session("a1").user_id == "alice"
-    bot.handle("a1", SAY["en"][2], user_id="alice")
+    with pytest.raises(SessionOwnerError) as caught:
+        bot.handle("a1", SAY["en"][1])                       # no user_id: anonymous, not alice
+    assert caught.value.anonymous
+    bot.handle("a1", SAY["en"][1], user_id="alice")
     assert bot.session("a1").user_id == "alice"

@@ -58,23 +58,24 @@ def clock() -> Clock:
 class TestSession:
     @LANGS
     def test_a_first_turn_creates_and_saves_the_session(self, parts: Parts, clock: Clock, lang: str) -> None:
-        """A new id starts a session (its user is the session id) and the turn is saved with both messages."""
+        """A new id starts a session (anonymous: no user was named) and the turn is saved with both messages."""
         reply = turns_of(parts, clock).handle("s1", HELLO[lang])
         saved = parts.store.load("s1")
         assert saved is not None
-        assert (saved.user_id, saved.turn, saved.language, saved.updated_at) == ("s1", 1, lang, clock.now)
+        assert (saved.user_id, saved.turn, saved.language, saved.updated_at) == (None, 1, lang, clock.now)
         assert [(m.role, m.content) for m in saved.history] == [("user", HELLO[lang]), ("assistant", reply.text)]
         assert saved.full_tokens > 0
 
     def test_a_session_belongs_to_the_user_who_started_it(self, parts: Parts, clock: Clock) -> None:
-        """Another user id on the session is refused and changes nothing; a turn without one keeps it."""
+        """Another user id on the session, or none, is refused and changes nothing."""
         turns = turns_of(parts, clock)
         turns.handle("s", "hello", user_id="alice")
         with pytest.raises(SessionOwnerError):
             turns.handle("s", "hello", user_id="bob")
-        turns.handle("s", "hello")
+        with pytest.raises(SessionOwnerError):
+            turns.handle("s", "hello")
         saved = parts.store.load("s")
-        assert saved is not None and saved.user_id == "alice"
+        assert saved is not None and (saved.user_id, saved.turn) == ("alice", 1)
 
     @LANGS
     def test_a_session_within_its_timeout_continues(self, parts: Parts, clock: Clock, lang: str) -> None:
@@ -90,7 +91,7 @@ class TestSession:
         turns = turns_of(parts, clock)
         turns.handle("s", REPORT[lang], user_id="alice")
         clock.now += TIMEOUT + 1
-        reply = turns.handle("s", YES[lang])
+        reply = turns.handle("s", YES[lang], user_id="alice")
         saved = parts.store.load("s")
         assert reply.transitions == [] and reply.state == "IDLE"
         assert saved is not None and (saved.user_id, saved.language, saved.turn) == ("alice", lang, 1)
