@@ -34,7 +34,7 @@ def test_informs_are_triples_and_a_facility_is_its_own_value() -> None:
 
 def test_values_compare_without_width_spaces_or_the_rating_unit() -> None:
     assert cw.normalise("老王面馆（东门店）") == cw.normalise("老王面馆(东门店)")
-    assert cw.normalise("2小时 - 3小时") == "2小时-3小时"
+    assert cw.normalise("2小时 - 3小时") == cw.normalise("2小时到3小时") == "2小时-3小时"
     assert cw.normalise("4.5分以上") == cw.normalise("4.5以上")
     assert cw.normalise("100-150元") != cw.normalise("100-200元")
 
