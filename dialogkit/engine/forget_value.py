@@ -1,8 +1,10 @@
-"""'忘记我的订单号' / 'forget my order number': a request to delete one persisted value.
+"""'忘记时间' / 'forget the time' / '时间先不定': a request to drop one value.
 
-The phrases are built from the bot's own slot labels and names, so the request works for any
-persisted slot of any bot, in both languages. Only slots that persist (session or user scope) can
-be named: a task's transient values are taken back with "forget what I just said".
+The phrases are built from the bot's own slot labels and names, so the request works for any slot
+of any bot, in both languages. What is dropped depends on the slot (the policy decides): a value
+the active task holds is cleared and asked for again; a persisted value (session or user scope,
+"忘记我的订单号" / "forget my order number") is deleted from the store. Any other slot named is no
+such request, and the utterance is read as usual.
 """
 
 from __future__ import annotations
@@ -14,33 +16,41 @@ from dialogkit.text.labels import Texts
 
 __all__ = ["ForgetValue"]
 
-_ZH_VERBS = r"(?:请|麻烦)?(?:帮我)?(?:忘记|忘掉|忘了|删除|删掉|清除|别再记着|不要再记着|别记着)(?:一下)?"
+_ZH_VERBS = r"(?:请|麻烦)?(?:帮我)?(?:忘记|忘掉|忘了|删除|删掉|清除|清空|别再记着|不要再记着|别记着)(?:一下)?"
 _EN_VERBS = r"(?:please\s+)?(?:forget|delete|remove|erase|clear)"
+# "时间先不定" / "时间待定": the value named is left open for now.
+_ZH_OPEN = r"(?:先|还|暂时|暂)?(?:不定|待定|未定|没定|没确定)了?"
+_EN_OPEN = r"(?:leave|keep)\s+(?:my\s+|the\s+|our\s+)?(?P<en_open>{names})\s+(?:open|undecided|blank)"
 
 
 class ForgetValue:
-    """Finds which persisted slots an utterance asks the bot to forget."""
+    """Finds which slots an utterance asks the bot to forget."""
 
     def __init__(self, spec: BotFile, texts: Texts) -> None:
-        names: dict[str, str] = {}          # a way to say the slot (lowercased) -> slot name
+        names: dict[str, list[str]] = {}    # a way to say a slot (lowercased) -> the slots so named
         for flow in spec.flows.values():
             for slot in flow.slots:
-                if slot.persist == "none":
-                    continue
-                for language in ("zh", "en"):
-                    names.setdefault(texts.slot_label(slot, language).lower(), slot.name)
-                names.setdefault(slot.name.replace("_", " ").lower(), slot.name)
+                ways = [texts.slot_label(slot, language).lower() for language in ("zh", "en")]
+                for way in [*ways, slot.name.replace("_", " ").lower()]:
+                    if way and slot.name not in names.setdefault(way, []):
+                        names[way].append(slot.name)
         self._names = names
-        alternation = "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True) if n)
+        alternation = "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))
         self._pattern = re.compile(
             rf"(?:{_ZH_VERBS}\s*(?:我的|我)?\s*(?P<zh>{alternation}))"
-            rf"|(?:\b{_EN_VERBS}\s+(?:my\s+|the\s+|our\s+)?(?P<en>{alternation})\b)",
+            rf"|(?:(?P<zh_open>{alternation})\s*{_ZH_OPEN}(?!期))"
+            rf"|(?:\b{_EN_VERBS}\s+(?:my\s+|the\s+|our\s+)?(?P<en>{alternation})\b)"
+            rf"|(?:\b{_EN_OPEN.format(names=alternation)}\b)",
             re.IGNORECASE,
         ) if alternation else None
 
     def slots_in(self, text: str) -> list[str]:
-        """The persisted slots ``text`` asks to forget, in order of mention (usually none)."""
+        """The slots ``text`` asks to forget, in order of mention (usually none); a word several
+        slots share as label names each of them."""
         if self._pattern is None or len(text) > 200:
             return []
-        found = [self._names[(m.group("zh") or m.group("en")).lower()] for m in self._pattern.finditer(text)]
+        found: list[str] = []
+        for match in self._pattern.finditer(text):
+            said = next(g for g in match.groups() if g)
+            found.extend(self._names[said.lower()])
         return list(dict.fromkeys(found))

@@ -88,8 +88,7 @@ class Policy:
         if "forget" in ctx.interp.cues:
             self._forget_last_turn(ctx)
             return
-        if (names := self.forget_value.slots_in(ctx.interp.text)):
-            self._forget_values(ctx, names)
+        if (names := self.forget_value.slots_in(ctx.interp.text)) and self._forget_values(ctx, names):
             return
         state = session.state
         if state == "IDLE":
@@ -1074,14 +1073,37 @@ class Policy:
             ctx.task.pending_slot = None      # the next question is the first required slot now empty
         self._reask(ctx)
 
-    def _forget_values(self, ctx: TurnContext, names: list[str]) -> None:
-        """'忘记我的订单号': delete those persisted values (this bot's, for this user) and say so."""
+    def _forget_values(self, ctx: TurnContext, names: list[str]) -> bool:
+        """'忘记我的订单号': delete those persisted values (this bot's, for this user); '忘记时间' /
+        'forget the time': clear that slot of the active task. Either way the task asks for the first
+        required slot now empty, in its first wording: dropping a value is no failed answer. False
+        when no slot named persists or belongs to the active task (the words are read as usual)."""
         self._bind(ctx)
-        forgotten = [name for name in names if slot_writes.forget_persisted(ctx, name)]
-        labels = R.enumerate_items([self._slot_label(n, ctx.language) for n in (forgotten or names)], ctx.language)
-        ctx.say.append(R.phrase("forgot_value" if forgotten else "no_value_to_forget", ctx.language, slots=labels))
+        persisted = [n for n in names if self._persists(n)]
+        held = [n for n in names if n not in persisted and ctx.flow is not None and ctx.flow.spec.slot(n)]
+        if not persisted and not held:
+            return False
+        forgotten = [name for name in persisted if slot_writes.forget_persisted(ctx, name)]
+        for name in names:
+            slot_writes.clear_slot(ctx, name)
+        if persisted:
+            labels = self._slot_labels(forgotten or persisted, ctx.language)
+            ctx.say.append(R.phrase("forgot_value" if forgotten else "no_value_to_forget", ctx.language, slots=labels))
+        if held:
+            ctx.say.append(R.phrase("cleared_value", ctx.language, slots=self._slot_labels(held, ctx.language)))
         if ctx.task is not None:
+            if ctx.task.state == "CONFIRMATION" and self._missing(ctx):
+                self._fire(ctx, "deny")
+            ctx.task.pending_slot = None
+            ctx.task.reprompts = 0
             self._reask(ctx)
+        return True
+
+    def _persists(self, name: str) -> bool:
+        return any((s := f.spec.slot(name)) is not None and s.persist != "none" for f in self.flows.values())
+
+    def _slot_labels(self, names: list[str], language: str) -> str:
+        return R.enumerate_items([self._slot_label(n, language) for n in names], language)
 
     def _slot_label(self, name: str, language: str) -> str:
         slot = next((s for f in self.flows.values() if (s := f.spec.slot(name)) is not None), None)

@@ -18,7 +18,7 @@ from dialogkit.memory import forgetting, summary
 from dialogkit.model.session import PersistedValue, SlotChange, Task
 from dialogkit.spec.schema import FlowSpec
 
-__all__ = ["apply_updates", "drop_rejected", "forget_persisted", "forget_turn", "prefill", "user_values"]
+__all__ = ["apply_updates", "clear_slot", "drop_rejected", "forget_persisted", "forget_turn", "prefill", "user_values"]
 
 log = get_logger("dialogkit.slots")
 
@@ -54,6 +54,19 @@ def drop_rejected(ctx: TurnContext, name: str) -> None:
     task = ctx.task
     if task is not None and task.slots.get(name) is not None:
         _drop_replaced(ctx, task, name, task.slots[name])
+
+
+def clear_slot(ctx: TurnContext, name: str) -> bool:
+    """"忘记时间" / "forget the time": the active task's value leaves the slot and the summary, so
+    the slot is asked for again; False when the task holds no value there."""
+    task = ctx.session.task
+    if task is None or task.slots.get(name) is None:
+        return False
+    _drop_replaced(ctx, task, name, task.slots[name])
+    task.slot_turns.pop(name, None)
+    if name in task.prefilled:
+        task.prefilled.remove(name)
+    return True
 
 
 def _drop_replaced(ctx: TurnContext, task: Task, name: str, old: Any) -> None:

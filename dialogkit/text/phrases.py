@@ -33,6 +33,7 @@ PHRASES: dict[str, dict[str, str]] = {
     "nothing_to_forget": {"zh": "没有需要忘记的内容。", "en": "There is nothing to forget."},
     "forgot_value": {"zh": "好的，已忘记您的{slots}。", "en": "OK, I've forgotten your {slots}."},
     "no_value_to_forget": {"zh": "我没有记着您的{slots}。", "en": "I have no {slots} of yours on record."},
+    "cleared_value": {"zh": "好的，{slots}先不定。", "en": "OK, the {slots} is open again."},
     "empty_input": {"zh": "请输入内容。", "en": "Please type a message."},
     "done": {"zh": "已完成。", "en": "Done."},
     "action_failed": {"zh": "抱歉，操作失败：{error}", "en": "Sorry, that failed: {error}"},

@@ -1,4 +1,7 @@
-"""'忘记我的订单号' / 'forget my order number' names a persisted slot of any bot, by label or name."""
+"""'忘记我的订单号' / 'forget my order number' / '时间先不定' names a slot of any bot, by label or name.
+
+Which of the slots named is dropped (a persisted value, the active task's value) the policy decides:
+tests/conversations/test_cafe.yaml."""
 
 from __future__ import annotations
 
@@ -25,11 +28,22 @@ class TestSupportBot:
     def test_a_persisted_slot_is_named_by_label_or_name(self, text: str) -> None:
         assert finder("flows/support_ticket.yaml").slots_in(text) == ["order_id"]
 
+    @pytest.mark.parametrize("text", ["忘记我的商品", "forget my product", "商品先不定", "leave the product open"])
+    def test_a_task_slot_is_named_too(self, text: str) -> None:
+        assert finder("flows/support_ticket.yaml").slots_in(text) == ["product"]
+
     @pytest.mark.parametrize("text", ["忘记刚才说的", "forget what I just said", "我的订单号是12345",
-                                      "my order number is 12345", "忘记我的商品", "forget my product"])
-    def test_other_utterances_name_no_persisted_slot(self, text: str) -> None:
-        """Taking back a turn, stating a value, or naming a slot that does not persist is no such request."""
+                                      "my order number is 12345", "商品不定期上新", "the product is open"])
+    def test_other_utterances_name_no_slot(self, text: str) -> None:
+        """Taking back a turn or stating a value is no such request."""
         assert finder("flows/support_ticket.yaml").slots_in(text) == []
+
+
+class TestCafeBot:
+    @pytest.mark.parametrize("text", ["忘记时间", "时间先不定", "时间还没定", "取餐时间待定", "forget the time",
+                                      "clear the time", "leave the time open"])
+    def test_the_time_left_open(self, text: str) -> None:
+        assert finder("tests/conversations/bots/cafe.yaml").slots_in(text) == ["time"]
 
 
 class TestBotsNobodyHereWrote:
