@@ -8,6 +8,7 @@ a bot in place.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -82,6 +83,28 @@ class TestARelease:
         assert reply.state == "IDLE" and {"zh": "之前的「退货」", "en": '"return an item"'}[lang] in reply.text
         track = new.handle("collect", {"zh": "我的快递到哪了，订单 12345", "en": "where is my parcel, order 12345"}[lang])
         assert track.text == {"zh": "订单 12345：shipped。", "en": "Order 12345: shipped."}[lang]
+
+    @LANGS
+    def test_the_task_resumed_after_a_removed_one_asks_in_its_first_wording(self, bots: Bots, lang: str) -> None:
+        """The answer the removed task's question got is no failed answer of the task that resumes:
+        its question is asked in its first wording, and its re-asks are all still to come."""
+        asks = [{"zh": "请提供订单号。", "en": "Which order?"},
+                {"zh": "订单号是5到12位数字，请再说一遍。", "en": "An order number has 5 to 12 digits: which order?"}]
+
+        def two_wordings(*changes: str) -> str:
+            bot = json.loads(variant(*changes))
+            bot["flows"]["track"]["slots"][0]["ask"] = asks
+            return json.dumps(bot, ensure_ascii=False)
+
+        old = bots(two_wordings(), name="old.yaml")
+        old.handle("s", {"zh": "我的快递到哪了", "en": "where is my parcel"}[lang])
+        assert old.handle("s", RETURN[lang]).flow == "return_item"          # a digression: track waits
+        new = bots(two_wordings("flow_removed"))
+        reply = new.handle("s", PHONE[lang])                                  # the answer to "which product?"
+        assert (reply.state, reply.flow) == ("PARAM_COLLECT", "track")
+        assert reply.text.endswith(asks[0][lang]), reply.text
+        again = new.handle("s", {"zh": "不知道", "en": "no idea"}[lang])
+        assert (again.flow, again.text) == ("track", asks[1][lang])         # a failed answer of its own
 
     @LANGS
     def test_a_renamed_slot_is_asked_for_under_its_new_name(self, bots: Bots, lang: str) -> None:

@@ -46,6 +46,7 @@ class Migration:
     values_refused: list[str] = field(default_factory=list)      # "flow.slot" whose value the new rules refuse
     tasks_reset: list[str] = field(default_factory=list)         # flows of the tasks put back to asking
     clarification_dropped: bool = False
+    resumed: bool = False       # the active task's flow is gone and a suspended task is active again
     messages: list[str] = field(default_factory=list)            # in the session's language
 
     @property
@@ -67,6 +68,7 @@ def migrate_session(session: Session, spec: BotFile, texts: Texts, validator: Va
     the language of the reply they become part of. ``texts`` are the new bot's labels.
     """
     out = Migration()
+    active = session.task
     kept: list[Task] = []
     refusals: list[str] = []               # of the last task kept, the active one
     for task in session.stack:
@@ -79,6 +81,7 @@ def migrate_session(session: Session, spec: BotFile, texts: Texts, validator: Va
         refusals = _migrate_task(task, flow, texts, session.language, validator, out)
         kept.append(task)
     session.stack[:] = kept
+    out.resumed = active is not None and bool(kept) and kept[-1] is not active
     out.messages.extend(refusals)          # the active task's: a suspended one asks when it resumes
     _migrate_session_slots(session, spec, out)
     out.clarification_dropped = _drop_stale_clarification(session, spec)

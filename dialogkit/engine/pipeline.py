@@ -203,6 +203,7 @@ class Turns:
                  to_version=self.version, **migration.event())
         session.bot_version = self.version
         ctx.say.extend(migration.messages)
+        ctx.meant_for_removed_task = migration.resumed
 
     def _act(self, ctx: TurnContext) -> str:
         """Look ahead, let the policy act, run every-turn memory; the reply's text (not rephrased)."""

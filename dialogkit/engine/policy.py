@@ -914,10 +914,13 @@ class Policy:
             return
 
     def _failure(self, ctx: TurnContext, message: str | None, slot: str | None = None) -> None:
-        """A failed answer: re-ask, at most ``max_reprompts`` times, then give up."""
+        """A failed answer: re-ask, at most ``max_reprompts`` times, then give up. Words that answered
+        a task a new bot file removed are no answer of the task resumed in its place: its question is
+        asked again as it was, first wording included."""
         task = ctx.task
         assert task is not None
-        task.reprompts += 1
+        if not ctx.meant_for_removed_task:
+            task.reprompts += 1
         if task.reprompts > self.settings.max_reprompts:
             self._give_up(ctx, message)
             return

@@ -64,6 +64,7 @@ class TurnContext:
     ended_by: str | None = None
     options: list[str] = field(default_factory=list)
     llm_deadline: float | None = None                               # monotonic time the turn's LLM calls end
+    meant_for_removed_task: bool = False                            # answered a task whose flow a new bot file removed
 
     def fire(self, trigger: str) -> None:
         """Fire ``trigger`` on the active flow's shared machine for this turn's task."""
