@@ -74,13 +74,18 @@ def load_records(database: Path, filename: str) -> list[Record]:
 
 
 def catalogue_values(database: Path) -> dict[str, list[str]]:
-    """Each catalogue type's values, in database order, without repeats or one-character values."""
+    """Each catalogue type's values, in database order, without one-character values and without
+    repeats: the first spelling of a name stands for the others that differ only in case ('Pizza'
+    and 'PIZZA'), since matching ignores case and an alias names one value."""
     loaded: dict[str, list[Record]] = {}
     out: dict[str, list[str]] = {}
     for name, (filename, _kind, _description, read) in CATALOGUES.items():
         records = loaded.setdefault(filename, load_records(database, filename))
-        values = (" ".join(v.split()) for v in read(records))
-        out[name] = list(dict.fromkeys(v for v in values if len(v) >= 2))
+        first: dict[str, str] = {}
+        for value in (" ".join(v.split()) for v in read(records)):
+            if len(value) >= 2:
+                first.setdefault(value.lower(), value)
+        out[name] = list(first.values())
     return out
 
 

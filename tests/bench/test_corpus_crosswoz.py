@@ -100,8 +100,8 @@ def _corpus(folder: Path) -> Path:
     """A made-up CrossWOZ folder: two restaurants, one hotel, one sight, and one dialogue."""
     database = folder / "crosswoz" / "database"
     database.mkdir(parents=True)
-    restaurants = [{"名称": "老王面馆", "推荐菜": ["红烧狮子头", "葱油拌面"], "人均消费": 40, "评分": 4.6},
-                   {"名称": "湖畔小厨", "推荐菜": ["酸菜鱼"], "人均消费": 90, "评分": 4.1}]
+    restaurants = [{"名称": "老王面馆", "推荐菜": ["红烧狮子头", "葱油拌面", "Pizza"], "人均消费": 40, "评分": 4.6},
+                   {"名称": "湖畔小厨", "推荐菜": ["酸菜鱼", "PIZZA", "汤"], "人均消费": 90, "评分": 4.1}]
     hotels = [{"名称": "云栖客栈", "酒店类型": "舒适型", "酒店设施": ["棋牌室", "叫醒服务"], "价格": 320, "评分": 4.4}]
     sights = [{"名称": "白塔寺", "门票": 0, "游玩时间": "1小时", "评分": 4.5}]
     places = [{"名称": n, "地铁": "东门站"} for n in ("老王面馆", "湖畔小厨", "云栖客栈", "白塔寺")]
@@ -129,7 +129,9 @@ def test_a_made_up_corpus_is_replayed_through_the_generated_bot(tmp_path: Path,
     assert result.figures[cw.RECALL] == 100.0 and result.figures[cw.DOMAIN] == 100.0
     assert result.figures["bot load s"] > 0 and result.figures["turn p50 ms"] > 0
     assert len(dumped) == len(result.missed)
-    assert "红烧狮子头" in (tmp_path / "bot.yaml").read_text(encoding="utf-8")
+    generated = (tmp_path / "bot.yaml").read_text(encoding="utf-8")
+    assert "红烧狮子头" in generated and "Pizza" in generated
+    assert "PIZZA" not in generated and '"汤"' not in generated     # one spelling per name; no single characters
 
 
 def test_a_missing_data_folder_is_reported(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
