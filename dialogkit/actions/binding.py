@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
+from dialogkit.actions.http import http_actions, unbuilt
 from dialogkit.actions.importer import import_module, import_reference, search_paths
 from dialogkit.actions.registry import registered_actions
 from dialogkit.actions.table import ActionTable
@@ -48,18 +49,19 @@ def action_references(spec: BotFile) -> list[str]:
 
 def stand_ins(spec: BotFile, base_dir: Path) -> dict[str, dict[str, str]]:
     """Stubs for the actions the bot file names that no code provides yet, so the dialogue can be
-    tried before they are written (``--stub-actions``): a task's action returns ``<key>`` for each
-    key it ``returns``, a validator accepts every value. A ``choices`` action has no stand-in: its
-    options are the bot's to give."""
+    tried before they are written (``--stub-actions``), or before an HTTP action's variables are
+    set: a task's action returns ``<key>`` for each key it ``returns``, a validator accepts every
+    value. A ``choices`` action has no stand-in: its options are the bot's to give."""
     known = build_action_table(spec, base_dir)
     returns = {flow.execute.action: flow.execute.returns for flow in spec.flows.values() if flow.execute.action}
     choosers = {slot.choices.action for flow in spec.flows.values() for slot in flow.slots if slot.choices}
-    return {name: {key: f"<{key}>" for key in returns.get(name, ())}
-            for name in action_references(spec) if name not in known and name not in choosers}
+    missing = [name for name in action_references(spec) if name not in known or name in known.http_failures]
+    return {name: {key: f"<{key}>" for key in returns.get(name, ())} for name in missing if name not in choosers}
 
 
 def build_action_table(spec: BotFile, base_dir: Path, overrides: ActionOverrides | None = None) -> ActionTable:
-    """Import ``bot.actions``, resolve ``module:function`` names, then apply ``overrides``."""
+    """Import ``bot.actions``, build ``http_actions``, resolve ``module:function`` names, then apply
+    ``overrides``."""
     table = ActionTable()
     paths = search_paths(base_dir)
     overrides = dict(overrides or {})
@@ -71,6 +73,12 @@ def build_action_table(spec: BotFile, base_dir: Path, overrides: ActionOverrides
             continue
         for name, func in registered_actions(module_name).items():
             table.add(name, func)
+    built, failed = http_actions(spec)
+    for name, http in built.items():
+        table.add(name, http)
+    table.http_failures.update(failed)
+    for name, error in failed.items():
+        table.add(name, unbuilt(error))     # known, so no "unknown action"; the load reports why
     for ref in action_references(spec):
         if ":" in ref and ref not in overrides:
             try:

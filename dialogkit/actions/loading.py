@@ -17,6 +17,7 @@ from typing import Any
 
 from dialogkit.actions.binding import ActionOverrides, build_action_table, stand_ins
 from dialogkit.actions.checks import check_code
+from dialogkit.actions.http_checks import http_problems
 from dialogkit.actions.table import ActionTable
 from dialogkit.errors import FlowError
 from dialogkit.spec.loader import CheckedBotFile, check_bot_file, check_bot_text, in_file_order
@@ -75,7 +76,7 @@ def _bind(checked: CheckedBotFile, path: Path | None, base_dir: Path,
         raise FlowError(in_file_order(checked.problems))
     table = build_action_table(spec, base_dir, overrides)
     code = check_code(spec, checked.document, table, base_dir)
-    problems = [*checked.problems, *code.problems]
+    problems = [*checked.problems, *code.problems, *http_problems(spec, checked.document, table)]
     if problems:
         raise FlowError(in_file_order(problems))
     return LoadedBot(spec, path, base_dir, table, code.memory_actions, spec_version(spec))

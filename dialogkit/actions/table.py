@@ -59,13 +59,15 @@ class ActionTable:
     """The actions one bot can run, by the names its file uses.
 
     ``failures`` records references or ``bot.actions`` modules that could not be imported, with
-    the reason, so the load can report them at their position in the file instead of raising.
+    the reason, so the load can report them at their position in the file instead of raising;
+    ``http_failures`` does the same for ``http_actions`` (an unset variable, httpx missing).
     """
 
     def __init__(self, actions: Mapping[str, ActionFunc] | None = None,
                  failures: Mapping[str, str] | None = None) -> None:
         self._actions: dict[str, ActionFunc] = dict(actions or {})
         self.failures: dict[str, str] = dict(failures or {})
+        self.http_failures: dict[str, ActionError] = {}   # http actions that could not be built, with why
 
     @property
     def names(self) -> list[str]:

@@ -722,6 +722,48 @@ class FaqSpec(_Model):
         return self
 
 
+ENV_NAME = r"^[A-Za-z_][A-Za-z0-9_]*$"
+
+
+class HttpActionSpec(_Model):
+    """An action run by calling a web service: the slots go out as JSON, the answer comes back as
+    the action's values. The URL and any secret headers come from the environment, never the file."""
+
+    url_env: str = Field(
+        pattern=ENV_NAME,
+        description="The environment variable holding the URL (http:// or https://) the action posts to; "
+                    "unset when the bot loads is a load error naming it.",
+        examples=["TICKETS_URL"],
+    )
+    method: Literal["POST", "PUT"] = Field(default="POST", description="The HTTP method.", examples=["PUT"])
+    timeout_s: float = Field(default=10, gt=0, description="Seconds one attempt may take.", examples=[3])
+    retries: int = Field(
+        default=2, ge=0, le=10,
+        description="Attempts after the first one failed with a timeout, a connection error, 408, 429 or 5xx; "
+                    "every attempt carries the same Idempotency-Key header.",
+        examples=[0],
+    )
+    backoff_s: float = Field(
+        default=0.5, ge=0,
+        description="The wait before the first retry, doubled for each next one (a Retry-After header wins).",
+        examples=[1],
+    )
+    headers_env: dict[str, Annotated[str, Field(pattern=ENV_NAME)]] = Field(
+        default_factory=dict, json_schema_extra=_shown_default({}),
+        description="Headers sent with every attempt: header name -> the environment variable holding its "
+                    "value (an API key, say).",
+        examples=[{"Authorization": "TICKETS_AUTH"}],
+    )
+    idempotent: bool = Field(
+        default=True,
+        description="The service deduplicates by the Idempotency-Key header: a request that timed out or got "
+                    "a 5xx is retried, and after a crash the action is run again with the same key. false: only "
+                    "a request that never reached the service (connection refused) or got 429 is retried, and "
+                    "after a crash the task fails through on_error.",
+        examples=[False],
+    )
+
+
 class BotFile(_Model):
     """A dialogkit bot file: settings, entity types and flows, and optionally the context window
     and an LLM."""
@@ -754,6 +796,12 @@ class BotFile(_Model):
     llm: LLMSpec | None = Field(
         default=None, description="The LLM; without it the bot is rule-based.",
         examples=[{"model": "gpt-4o-mini", "use_for": ["understanding"]}],
+    )
+    http_actions: dict[str, HttpActionSpec] = Field(
+        default_factory=dict, json_schema_extra=_shown_default({}),
+        description="Actions run by calling a web service, by the name execute.action (or a validator, or "
+                    "choices) gives them; for backends not written in Python.",
+        examples=[{"create_ticket": {"url_env": "TICKETS_URL", "timeout_s": 3, "retries": 2}}],
     )
 
     def entity_kind(self, type_name: str) -> str:
