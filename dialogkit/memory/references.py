@@ -649,18 +649,26 @@ def resolve(session: Session, text: str, language: str, *, turn: int, mentions: 
     resolver = _Resolver(session, turn, mentions, expected_types, expected_kinds, task_object, texts)
     task = _TaskObject(task_object, _object_phrase(task_object, task_object_label, language, texts))
     bindings: list[Binding] = []
-    ambiguity: Ambiguity | None = None
+    ambiguities: list[Ambiguity] = []
     edits: list[Edit] = []
     for ref in refs:
         outcome = _bind(resolver, ref, task)
         if isinstance(outcome, Ambiguity):
-            ambiguity = ambiguity or outcome
+            ambiguities.append(outcome)
             continue
         bound, label = outcome
         if bound or label:
             bindings.extend(Binding(ref, e) for e in bound)
             edits.append(_edit(ref, bound, label, language, texts))
-    return _resolution(text, bindings, ambiguity, edits)
+    return _resolution(text, bindings, _still_open(ambiguities, bindings), edits)
+
+
+def _still_open(ambiguities: list[Ambiguity], bindings: list[Binding]) -> Ambiguity | None:
+    """The first ambiguous reference to ask about. One whose candidates include what another
+    reference of the same utterance bound means that one ("check the booking status of the first
+    one": the booking is the first one), so it is not asked about."""
+    bound = {b.entity.id for b in bindings}
+    return next((a for a in ambiguities if not any(c.id in bound for c in a.candidates)), None)
 
 
 def _written_language(text: str, language: str) -> str:
