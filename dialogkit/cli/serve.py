@@ -29,6 +29,8 @@ def serve(
         = 1,
     token: Annotated[str | None, typer.Option("--token", help="Require 'Authorization: Bearer TOKEN' "
                                               "(default: $DIALOGKIT_TOKEN).")] = None,
+    keys: Annotated[Path | None, typer.Option("--keys", help="API keys with scopes, one 'NAME sha256:DIGEST "
+                                              "SCOPES' a line (also: $DIALOGKIT_API_KEYS).")] = None,
     reload: Annotated[bool, typer.Option("--reload", help="Reload the bot file when it changes; sessions are "
                                          "kept.")] = False,
     log_level: Annotated[str, typer.Option("--log-level", help="critical, error, warning, info or debug.")]
@@ -37,11 +39,11 @@ def serve(
     """Serve the bot over HTTP: JSON API, Rasa REST channel, /metrics, inspector page at /."""
     if log_level.lower() not in LOG_LEVELS:
         raise typer.BadParameter(", ".join(LOG_LEVELS), param_hint="--log-level")
-    raise typer.Exit(serve_command(bot_file, host, port, store, workers, token, reload, log_level.lower()))
+    raise typer.Exit(serve_command(bot_file, host, port, store, workers, token, reload, log_level.lower(), keys))
 
 
 def serve_command(bot_file: Path, host: str, port: int, store: str | None, workers: int, token: str | None,
-                  reload: bool, log_level: str) -> int:
+                  reload: bool, log_level: str, keys: Path | None = None) -> int:
     """Check the options, then serve until stopped; 1 when the bot or the store cannot be used."""
     missing = [name for name in SERVE_EXTRA if importlib.util.find_spec(name) is None]
     if missing:
@@ -51,7 +53,8 @@ def serve_command(bot_file: Path, host: str, port: int, store: str | None, worke
     from dialogkit.service.server import TOKEN_ENV, ServeOptions, check_options, serve
 
     options = ServeOptions(bot_file=str(bot_file.resolve()), store=store, host=host, port=port, workers=workers,
-                           token=token or os.environ.get(TOKEN_ENV) or None, reload=reload, log_level=log_level)
+                           token=token or os.environ.get(TOKEN_ENV) or None,
+                           keys=str(keys.resolve()) if keys is not None else None, reload=reload, log_level=log_level)
     try:
         warnings = check_options(options)
     except DialogkitError as error:

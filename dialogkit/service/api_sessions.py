@@ -13,6 +13,7 @@ from fastapi import APIRouter, Request
 from starlette.responses import Response
 
 from dialogkit.errors import DialogkitError, StoreError
+from dialogkit.service.access import check_user_naming
 from dialogkit.service.errors import ApiError
 from dialogkit.service.ids import check_id
 from dialogkit.service.inspection import context_json, session_json
@@ -29,11 +30,17 @@ T = TypeVar("T")
 _UNKNOWN: dict[int | str, dict[str, Any]] = {404: {"description": "No such session (`unknown_session`)."}}
 
 
-@router.post("/{session_id}/turns", response_model=TurnReply, responses={422: {"description": "Invalid id or body."}})
+@router.post("/{session_id}/turns", response_model=TurnReply, responses={
+    403: {"description": "`user_id` given with a key that may not name users (`user_id_not_allowed`)."},
+    409: {"description": "The session is another user's, or a user's and no `user_id` was given (`session_owner`)."},
+    422: {"description": "Invalid id or body."}})
 async def post_turn(session_id: str, body: TurnRequest, request: Request) -> Response:
-    """Run one user turn; the bot's reply (a new session starts on its first turn)."""
+    """Run one user turn; the bot's reply (a new session starts on its first turn). ``user_id`` is
+    honoured only with a key that has the ``users`` scope (403 otherwise)."""
     check_id(session_id)
     user_id = check_id(body.user_id, "user id") if body.user_id is not None else None
+    if user_id is not None:
+        check_user_naming(request)
     service = service_of(request)
     reply, seconds = await service.turn(session_id, body.text, user_id)
     return Json(reply_json(reply, service.hidden, seconds))

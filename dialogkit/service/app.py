@@ -20,6 +20,7 @@ from dialogkit.engine.async_turns import runner_of
 from dialogkit.service import api_sessions, api_users, operations, rasa
 from dialogkit.service.errors import install_error_handlers
 from dialogkit.service.guard import Guard
+from dialogkit.service.keys import with_token
 from dialogkit.service.operations import STATIC_DIR
 from dialogkit.service.responses import Json
 from dialogkit.service.state import Service, ServiceSettings
@@ -44,7 +45,8 @@ def create_app(bot: Bot, settings: ServiceSettings | None = None) -> FastAPI:
                   default_response_class=Json, lifespan=_lifespan(service))
     app.state.service = service
     install_error_handlers(app, service.metrics.error)
-    app.add_middleware(Guard, token=settings.token, max_body=settings.max_body, count=service.metrics.error)
+    app.add_middleware(Guard, keys=with_token(settings.keys, settings.token), max_body=settings.max_body,
+                       count=service.metrics.error)
     for module in (api_sessions, api_users, rasa, operations):
         app.include_router(module.router)
     app.mount("/static", StaticFiles(directory=STATIC_DIR, check_dir=False), name="static")

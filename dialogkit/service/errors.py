@@ -33,15 +33,22 @@ class ApiError(HTTPException):
     the request body is being read (the body limit does that).
     """
 
-    def __init__(self, status: int, code: str, message: str, headers: dict[str, str] | None = None) -> None:
+    def __init__(self, status: int, code: str, message: str, headers: dict[str, str] | None = None, *,
+                 hint: str | None = None) -> None:
         super().__init__(status_code=status, detail=message, headers=headers)
         self.code = code
+        self.hint = hint
 
 
-def error_body(code: str, message: str, details: list[dict[str, Any]] | None = None) -> dict[str, Any]:
+def error_body(code: str, message: str, details: list[dict[str, Any]] | None = None,
+               hint: str | None = None) -> dict[str, Any]:
+    """``{"error": {"code", "message"}}``, with ``details`` (what was invalid) and ``hint`` (what
+    to do about it) when there are."""
     error: dict[str, Any] = {"code": code, "message": message}
     if details is not None:
         error["details"] = details
+    if hint is not None:
+        error["hint"] = hint
     return {"error": error}
 
 
@@ -49,15 +56,15 @@ def install_error_handlers(app: FastAPI, count: Callable[[str], None]) -> None:
     """Answer every failure as JSON; ``count(code)`` is told the code of each error answered."""
 
     def answer(status: int, code: str, message: str, details: list[dict[str, Any]] | None = None,
-               headers: Mapping[str, str] | None = None) -> Response:
+               headers: Mapping[str, str] | None = None, hint: str | None = None) -> Response:
         count(code)
-        return JSONResponse(error_body(code, message, details), status_code=status, headers=headers)
+        return JSONResponse(error_body(code, message, details, hint), status_code=status, headers=headers)
 
     async def http_error(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, HTTPException)
         code = getattr(exc, "code", None) or _CODES.get(exc.status_code, "error")
         message = exc.detail if isinstance(exc.detail, str) else code.replace("_", " ")
-        return answer(exc.status_code, code, message, headers=exc.headers)
+        return answer(exc.status_code, code, message, headers=exc.headers, hint=getattr(exc, "hint", None))
 
     async def invalid(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, RequestValidationError)

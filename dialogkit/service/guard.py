@@ -1,19 +1,21 @@
-"""What every request passes before a route sees it: the bearer token, then the body limit.
+"""What every request passes before a route sees it: the API key and its scopes, then the body limit.
 
-Plain ASGI rather than FastAPI dependencies: a request without the token is refused before its
-body is read or parsed (so it learns nothing from a 422), and a body over the limit is refused by
-its ``Content-Length`` before a byte of it is read, or as soon as a chunked one passes the limit.
+Plain ASGI rather than FastAPI dependencies: a request without a key, or with a key whose scopes do
+not cover the route, is refused before its body is read or parsed (so it learns nothing from a
+422), and a body over the limit is refused by its ``Content-Length`` before a byte of it is read,
+or as soon as a chunked one passes the limit.
 """
 
 from __future__ import annotations
 
-import hmac
 import json
 from collections.abc import Callable
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from dialogkit.service.access import remember_key, scopes_for
 from dialogkit.service.errors import ApiError, error_body
+from dialogkit.service.keys import ApiKey, KeyRing
 
 __all__ = ["MAX_BODY_BYTES", "PUBLIC_PATHS", "Guard"]
 
@@ -26,11 +28,12 @@ PUBLIC_PATHS = frozenset({"/", "/healthz", "/readyz", "/docs", "/docs/oauth2-red
 
 
 class Guard:
-    """Refuses requests without the token (401) and bodies over ``max_body`` (413), as JSON errors."""
+    """Refuses requests without a known key (401), with a key outside the route's scopes (403), and
+    bodies over ``max_body`` (413), as JSON errors. A server with no keys lets every request in."""
 
-    def __init__(self, app: ASGIApp, *, token: str | None, max_body: int, count: Callable[[str], None]) -> None:
+    def __init__(self, app: ASGIApp, *, keys: KeyRing, max_body: int, count: Callable[[str], None]) -> None:
         self.app = app
-        self.token = token.encode() if token else None
+        self.keys = keys
         self.max_body = max_body
         self.count = count
 
@@ -38,9 +41,7 @@ class Guard:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        if self.token is not None and not self._public(scope["path"]) and not self._authorized(scope):
-            await self._refuse(send, 401, "unauthorized", "a valid 'Authorization: Bearer <token>' header is needed",
-                               [(b"www-authenticate", b"Bearer")])
+        if not self.keys.open and not self._public(scope["path"]) and not await self._admitted(scope, send):
             return
         length = _content_length(scope)
         if length is not None and length > self.max_body:
@@ -48,16 +49,34 @@ class Guard:
             return
         await self.app(scope, self._limited(receive), send)
 
+    async def _admitted(self, scope: Scope, send: Send) -> bool:
+        """Whether the request's key is known and may use the route; refused (and answered) if not."""
+        key = self._key(scope)
+        if key is None:
+            await self._refuse(send, 401, "unauthorized", "a valid 'Authorization: Bearer <key>' header is needed",
+                               [(b"www-authenticate", b"Bearer")])
+            return False
+        needed = scopes_for(scope["method"], scope["path"])
+        if not key.scopes & needed:
+            names = " or ".join(repr(s) for s in sorted(needed))
+            await self._refuse(send, 403, "insufficient_scope",
+                               f"the key {key.name!r} may not use {scope['method']} {scope['path']}: "
+                               f"that needs the {names} scope",
+                               hint="use a key with that scope, or add the scope to this key in the keys file")
+            return False
+        remember_key(scope, key)
+        return True
+
     @staticmethod
     def _public(path: str) -> bool:
         return path in PUBLIC_PATHS or path.startswith("/static/")
 
-    def _authorized(self, scope: Scope) -> bool:
+    def _key(self, scope: Scope) -> ApiKey | None:
         for name, value in scope["headers"]:
             if name == b"authorization":
                 scheme, _, given = value.partition(b" ")
-                return scheme.lower() == b"bearer" and hmac.compare_digest(given.strip(), self.token or b"")
-        return False
+                return self.keys.find(given.strip()) if scheme.lower() == b"bearer" else None
+        return None
 
     def _limited(self, receive: Receive) -> Receive:
         """``receive`` that counts the body's bytes and refuses the chunk that passes the limit."""
@@ -75,9 +94,9 @@ class Guard:
         return limited
 
     async def _refuse(self, send: Send, status: int, code: str, message: str,
-                      headers: list[tuple[bytes, bytes]] | None = None) -> None:
+                      headers: list[tuple[bytes, bytes]] | None = None, *, hint: str | None = None) -> None:
         self.count(code)
-        body = json.dumps(error_body(code, message)).encode()
+        body = json.dumps(error_body(code, message, hint=hint)).encode()
         await send({"type": "http.response.start", "status": status,
                     "headers": [(b"content-type", b"application/json"),
                                 (b"content-length", str(len(body)).encode()), *(headers or [])]})

@@ -23,8 +23,9 @@ class TurnRequest(BaseModel):
     model_config = ConfigDict(extra="ignore")
 
     text: str = Field(description="What the user said.", examples=["我上周买的手机屏幕碎了"])
-    user_id: str | None = Field(None, description="Who said it (user-scoped slots follow it); the session id if "
-                                                   "never given.", examples=["alice"])
+    user_id: str | None = Field(None, description="Who said it (user-scoped slots follow it); only with an API key "
+                                                   "that has the 'users' scope. Without it the turn is anonymous.",
+                                examples=["alice"])
 
 
 class ActionJson(BaseModel):

@@ -2,7 +2,8 @@
 
 A chat widget written for Rasa posts ``{sender, message}`` to ``/webhooks/rest/webhook`` and
 draws the list of messages it gets back; this route answers in that format, so such a widget
-works unchanged. The sender is the session id.
+works unchanged. The sender is the session id, never a user: a widget chooses it freely, so its
+turns are anonymous (a session bound to a user refuses them with 409).
 """
 
 from __future__ import annotations

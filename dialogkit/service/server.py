@@ -41,6 +41,7 @@ class ServeOptions:
     port: int = 8000
     workers: int = 1
     token: str | None = None
+    keys: str | None = None              # the keys file (docs/serving.md, "Keys and scopes")
     reload: bool = False
     log_level: str = "info"
 
@@ -62,8 +63,10 @@ def check_options(options: ServeOptions) -> list[str]:
     reported before any worker starts.
     """
     from dialogkit.actions.loading import load_bot_file
+    from dialogkit.service.keys import KEYS_ENV, load_keys
     from dialogkit.store import open_store
 
+    keys = load_keys(options.keys, env=os.environ, token=options.token)
     load_bot_file(options.bot_file)
     store = open_store(options.store)
     url = store.url
@@ -75,9 +78,9 @@ def check_options(options: ServeOptions) -> list[str]:
     if options.workers > 1 and url.startswith("sqlite:"):
         warnings.append(f"{options.workers} workers share one SQLite file: turns stay correct, but every commit "
                         "waits for the file's write lock; use a redis:// store to scale out")
-    if options.token is None and options.host not in ("127.0.0.1", "localhost", "::1"):
-        warnings.append(f"listening on {options.host} without a token: anyone who can reach it can read every "
-                        f"session; set --token or {TOKEN_ENV}")
+    if keys.open and options.host not in ("127.0.0.1", "localhost", "::1"):
+        warnings.append(f"listening on {options.host} without a token or keys: anyone who can reach it can read "
+                        f"every session; set --keys FILE, {KEYS_ENV}, --token or {TOKEN_ENV}")
     return warnings
 
 
@@ -86,12 +89,14 @@ def app_from_environment() -> FastAPI:
     from dialogkit.bot import Bot
     from dialogkit.logging import configure_logging
     from dialogkit.service.app import create_app
+    from dialogkit.service.keys import load_keys
     from dialogkit.service.state import ServiceSettings
 
     options = ServeOptions.from_env()
     configure_logging(level=options.log_level, force=True)
+    keys = load_keys(options.keys, env=os.environ, token=None).keys
     bot = Bot.from_file(options.bot_file, store=options.store)
-    settings = ServiceSettings(token=options.token, reload=options.reload, close_bot=True,
+    settings = ServiceSettings(token=options.token, keys=keys, reload=options.reload, close_bot=True,
                                freeze_gc=True)
     return create_app(bot, settings)
 

@@ -19,6 +19,7 @@ from dialogkit.model.reply import Reply
 from dialogkit.service.errors import ApiError
 from dialogkit.service.guard import MAX_BODY_BYTES
 from dialogkit.service.inspection import sensitive_names
+from dialogkit.service.keys import ApiKey
 from dialogkit.service.last_turns import LastTurns
 from dialogkit.service.metrics import Metrics
 
@@ -30,11 +31,16 @@ __all__ = ["Service", "ServiceSettings", "service_of"]
 log = get_logger("dialogkit.service")
 
 
+_OWNER_HINT = ("a session bound to a user takes only turns naming that user (with a key that has the 'users' "
+               "scope); start a new session id otherwise")
+
+
 @dataclass(frozen=True, slots=True)
 class ServiceSettings:
     """How an app serves its bot; ``dialogkit serve`` fills it from its options."""
 
-    token: str | None = None               # None: no auth (docs/serving.md, "Auth")
+    token: str | None = None               # a key with every scope (docs/serving.md, "Keys and scopes")
+    keys: tuple[ApiKey, ...] = ()          # none, and no token: an open server, where no turn names a user
     max_body: int = MAX_BODY_BYTES
     reload: bool = False                   # watch the bot file and reload it when it changes
     reload_interval_s: float = 1.0
@@ -86,7 +92,7 @@ class Service:
             if isinstance(exc, StoreError):
                 raise
             if isinstance(exc, SessionOwnerError):
-                raise ApiError(409, "session_owner", str(exc)) from exc
+                raise ApiError(409, "session_owner", str(exc), hint=_OWNER_HINT) from exc
             log.error("turn_failed", session_id=session_id, exc_info=exc)
             message = str(exc) if isinstance(exc, DialogkitError) else "the turn failed; the error is in the log"
             raise ApiError(500, "internal_error", message) from exc

@@ -108,6 +108,14 @@ def secured(bot: Bot) -> Iterator[TestClient]:
 
 
 @pytest.fixture
+def trusted(bot: Bot) -> Iterator[TestClient]:
+    """A client sending the token (a key with every scope, so its turns may name a user)."""
+    app = create_app(bot, ServiceSettings(token=TOKEN))
+    with TestClient(app, headers={"Authorization": f"Bearer {TOKEN}"}) as test_client:
+        yield test_client
+
+
+@pytest.fixture
 def slow_bot_file(tmp_path: Path) -> Iterator[Path]:
     """The slow bot, its actions module under a name unique to the test (modules are cached)."""
     module = f"slow_actions_{tmp_path.name.replace('-', '_')}"

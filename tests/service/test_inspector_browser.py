@@ -49,7 +49,7 @@ def test_a_support_conversation_in_chinese_from_first_message_to_ticket(served: 
     from playwright.sync_api import expect
 
     with chromium_page(served.url) as (page, watch):
-        page.goto(served.url + "/?session=web-zh-1&user=alice")
+        page.goto(served.url + "/?session=web-zh-1")
         state = page.locator("#state-badge")
         expect(page.locator("#bot-name")).to_have_text("support")
         expect(state).to_have_text("IDLE")
@@ -103,7 +103,7 @@ def test_a_support_conversation_in_chinese_from_first_message_to_ticket(served: 
         screenshot(page, "04-idle-full", full_page=True)
 
         # the session opened again later shows the whole conversation from the store
-        page.goto(served.url + "/?session=web-zh-1&user=alice")
+        page.goto(served.url + "/?session=web-zh-1")
         expect(page.locator(".msg-user .bubble")).to_have_text(["我上周买的手机屏幕碎了", "123456", "确认"])
         expect(state).to_have_text("IDLE")
 

@@ -52,7 +52,7 @@ def test_a_button_payload_sent_back_is_understood(client: TestClient) -> None:
 def test_the_sender_is_the_session(client: TestClient) -> None:
     post(client, "visitor-42", "我上周买的手机屏幕碎了")
     session = client.get("/v1/sessions/visitor-42").json()
-    assert session["state"] == "PARAM_COLLECT" and session["user_id"] == "visitor-42"
+    assert session["state"] == "PARAM_COLLECT" and session["user_id"] is None     # a session, never a user
     post(client, "visitor-43", "123456")                        # another sender's answer is not this one's
     assert client.get("/v1/sessions/visitor-43").json()["state"] != "CONFIRMATION"
     assert client.get("/v1/sessions/visitor-42").json()["slots"].get("order_id") is None

@@ -24,24 +24,26 @@ def turn(client: TestClient, session: str, text: str, **extra: str) -> dict:
 
 
 @pytest.mark.parametrize("language", ["zh", "en"])
-def test_a_support_ticket_over_the_api(client: TestClient, language: str) -> None:
+def test_a_support_ticket_over_the_api(trusted: TestClient, language: str) -> None:
     opening, order, yes, question, options = TICKET[language]
+    client = trusted
     first = turn(client, "s1", opening, user_id="alice")
     assert first["text"] == question and first["state"] == "PARAM_COLLECT" and first["flow"] == "report_issue"
     assert first["slots"] == {"product": "phone", "issue_type": "damaged"} and first["language"] == language
     assert first["transitions"] == ["start_task", "collect"] and first["trigger"] == "collect"
     assert "track_entities" in first["memory_actions"] and first["latency_ms"] > 0
-    second = turn(client, "s1", order)
+    second = turn(client, "s1", order, user_id="alice")
     assert second["state"] == "CONFIRMATION" and second["options"] == options
-    done = turn(client, "s1", yes)
+    done = turn(client, "s1", yes, user_id="alice")
     assert done["state"] == "IDLE" and done["flow"] is None
     assert done["actions"][0]["name"] == "create_ticket" and done["actions"][0]["result"]["ticket_id"] in done["text"]
     assert done["slots"]["order_id"] == order
 
 
-def test_the_session_json_has_every_panel_of_the_inspector(client: TestClient) -> None:
+def test_the_session_json_has_every_panel_of_the_inspector(trusted: TestClient) -> None:
+    client = trusted
     turn(client, "s1", "我上周买的手机屏幕碎了", user_id="alice")
-    turn(client, "s1", "123456")
+    turn(client, "s1", "123456", user_id="alice")
     body = client.get("/v1/sessions/s1").json()
     assert body["id"] == "s1" and body["user_id"] == "alice" and body["turn"] == 2 and body["language"] == "zh"
     assert body["state"] == "CONFIRMATION" and body["flow"] == "report_issue"
@@ -98,7 +100,8 @@ def test_delete_a_session(client: TestClient) -> None:
     assert client.delete("/v1/sessions/s1").json()["error"]["code"] == "unknown_session"
 
 
-def test_export_and_forget_a_user(client: TestClient) -> None:
+def test_export_and_forget_a_user(trusted: TestClient) -> None:
+    client = trusted
     turn(client, "s1", "我上周买的手机屏幕碎了", user_id="张三")
     turn(client, "s1", "123456", user_id="张三")
     document = client.get("/v1/users/张三/export").json()
