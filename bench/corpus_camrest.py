@@ -170,7 +170,9 @@ def measure(data: Path, *, subset: int | None = None, dump: Dump | None = None,
     figures = {CONSISTENCY: _pct(same, pairs), JGA: _pct(jga, turns), "bot load s": round(replay.load_s, 3),
                "turn p50 ms": round(percentile(replay.turn_ms, 50), 3),
                "turn p99 ms": round(percentile(replay.turn_ms, 99), 3)}
-    notes = [f"{len(dialogues)} dialogues, {turns} turns, {pairs} incomplete forms, {len(replay.turn_ms)} turns replayed"]
+    import dialogkit
+
+    notes = [f"dialogkit from {Path(dialogkit.__file__).parent}", f"{len(dialogues)} dialogues, {turns} turns, {pairs} incomplete forms, {len(replay.turn_ms)} turns replayed"]
     if replay.errors:
         notes.append(f"{replay.errors} turns raised (counted as tracking nothing)")
     missed = [f"{m['dialogue']}/{m['turn']}/{m['measure']}" for m in misses]
