@@ -22,6 +22,7 @@ LAYERS: dict[str, int] = {
     "strings": 1,
     "model": 1,
     "logging": 2,
+    "tracing": 2,
     "spec": 3,
     "actions": 4,
     "text": 4,

@@ -13,6 +13,7 @@ from dataclasses import replace
 from inspect import Parameter, signature
 from typing import Any, cast
 
+from dialogkit import tracing
 from dialogkit.actions.registry import ActionContext, ActionFunc
 from dialogkit.actions.stubs import is_failing_stub, stub
 from dialogkit.errors import ActionError
@@ -89,7 +90,8 @@ class ActionTable:
 
     def run(self, name: str, ctx: ActionContext) -> dict[str, Any]:
         """Run ``name`` and return its values as a dict; every failure becomes an ``ActionError``."""
-        result = _call(self.get(name), ctx)
+        with tracing.action(name, ctx.flow):
+            result = _call(self.get(name), ctx)
         if result is None:
             return {}
         if isinstance(result, Mapping):
@@ -106,7 +108,8 @@ class ActionTable:
         func = self.get(name)
         call_ctx = replace(ctx, value=value) if ctx is not None else ActionContext(value=value)
         try:
-            result = _call(func, call_ctx)
+            with tracing.action(name, call_ctx.flow):
+                result = _call(func, call_ctx)
         except ActionError as exc:
             if is_failing_stub(func):
                 return str(exc)

@@ -35,10 +35,14 @@ def serve(
                                          "kept.")] = False,
     log_level: Annotated[str, typer.Option("--log-level", help="critical, error, warning, info or debug.")]
         = "info",
+    otel: Annotated[bool, typer.Option("--otel", help="Export OpenTelemetry traces, set up by the OTEL_* "
+                                       "variables (default: OTLP over HTTP to localhost:4318).")] = False,
 ) -> None:
     """Serve the bot over HTTP: JSON API, Rasa REST channel, /metrics, inspector page at /."""
     if log_level.lower() not in LOG_LEVELS:
         raise typer.BadParameter(", ".join(LOG_LEVELS), param_hint="--log-level")
+    if not _traces_ready(otel):
+        raise typer.Exit(1)
     raise typer.Exit(serve_command(bot_file, host, port, store, workers, token, reload, log_level.lower(), keys))
 
 
@@ -63,6 +67,20 @@ def serve_command(bot_file: Path, host: str, port: int, store: str | None, worke
         typer.echo(f"warning: {warning}", err=True)
     serve(options)
     return 0
+
+
+def _traces_ready(otel: bool) -> bool:
+    """With --otel, or OTEL_TRACES_EXPORTER set, each worker traces its turns (``tracing.
+    configure_from_env``): ask for them in the environment the workers inherit, and check the
+    extra is there before any worker starts."""
+    if otel:
+        os.environ.setdefault("OTEL_TRACES_EXPORTER", "otlp")
+    if os.environ.get("OTEL_TRACES_EXPORTER", "none").strip() in ("", "none"):
+        return True
+    if importlib.util.find_spec("opentelemetry") is None or importlib.util.find_spec("opentelemetry.sdk") is None:
+        typer.echo("traces need the otel extra: pip install 'dialogkit[otel]'", err=True)
+        return False
+    return True
 
 
 def _cannot_serve(bot_file: Path, error: Exception) -> int:

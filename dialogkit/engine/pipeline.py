@@ -16,6 +16,7 @@ from contextlib import AbstractAsyncContextManager
 from functools import partial
 from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar, cast
 
+from dialogkit import tracing
 from dialogkit.engine.context_view import AsyncSummarizer, ContextView
 from dialogkit.engine.lookahead import LookAhead
 from dialogkit.engine.memory_actions import MemoryActions
@@ -104,8 +105,8 @@ class Turns:
     def handle(self, session_id: str, text: object, *, user_id: str | None = None) -> Reply:
         started = time.perf_counter()
         raw = clean_text(text)
-        with self.store.transaction(session_id, history_tail=self.view.history_tail,
-                                    users=self._user_keys(user_id)) as txn:
+        with tracing.turn(self.spec.bot.name) as span, tracing.transaction(self.store.transaction(
+                session_id, history_tail=self.view.history_tail, users=self._user_keys(user_id))) as txn:
             ctx, state_before = self._begin(txn, session_id, raw, user_id)
             if self.llm is not None and ctx.text:
                 self.llm.understand(ctx)      # falls back to the rule interpretation on any failure
@@ -113,6 +114,7 @@ class Turns:
             if self.llm is not None:
                 reply_text = self.llm.rephrase(ctx, reply_text)
             self._end(ctx, reply_text, self._llm_summarizer(ctx))
+            tracing.describe_turn(span, ctx)
         return self._finish(ctx, reply_text, state_before, started)
 
     def _user_keys(self, user_id: str | None) -> tuple[str, ...]:
@@ -136,7 +138,8 @@ class Turns:
         started = time.perf_counter()
         raw = clean_text(text)
         users = self._user_keys(user_id)
-        async with self._astore.atransaction(session_id, history_tail=self.view.history_tail, users=users) as txn:
+        async with tracing.aturn(self.spec.bot.name) as span, tracing.atransaction(
+                self._astore.atransaction(session_id, history_tail=self.view.history_tail, users=users)) as txn:
             ctx, state_before = self._begin(txn, session_id, raw, user_id)
             if self.llm is not None and ctx.text:
                 await self.llm.aunderstand(ctx)
@@ -149,6 +152,7 @@ class Turns:
                 await offload(self._stage, ctx)   # its erasure may read older stored rows (sync client)
             else:
                 self._stage(ctx)
+            tracing.describe_turn(span, ctx)
         return self._finish(ctx, reply_text, state_before, started)
 
     def _begin(self, txn: StoreTxn, session_id: str, raw: str, user_id: str | None) -> tuple[TurnContext, str]:
@@ -187,7 +191,9 @@ class Turns:
     def _context(self, txn: StoreTxn, session: Session, understood: str) -> TurnContext:
         """The turn's context, with the text understood and the session's language updated."""
         now = self.clock()     # "明天" is read on the bot's clock, in the bot's time zone
-        interp = self.understanding.interpret(understood, session.language, now=self.understanding.local_time(now))
+        with tracing.span(tracing.UNDERSTANDING) as span:
+            interp = self.understanding.interpret(understood, session.language, now=self.understanding.local_time(now))
+            tracing.describe_understanding(span, interp)
         session.language = interp.language        # detected once, by understanding
         return TurnContext(txn=txn, session=session, text=understood, interp=interp,
                            language=interp.language, turn=session.turn, now=now,
@@ -207,10 +213,12 @@ class Turns:
 
     def _act(self, ctx: TurnContext) -> str:
         """Look ahead, let the policy act, run every-turn memory; the reply's text (not rephrased)."""
-        self.lookahead.run(ctx)
-        self.policy.respond(ctx)
-        for name in self.spec.bot.memory.every_turn:
-            self.memory.run(name, ctx)
+        with tracing.span(tracing.POLICY) as span:
+            self.lookahead.run(ctx)
+            self.policy.respond(ctx)
+            for name in self.spec.bot.memory.every_turn:
+                self.memory.run(name, ctx)
+            tracing.describe_policy(span, ctx)
         self._record_action_results(ctx)
         return join(ctx.say, ctx.language)
 

@@ -23,6 +23,7 @@ import time
 from collections.abc import Sequence
 from typing import Any, TypeVar
 
+from dialogkit import tracing
 from dialogkit.errors import LLMError
 from dialogkit.llm.exchange import Endpoint, Exchange, Failure, LLMRejected, LLMResult, Send, Sleep, Steps, ToolCall
 from dialogkit.llm.structured import negotiated_mode
@@ -155,16 +156,22 @@ class LLMClient:
             steps.close()
 
     def _send(self, action: Send) -> Any:
-        try:
-            return self._sdk.chat.completions.create(**action.request, timeout=action.timeout)
-        except Exception as exc:  # a garbage body raises ValueError, not OpenAIError
-            return Failure(exc)
+        with tracing.span(tracing.LLM_CALL) as span:
+            try:
+                outcome = self._sdk.chat.completions.create(**action.request, timeout=action.timeout)
+            except Exception as exc:  # a garbage body raises ValueError, not OpenAIError
+                outcome = Failure(exc)
+            tracing.describe_llm(span, action.request, outcome)
+            return outcome
 
     async def _asend(self, action: Send) -> Any:
-        try:
-            return await self._async_client().chat.completions.create(**action.request, timeout=action.timeout)
-        except Exception as exc:  # a garbage body raises ValueError, not OpenAIError
-            return Failure(exc)
+        with tracing.span(tracing.LLM_CALL) as span:
+            try:
+                outcome = await self._async_client().chat.completions.create(**action.request, timeout=action.timeout)
+            except Exception as exc:  # a garbage body raises ValueError, not OpenAIError
+                outcome = Failure(exc)
+            tracing.describe_llm(span, action.request, outcome)
+            return outcome
 
     def _async_client(self) -> Any:
         """The ``AsyncOpenAI`` client of the running event loop (its connections belong to that loop)."""

@@ -91,9 +91,11 @@ def app_from_environment() -> FastAPI:
     from dialogkit.service.app import create_app
     from dialogkit.service.keys import load_keys
     from dialogkit.service.state import ServiceSettings
+    from dialogkit.tracing import configure_from_env as configure_traces
 
     options = ServeOptions.from_env()
     configure_logging(level=options.log_level, force=True)
+    configure_traces()                 # only with --otel or OTEL_TRACES_EXPORTER (docs/serving.md, "Traces")
     keys = load_keys(options.keys, env=os.environ, token=None).keys
     bot = Bot.from_file(options.bot_file, store=options.store)
     settings = ServiceSettings(token=options.token, keys=keys, reload=options.reload, close_bot=True,
