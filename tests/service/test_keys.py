@@ -114,3 +114,15 @@ def test_a_key_ring_is_a_plain_value() -> None:
     key = ApiKey(name="w", digest=hashlib.sha256(b"k").digest(), scopes=frozenset({"chat"}))
     ring = KeyRing((key,))
     assert ring.find("k") is key and key.may("chat") and not key.may("admin")
+
+
+def test_dialogkit_serve_reports_a_bad_keys_file_and_exits_1(tmp_path: Path,
+                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    from dialogkit.cli.serve import serve_command
+
+    path = tmp_path / "keys.txt"
+    path.write_text(f"# keys\nops sha256:{digest(OPS)} admn\n", encoding="utf-8")
+    code = serve_command(SUPPORT, "127.0.0.1", 8000, "memory://", 1, None, False, "info", keys=path)
+    err = capsys.readouterr().err
+    assert code == 1 and "Traceback" not in err
+    assert f"{path}, line 2, column 77: unknown scope 'admn' (did you mean 'admin'?)" in err
