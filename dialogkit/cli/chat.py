@@ -166,9 +166,10 @@ def _turn(console: Console, bot: Bot, sid: str, text: str, user: str | None) -> 
     """Answer ``text``; a session of another user is never joined: a fresh one starts instead."""
     try:
         reply = bot.handle(sid, text, user_id=user)
-    except SessionOwnerError:
+    except SessionOwnerError as refused:
         sid = _new_session()
-        console.print(f"that session belongs to another user; new session {sid}", markup=False)
+        whose = "a user (name them with --user)" if refused.anonymous else "another user"
+        console.print(f"that session belongs to {whose}; new session {sid}", markup=False)
         reply = bot.handle(sid, text, user_id=user)
     _render_reply(console, reply, text)
     return sid
