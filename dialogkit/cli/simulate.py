@@ -68,15 +68,20 @@ def _save(result: SimulationResult, directory: Path) -> None:
 
 def simulate_command(bot_file: Path, conversations: int, seed: int, languages: tuple[str, ...],
                      save: Path | None) -> int:
-    """Run the simulation and print what it found; 1 on any violation or a bot that does not load."""
+    """Run the simulation and print what it found; 1 on any violation or a bot that does not load,
+    2 when the languages asked for leave none the bot speaks."""
     from dialogkit.errors import DialogkitError
     from dialogkit.logging import configure_logging
     from dialogkit.simulation import Options, format_result, simulate
+    from dialogkit.simulation.languages import UnspokenLanguage
 
     configure_logging(level="error", force=True)   # stubbed actions and odd turns log warnings on purpose
     options = Options(conversations=conversations, seed=seed, languages=languages)
     try:
         result = simulate(bot_file, options, progress=_progress)
+    except UnspokenLanguage as error:
+        typer.echo(f"Error: {error}", err=True)
+        return 2
     except (DialogkitError, OSError) as error:
         return _load_failed(bot_file, error)
     typer.echo(format_result(result))

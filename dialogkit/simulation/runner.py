@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from hypothesis import HealthCheck, Phase, Verbosity, seed, settings
@@ -22,7 +22,9 @@ from hypothesis.stateful import run_state_machine_as_test
 from dialogkit.bot import Bot
 from dialogkit.errors import FlowError
 from dialogkit.simulation.harness import Options, Progress, Simulation, Tally, Violation, ViolationFound
+from dialogkit.simulation.languages import spoken_languages
 from dialogkit.simulation.machine import ConversationMachine
+from dialogkit.simulation.storage import hypothesis_storage
 from dialogkit.simulation.stubs import action_stubs
 from dialogkit.spec.loader import check_bot_file, in_file_order
 
@@ -141,12 +143,18 @@ def _shrink(sim: Simulation, found: Violation, round_no: int, database: Throwawa
 
 def simulate(path: str | Path, options: Options,
              progress: Callable[[Progress], None] | None = None) -> SimulationResult:
-    """Run ``options.conversations`` simulated conversations against the bot file at ``path``."""
-    bot_path = Path(path)
+    """Run ``options.conversations`` simulated conversations against the bot file at ``path``;
+    hypothesis writes its caches under ``./.dialogkit/hypothesis/`` meanwhile (``storage``)."""
+    with hypothesis_storage():
+        return _simulate(Path(path), options, progress)
+
+
+def _simulate(bot_path: Path, options: Options, progress: Callable[[Progress], None] | None) -> SimulationResult:
     bot, stubs = open_bot(bot_path)
     started = time.perf_counter()
-    sim = Simulation(bot, options, stubs, progress)
     try:
+        options = replace(options, languages=spoken_languages(bot.spec.bot.language, options.languages))
+        sim = Simulation(bot, options, stubs, progress)
         round_no = 0
         while sim.tally.done < options.conversations:
             done, database = sim.tally.done, ThrowawayDatabase()
