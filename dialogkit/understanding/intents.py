@@ -321,7 +321,9 @@ class IntentScorer:
         latin = may_hold_latin(lowered)
         look = self._any_keyword.pattern(latin)
         keywords = look is not None and look.search(lowered) is not None
-        utterance = _Utterance(lowered, latin, features, marks, content, values, types, alone, keywords, resembles)
+        spans = _value_spans(mentions, folded, lowered) if keywords else ()
+        utterance = _Utterance(lowered, latin, features, marks, content, values, types, alone, keywords, resembles,
+                               spans)
         statement: bool | None = None                        # read only when it could matter
         scores: list[IntentScore] = []
         for flow in self._flows:
@@ -370,6 +372,7 @@ class _Utterance(NamedTuple):
     alone: bool                              # one keyword value and nothing else (``_alone``)
     keywords: bool                           # some flow's keyword may be in ``lowered``
     resembles: bool                          # some example may resemble it: shares a word, says more than values
+    value_spans: tuple[tuple[int, int], ...]  # where the bot's own values are written (``_value_spans``)
 
 
 def _score_flow(flow: _FlowIndex, utterance: _Utterance) -> tuple[float, bool]:
@@ -377,7 +380,8 @@ def _score_flow(flow: _FlowIndex, utterance: _Utterance) -> tuple[float, bool]:
     statement caps it (``score``)."""
     # Direct evidence: the author's keywords, under any alias of a keyword value. Not scaled:
     # "工单" or "my iPhone is lost" is a clear request however short or long.
-    hits = _keyword_hits(flow, utterance.lowered, utterance.latin) if utterance.keywords else set()
+    hits = (_keyword_hits(flow, utterance.lowered, utterance.latin, utterance.value_spans)
+            if utterance.keywords else set())
     types = utterance.types
     if types and flow.valued and not utterance.alone:
         valued = flow.valued.intersection(utterance.values)
@@ -408,12 +412,29 @@ def _score_flow(flow: _FlowIndex, utterance: _Utterance) -> tuple[float, bool]:
     return value, True
 
 
-def _keyword_hits(flow: _FlowIndex, lowered: str, latin: bool = True) -> set[str | tuple[str, str]]:
-    """The keywords found (no groups: findall yields whole matches), a keyword value as its value."""
+def _value_spans(mentions: Sequence[Mention], folded: str, lowered: str) -> tuple[tuple[int, int, str], ...]:
+    """Where values of the bot's own types are written, with their types, when the spans index
+    ``lowered`` too (``_keyword_hits``)."""
+    if len(lowered) != len(folded):
+        return ()
+    return tuple((m.start, m.end, m.type) for m in mentions if not m.builtin)
+
+
+def _keyword_hits(flow: _FlowIndex, lowered: str, latin: bool = True,
+                  value_spans: Sequence[tuple[int, int, str]] = ()) -> set[str | tuple[str, str]]:
+    """The keywords found, a keyword value as its value.
+
+    A keyword wholly inside a longer value of a type the flow has no slot for is part of a name,
+    not the author's word for a request: "酒店" in the hotel "北京JW万豪酒店" asks no hotel search
+    that takes no hotel, "餐厅" in the facility "中式餐厅" no restaurant search. For a flow taking
+    that value it still counts, and a value that is a keyword itself, said as it is, always does.
+    """
     pattern = flow.keywords.pattern(latin)
     if pattern is None:
         return set()
-    found: list[str] = pattern.findall(lowered)
+    found: list[str] = [m.group() for m in pattern.finditer(lowered)
+                        if not any(s <= m.start() and m.end() <= e and e - s > m.end() - m.start()
+                                   and kind not in flow.value_types for s, e, kind in value_spans)]
     if not found or not flow.keyword_values:
         return set(found)
     return {flow.keyword_values.get(" ".join(k.split()), k) for k in found}
