@@ -10,7 +10,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parent))
 
-BENCHES = ["turn", "peer", "savings", "scaling", "counting", "cold", "serve", "corpus"]
+BENCHES = ["turn", "peer", "savings", "scaling", "counting", "cold", "serve", "corpus", "vocab"]
 
 
 def main() -> int:

@@ -64,8 +64,9 @@ def validate_command(paths: list[Path], console: Console | None = None, *, stric
 def file_warnings(path: Path, bot: LoadedBot) -> list[Problem]:
     """The warnings of a bot file that loaded: the spec's own, and flows no trigger can reach
     (read with the bot's own understanding, one layer above the spec)."""
-    document = check_bot_file(path).document
-    found = bot_warnings(bot.spec, document)
+    checked = check_bot_file(path)
+    document = checked.document
+    found = [*checked.warnings, *bot_warnings(bot.spec, document)]
     found.extend(document.problem(where, "warning: " + message, hint)
                  for where, message, hint in shadowed_flows(bot.spec))
     return found

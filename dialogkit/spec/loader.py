@@ -6,7 +6,8 @@ Three passes, all of whose problems are reported together:
 2. pydantic checks the shape; each error is mapped back to ``file:line:col`` and rewritten in
    plain words, unknown keys with a "did you mean". The offending parts are then pruned and the
    rest validated again, so that
-3. ``validation`` can still check meaning (entity types, regexes, placeholders, ...) in the parts
+3. values files are read in (``checks_aliases``) and ``validation`` can still check meaning
+   (entity types, regexes, placeholders, ...) in the parts
    that were well formed: an author fixes all mistakes in one round, not one per run.
 
 The bot's code (its actions) is checked one layer up, by ``dialogkit.actions.loading``, which
@@ -26,6 +27,7 @@ from pydantic import BaseModel, ValidationError
 
 from dialogkit.errors import Problem
 from dialogkit.spec import validation
+from dialogkit.spec.checks_aliases import alias_collisions, with_values_files
 from dialogkit.spec.schema import BotFile
 from dialogkit.spec.yaml_source import YamlDocument, YamlPath, decode, read_yaml, read_yaml_file
 from dialogkit.strings.suggest import did_you_mean
@@ -64,6 +66,7 @@ class CheckedBotFile:
     spec: BotFile | None
     pruned: set[tuple[str, str]] = field(default_factory=set)
     problems: list[Problem] = field(default_factory=list)
+    warnings: list[Problem] = field(default_factory=list)    # an alias shared by two types
 
 
 def check_bot_file(path: str | Path) -> CheckedBotFile:
@@ -81,10 +84,16 @@ def check_bot_text(text: str | bytes, filename: str = "<string>") -> CheckedBotF
 def check_document(document: YamlDocument) -> CheckedBotFile:
     """The shape and meaning problems of a parsed bot file (meaning only when a model remains)."""
     problems: list[Problem] = []
+    warnings: list[Problem] = []
     spec, pruned = _validate_shape(document, problems)
     if spec is not None:
+        catalogue = with_values_files(spec, document)      # a values_file's values are the type's too
+        spec = catalogue.spec
+        problems.extend(catalogue.problems)
         problems.extend(validation.BotChecks(spec, document, pruned).run())
-    return CheckedBotFile(document, spec, pruned, problems)
+        collisions, warnings = alias_collisions(catalogue, document)
+        problems.extend(collisions)
+    return CheckedBotFile(document, spec, pruned, problems, warnings)
 
 
 def in_file_order(problems: list[Problem]) -> list[Problem]:

@@ -127,6 +127,15 @@ class EntityTypeSpec(_Model):
                     "Slots hold the canonical value (iPhone -> phone); replies show its label.",
         examples=[{"phone": ["手机", "电话", "phone", "iPhone"]}],
     )
+    values_file: str | None = Field(
+        default=None,
+        description="A CSV or JSON file of further values, beside the bot file (a path relative to its folder). "
+                    "CSV: a header row naming the columns value (required), aliases (separated by |), zh and en "
+                    "(labels); one value per row. JSON: a list of objects with the same keys, aliases a list. "
+                    "A bad row is reported as file:line; the bot's version covers the file's content, so a "
+                    "changed file is picked up by reload.",
+        examples=["products.csv"],
+    )
     kind: EntityKind = Field(
         default="other",
         description="What the values are, for reference resolution: 他/她/he/she/him/her bind only a "
@@ -148,8 +157,8 @@ class EntityTypeSpec(_Model):
 
     @model_validator(mode="after")
     def _pattern_or_values(self) -> EntityTypeSpec:
-        if self.pattern is None and not self.values:
-            raise ValueError("an entity type needs a pattern, values, or both")
+        if self.pattern is None and not self.values and self.values_file is None:
+            raise ValueError("an entity type needs a pattern, values (or a values_file), or both")
         return self
 
     def synonyms(self) -> dict[str, list[str]]:

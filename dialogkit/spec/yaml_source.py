@@ -19,7 +19,7 @@ Conversation test files need each value as written (``user: 0123`` is the text
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -33,6 +33,7 @@ from ruamel.yaml.error import MarkedYAMLError, YAMLError
 from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from dialogkit.errors import FlowError, Problem
+from dialogkit.spec.yaml_fast import Refused, fast_read
 
 PathKey = str | int
 YamlPath = tuple[PathKey, ...]
@@ -95,11 +96,21 @@ class SourceMap:
 
 @dataclass
 class YamlDocument:
-    """Plain data (dicts, lists, str, int, float, bool, None) plus where each piece was written."""
+    """Plain data (dicts, lists, str, int, float, bool, None) plus where each piece was written.
+
+    ``located`` is the ``SourceMap``, or how to build it when first needed: a file read by the
+    fast reader (``yaml_fast``) is read again by ruamel only when a problem is to be positioned.
+    """
 
     data: Any
-    positions: SourceMap
+    located: SourceMap | Callable[[], SourceMap]
     filename: str
+
+    @property
+    def positions(self) -> SourceMap:
+        if not isinstance(self.located, SourceMap):
+            self.located = self.located()
+        return self.located
 
     def problem(self, path: YamlPath, message: str, hint: str = "", *, at_key: bool = False) -> Problem:
         """A problem at the value written at ``path`` (or at its key, with ``at_key``)."""
@@ -342,8 +353,21 @@ def _empty(filename: str, kind: FileKind) -> FlowError:
 
 
 def read_yaml(text: str, filename: str = "<string>", *, kind: FileKind = BOT_FILE) -> YamlDocument:
-    """Parse ``text`` as a YAML 1.2 mapping; raise ``FlowError`` for anything a model cannot read."""
+    """Parse ``text`` as a YAML 1.2 mapping; raise ``FlowError`` for anything a model cannot read.
+
+    The fast reader goes first; what it refuses (and every position) is ruamel's to read."""
     _check_size(text, filename, kind)
+    try:
+        data = fast_read(text, max_nodes=MAX_NODES, max_depth=MAX_DEPTH, max_items=MAX_ITEMS)
+    except Refused:
+        return _careful_read(text, filename, kind)
+    if isinstance(data, dict):
+        return YamlDocument(data, lambda: _careful_read(text, filename, kind).positions, filename)
+    return _careful_read(text, filename, kind)
+
+
+def _careful_read(text: str, filename: str, kind: FileKind) -> YamlDocument:
+    """ruamel's reading: every position, and every problem of the text worded and positioned."""
     with _parsing(text, filename, kind):
         loaded = _new_yaml().load(text)
     if loaded is None:

@@ -1,8 +1,9 @@
 """Entity extraction: the bot's declared types (regex, synonyms) plus the built-in ones.
 
-Every matcher is compiled once, when the bot loads. A synonym type is one alternation of all its
-aliases, longest first, so at any position the longest alias wins ("笔记本电脑" over "电脑");
-Chinese aliases match anywhere (Chinese is written without spaces: "我上周买的手机屏幕碎了"
+Every matcher is compiled once, when the bot loads. A synonym type is one Aho–Corasick automaton
+of all its aliases (``alias_automaton``), so at any position the longest alias wins ("笔记本电脑"
+over "电脑") and a turn costs the same with ten values as with fifty thousand; Chinese aliases
+match anywhere (Chinese is written without spaces: "我上周买的手机屏幕碎了"
 holds 手机 and 碎了), Latin aliases only as whole words, case-insensitively and with an optional
 plural "s" ("phone" is not inside "iphone"; "iPhone" is an alias of its own). Patterns and
 aliases run on the folded text (``language.fold``): full-width "１２３４５" is five digits.
@@ -18,16 +19,18 @@ Two views of the same text:
 from __future__ import annotations
 
 import re
-from collections.abc import Collection, Iterable
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import replace
 from datetime import datetime
+from functools import cache
 
 from dialogkit.model.interpretation import Mention, RejectedValue
-from dialogkit.spec.schema import BotFile, EntityTypeSpec
+from dialogkit.spec.schema import BotFile, EntityTypeSpec, prompt_text
+from dialogkit.strings.aliases import normalise_alias, normalise_aliases
 from dialogkit.strings.cjk import has_cjk
+from dialogkit.understanding.alias_automaton import AliasAutomaton
 from dialogkit.understanding.builtins import BUILTIN_FINDERS, READERS
 from dialogkit.understanding.datetimes import Impossible
-from dialogkit.understanding.language import LatinSplit, may_hold_latin
 from dialogkit.understanding.numbers import (
     Found,
     find_numbers,
@@ -36,112 +39,51 @@ from dialogkit.understanding.numbers import (
     non_overlapping,
 )
 
-_LATIN_EDGE = "A-Za-z0-9"
-
-
-def normalise_alias(text: str) -> str:
-    """The lookup key of an alias or a matched surface: lower case, single spaces."""
-    return " ".join(text.lower().split())
-
-
-def _alias_pattern(alias: str) -> str:
-    """One alias without its leading edge check (``_alias_alternation`` adds it once)."""
-    body = r"\s+".join(re.escape(part) for part in alias.split())
-    if has_cjk(alias):
-        return body
-    plural = "(?:s|es)?" if alias[-1:].isalpha() else ""
-    return rf"{body}{plural}(?![{_LATIN_EDGE}])"
-
-
-def _alias_alternation(ordered: list[str]) -> str:
-    """The aliases (longest first) as one alternation: Chinese ones, then Latin ones.
-
-    Latin aliases share one look-behind for the word edge instead of one each, so a position
-    costs a single edge check (the alternation is tried at every position of every turn). The
-    regrouping keeps the longest-first choice: where a Chinese alias (one holding a Han
-    character) and a Latin one both match at a position, the Latin match stops before that Han
-    character, so the Latin alias is the strictly shorter one and was after it already.
-    """
-    chinese = [_alias_pattern(a) for a in ordered if has_cjk(a)]
-    latin = [_alias_pattern(a) for a in ordered if not has_cjk(a)]
-    if latin:
-        chinese.append(rf"(?<![{_LATIN_EDGE}])(?:{'|'.join(latin)})")
-    return "|".join(chinese)
-
-
-def _case_blind(ordered: list[str]) -> re.Pattern[str] | None:
-    return re.compile(_alias_alternation(ordered), re.IGNORECASE) if ordered else None
-
-
-class _Alternation:
-    """Aliases (longest first) as one case-blind alternation, compiled for each kind of text too.
-
-    Text holding no Latin letter (most Chinese turns) is scanned for the Chinese aliases alone
-    when every other alias needs a letter (``language.LatinSplit``). ASCII text (most English
-    turns) is read in lower case without ``re.I`` (a case-blind literal defeats the engine's
-    first-character test) for the ASCII aliases, the only ones it can hold; that is exact unless
-    an alias holds a non-ASCII letter with a case ("ſ" matches "s" under ``re.I``), and then ASCII
-    text keeps the case-blind alternation.
-    """
-
-    def __init__(self, ordered: list[str]) -> None:
-        self.split = LatinSplit(ordered, _case_blind)
-        folds = any(not ch.isascii() and ch.lower() != ch.upper() for alias in ordered for ch in alias)
-        self.ascii = None if folds else re.compile(_alias_alternation([a for a in ordered if a.isascii()]) or "(?!)")
-
-    def scan(self, text: str, latin: bool) -> tuple[re.Pattern[str] | None, str]:
-        """The pattern for ``text`` (``latin`` False: it holds no Latin letter), and the text it
-        reads: ``text`` itself or, ASCII, its lower case (same length, same spans)."""
-        if latin and self.ascii is not None and text.isascii():
-            return self.ascii, text.lower()
-        return self.split.pattern(latin), text
-
 
 class SynonymMatcher:
-    """Aliases of one synonym type -> canonical values, as one compiled alternation."""
+    """Aliases of one synonym type -> canonical values, found by one automaton (``alias_automaton``).
 
-    def __init__(self, synonyms: dict[str, list[str]]) -> None:
-        self.canonical: dict[str, str] = {}
-        for canonical, aliases in synonyms.items():
-            for alias in aliases:
-                if alias.strip():
-                    self.canonical.setdefault(normalise_alias(alias), canonical)
-        self._patterns = _Alternation(sorted(self.canonical, key=len, reverse=True))
+    ``labels`` are (canonical, label, running) triples: further words naming a value, read in
+    any text when ``running``, else only when asked for (``find(labels=True)``: reading one slot's
+    value). Where an alias and a label, or two labels, are the same words, the first keeps them.
+    """
 
-    def find(self, text: str, latin: bool = True) -> list[Found]:
-        """``latin`` False: ``text`` holds no Latin letter (``language.may_hold_latin``)."""
-        pattern, read = self._patterns.scan(text, latin)
-        if pattern is None:
-            return []
-        found: list[Found] = []
-        for match in pattern.finditer(read):
-            canonical = self.canonical.get(match.group())  # the usual case: an alias as written
-            if canonical is None:
-                key = normalise_alias(match.group())      # a key is its own normal form
-                canonical = self.canonical.get(key)
-            if canonical is None:
-                canonical = next((self.canonical[k] for k in _singulars(key) if k in self.canonical), None)
-            if canonical is not None:
-                found.append(Found(match.start(), match.end(), canonical))
-        return found
+    def __init__(self, synonyms: dict[str, list[str]],
+                 labels: Callable[[dict[str, str]], Iterable[tuple[str, str, bool]]] | None = None) -> None:
+        """``labels`` gives the labels from the aliases taken (normalised alias -> value)."""
+        self.canonical: dict[str, str] = {}       # alias or label read in running text -> value
+        owners = [canonical for canonical, aliases in synonyms.items() for _ in aliases]
+        keys = normalise_aliases([alias for aliases in synonyms.values() for alias in aliases])
+        for key, canonical in zip(keys, owners, strict=True):
+            if key:
+                self.canonical.setdefault(key, canonical)
+        asked: list[tuple[str, tuple[str, bool]]] = []
+        for canonical, label, running in labels(self.canonical) if labels is not None else ():
+            if running:
+                self.canonical.setdefault(normalise_alias(label), canonical)
+            else:
+                asked.append((label, (canonical, True)))
+        self._automaton: AliasAutomaton[tuple[str, bool]] = AliasAutomaton(
+            [*((alias, (canonical, False)) for alias, canonical in self.canonical.items()), *asked])
+
+    def find(self, text: str, *, labels: bool = False) -> list[Found]:
+        """The values named in ``text``; ``labels``: every label of a value counts as its alias."""
+        keep = None if labels else _in_running_text
+        return [Found(m.start, m.end, m.payload[0]) for m in self._automaton.find(text, keep)]
 
     def aliases(self) -> list[str]:
         return list(self.canonical)
 
 
-def _singulars(key: str) -> list[str]:
-    """Keys the plural ending the alias pattern allows may have been added to."""
-    return [
-        key[: -len(suffix)]
-        for suffix in ("s", "es")
-        if key.endswith(suffix) and len(key) > len(suffix)
-    ]
+def _in_running_text(payload: tuple[str, bool]) -> bool:
+    return not payload[1]
 
 
 class CustomType:
     """One declared entity type: its regex and/or its synonym dictionary."""
 
-    def __init__(self, name: str, spec: EntityTypeSpec, claimed: frozenset[str] = frozenset()) -> None:
+    def __init__(self, name: str, spec: EntityTypeSpec, claimed: Callable[[], AliasAutomaton[None]] | None = None
+                 ) -> None:
         self.name = name
         self.kind = spec.kind
         try:
@@ -149,16 +91,13 @@ class CustomType:
         except re.error as exc:  # the loader reports this with a position; be clear here too
             raise ValueError(f"entity type {name!r}: bad pattern {spec.pattern!r}: {exc}") from exc
         self.synonyms: SynonymMatcher | None = None
-        self.labelled: SynonymMatcher | None = None
         if spec.values:
-            self.synonyms = SynonymMatcher(_with_labels(spec, claimed))
-            self.labelled = SynonymMatcher(_with_labels(spec))
+            every = claimed or (lambda: AliasAutomaton(()))
+            self.synonyms = SynonymMatcher(spec.synonyms(), lambda taken: _labels(spec, set(taken), every))
 
-    def find(self, text: str, *, labels: bool = False, latin: bool = True) -> list[Found]:
-        """``labels``: a value's labels count as its aliases too (reading one slot's value);
-        ``latin`` False: ``text`` holds no Latin letter."""
-        matcher = self.labelled if labels else self.synonyms
-        found = matcher.find(text, latin) if matcher else []
+    def find(self, text: str, *, labels: bool = False) -> list[Found]:
+        """``labels``: a value's labels count as its aliases too (reading one slot's value)."""
+        found = self.synonyms.find(text, labels=labels) if self.synonyms else []
         if self.pattern is not None:
             grouped = self.pattern.groups > 0
             for match in self.pattern.finditer(text):
@@ -170,28 +109,28 @@ class CustomType:
         return found
 
 
-def _with_labels(spec: EntityTypeSpec, claimed: frozenset[str] | None = None) -> dict[str, list[str]]:
-    """Each value's aliases, then its labels: the bot shows "商品损坏" / "wrong item", so a user
+def _labels(spec: EntityTypeSpec, taken: set[str], claimed: Callable[[], AliasAutomaton[None]]
+            ) -> list[tuple[str, str, bool]]:
+    """Each value's labels as further aliases: the bot shows "商品损坏" / "wrong item", so a user
     who says it back ("不对，退货原因是商品损坏") names that value. An alias of another value keeps
-    its meaning: a label is no alias where it would take one's place.
+    its meaning: a label is no alias where it would take one's place (``SynonymMatcher``).
 
-    Reading one slot's type takes every label (``claimed`` None). Running text takes the labels
-    that hold an alias of some declared type (``claimed``, normalised): their words are a value's
-    anyway, and the label says which ("平板电脑" is a tablet, not the laptop "电脑"); and labels long
-    enough to be no common word (``_specific``: "商品损坏", "any available manager"). A short label
-    holding no alias may be an everyday word ("电话" in "联系电话") and is left out."""
-    synonyms = spec.synonyms()
-    taken = {normalise_alias(alias) for aliases in synonyms.values() for alias in aliases}
-    for canonical, aliases in synonyms.items():
+    Reading one slot's type takes every label. Running text takes the labels that hold an alias
+    of some declared type (``claimed``): their words are a value's anyway, and the label says
+    which ("平板电脑" is a tablet, not the laptop "电脑"); and labels long enough to be no common
+    word (``_specific``: "商品损坏", "any available manager"). A short label holding no alias may
+    be an everyday word ("电话" in "联系电话") and is read only when its slot is asked."""
+    out: list[tuple[str, str, bool]] = []
+    for canonical, entry in (spec.values or {}).items():
+        if isinstance(entry, list) or entry.label is None:
+            continue
         for language in ("zh", "en"):
-            label = spec.label(canonical, language)
+            label = prompt_text(entry.label, language)
             key = normalise_alias(label)
-            if claimed is not None and not _specific(key) and not any(_holds(key, alias) for alias in claimed):
-                continue
-            if label.strip() and key not in taken:
-                aliases.append(label)
-                taken.add(normalise_alias(label))
-    return synonyms
+            if key and key not in taken:        # an alias's words keep their value
+                taken.add(key)
+                out.append((canonical, label, _specific(key) or claimed().holds(key, plural=False)))
+    return out
 
 
 def _specific(label: str) -> bool:
@@ -199,43 +138,18 @@ def _specific(label: str) -> bool:
     return len(label) >= 3 if has_cjk(label) else len(label.split()) >= 2
 
 
-def _holds(label: str, alias: str) -> bool:
-    """Whether ``label`` holds ``alias`` as a value would be read in it (Latin ones as whole words)."""
-    if alias not in label:
-        return False
-    return has_cjk(alias) or re.search(rf"(?<![a-z0-9]){re.escape(alias)}(?![a-z0-9])", label) is not None
-
-
-class _AliasLook:
-    """Whether any alias of the bot's synonym types is in a text: one scan instead of one per type.
-
-    Most turns ("123456", "确认", "yes") name no value, and each type's scan costs as much as this
-    one. A type's match is a match of its own branch here, so nothing that holds an alias is
-    missed; each kind of text is scanned as the types scan it (``_Alternation``).
-    """
-
-    def __init__(self, aliases: Iterable[str]) -> None:
-        self._patterns = _Alternation(sorted(set(aliases), key=len, reverse=True))
-
-    def search(self, folded: str, latin: bool = True) -> bool:
-        """``latin`` False: ``folded`` holds no Latin letter (``language.may_hold_latin``)."""
-        pattern, read = self._patterns.scan(folded, latin)
-        return pattern is not None and pattern.search(read) is not None
-
-
 class EntityExtractor:
     """All entity types of one bot, compiled once."""
 
     def __init__(self, spec: BotFile) -> None:
-        claimed = frozenset(normalise_alias(alias) for type_spec in spec.entities.values()
-                            for aliases in type_spec.synonyms().values() for alias in aliases if alias.strip())
+        claimed = cache(lambda: AliasAutomaton[None](
+            (alias, None) for type_spec in spec.entities.values()
+            for aliases in type_spec.synonyms().values() for alias in aliases))
         self.custom: dict[str, CustomType] = {
             name: CustomType(name, type_spec, claimed) for name, type_spec in spec.entities.items()
         }
         self._order = {name: i for i, name in enumerate([*self.custom, *BUILTIN_FINDERS])}
         self._kinds = {name: spec.entity_kind(name) for name in self._order}
-        self._aliases = _AliasLook(k for c in self.custom.values() if c.synonyms for k in c.synonyms.canonical)
-        self._aliases_only = frozenset(name for name, c in self.custom.items() if c.pattern is None)
 
     def known(self, type_name: str) -> bool:
         return type_name in self.custom or type_name in BUILTIN_FINDERS
@@ -253,16 +167,10 @@ class EntityExtractor:
         """
         mentions: list[Mention] = []
         numbers: list[Found] | None = None  # number and integer read the same numerals: once
-        # One look for every alias, when a type that has nothing but aliases is asked for
-        unlooked = labels or self._aliases_only.isdisjoint(types)
-        latin = unlooked or may_hold_latin(folded)
-        aliases = unlooked or self._aliases.search(folded, latin)
         for type_name in types:
             custom = self.custom.get(type_name)
             if custom is not None:
-                if not aliases and custom.pattern is None:
-                    continue
-                found = custom.find(folded, labels=labels, latin=latin)
+                found = custom.find(folded, labels=labels)
             elif type_name in _NUMERIC:
                 if numbers is None:
                     numbers = find_numbers(folded)

@@ -44,8 +44,10 @@ from typing import Any, NamedTuple
 
 from dialogkit.model.interpretation import IntentScore, Mention
 from dialogkit.spec.schema import BotFile, FlowSpec
+from dialogkit.strings.aliases import normalise_alias
 from dialogkit.strings.cjk import CJK_RUN, has_cjk
-from dialogkit.understanding.entities import EntityExtractor, normalise_alias
+from dialogkit.strings.limits import MAX_UNDERSTOOD_CHARS
+from dialogkit.understanding.entities import EntityExtractor
 from dialogkit.understanding.language import LatinSplit, fold, may_hold_latin
 from dialogkit.understanding.statements import MENTION, asks, is_statement
 
@@ -155,6 +157,22 @@ def units(text: str, mentions: Sequence[Mention] = ()) -> frozenset[str]:
     return frozenset(_units_of(*_content(lowered)) | marks)
 
 
+def units_of_words(words: Iterable[str]) -> frozenset[str]:
+    """``units`` of each word, together: read a few thousand words at a time, one scan each, so
+    a catalogue of 50,000 aliases costs milliseconds (a space ends every run and word)."""
+    out: set[str] = set()
+    chunk: list[str] = []
+    size = 0
+    for word in [*words, None]:
+        if word is None or size + len(word) + 1 > MAX_UNDERSTOOD_CHARS:
+            out |= units(" ".join(chunk))
+            chunk, size = [], 0
+        if word is not None:
+            chunk.append(word)
+            size += len(word) + 1
+    return frozenset(out)
+
+
 def similarity(utterance: frozenset[str], example: frozenset[str]) -> float:
     """Mean of Dice and the share of the example covered by the utterance; 0.0 unless the two
     share a feature that is not a placeholder (naming a value of the same type is no request),
@@ -225,6 +243,7 @@ class IntentScorer:
     def __init__(self, spec: BotFile, extractor: EntityExtractor, read: Reader | None = None) -> None:
         self._extractor = extractor
         self._read: Reader = read or (lambda _text: [])
+        self._type_units: dict[str, frozenset[str]] = {}
         keyword_values = {name: self._keyword_values(flow.trigger.keywords) for name, flow in spec.flows.items()}
         # A value the author made a keyword ("broken") is a word of a request, not a thing named:
         # it is never masked, so "my iphone broke" still meets the example "my phone arrived broken".
@@ -250,8 +269,7 @@ class IntentScorer:
         vocabulary.update(*(units(text, found) for text, found in read))
         vocabulary.update(*(units(w) for w in [*flow.trigger.keywords, flow.description or ""]))
         for type_name in synonym_types:
-            synonyms = custom[type_name].synonyms
-            vocabulary.update(*(units(a) for a in (synonyms.aliases() if synonyms is not None else [])))
+            vocabulary |= self._alias_units(type_name)
         kept = tuple(e for e in examples if e.size)
         return _FlowIndex(
             name=name,
@@ -265,6 +283,13 @@ class IntentScorer:
             pattern_types=frozenset(pattern_types - synonym_types),
             value_types=frozenset(pattern_types | synonym_types),
         )
+
+    def _alias_units(self, type_name: str) -> frozenset[str]:
+        """The units of every alias of a synonym type, read once per type, not once per flow."""
+        if type_name not in self._type_units:
+            synonyms = self._extractor.custom[type_name].synonyms
+            self._type_units[type_name] = units_of_words(synonyms.aliases() if synonyms is not None else [])
+        return self._type_units[type_name]
 
     def _alone(self, whole: str, folded: str, mention: Mention) -> bool:
         """A keyword value said alone ("裂了", "靠走道") names a value; the keyword itself is the
@@ -372,7 +397,7 @@ class _Utterance(NamedTuple):
     alone: bool                              # one keyword value and nothing else (``_alone``)
     keywords: bool                           # some flow's keyword may be in ``lowered``
     resembles: bool                          # some example may resemble it: shares a word, says more than values
-    value_spans: tuple[tuple[int, int], ...]  # where the bot's own values are written (``_value_spans``)
+    value_spans: tuple[tuple[int, int, str], ...]  # where the bot's own values are written, and their types
 
 
 def _score_flow(flow: _FlowIndex, utterance: _Utterance) -> tuple[float, bool]:
