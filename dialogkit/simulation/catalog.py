@@ -168,11 +168,16 @@ class Catalog:
         self.start_language = "zh" if spec.bot.language == "zh" else "en"
         self._alias_pattern = _words_pattern(self.aliases())
         self._canonical: dict[str, set[str]] = {}
+        self._types: dict[str, set[str]] = {}
         for entity in self.entities.values():
             for value in entity.values:
                 for forms in value.said.values():
                     for form in forms:
                         self._canonical.setdefault(form.lower(), set()).add(value.canonical)
+                        self._types.setdefault(form.lower(), set()).add(entity.name)
+        self.request_types: dict[str, frozenset[str]] = {}
+        """Trigger example -> the entity types the bot reads in it (filled from the bot's own
+        understanding by the harness; a text not listed reads as none)."""
 
     def aliases(self) -> list[str]:
         return [a for e in self.entities.values() for v in e.values for forms in v.said.values() for a in forms]
@@ -208,6 +213,11 @@ class Catalog:
         for match in self._alias_pattern.finditer(text):
             found |= self._canonical.get(match.group().lower(), set())
         return frozenset(found)
+
+    def types_of(self, text: str) -> frozenset[str]:
+        """The entity types that list ``text`` among their values' aliases and labels ("any" is
+        a value of every type that has an ``any`` value)."""
+        return frozenset(self._types.get(text.lower(), ()))
 
     def neutral(self, phrases: tuple[str, ...]) -> tuple[str, ...]:
         """The phrases that hold neither an alias nor a trigger keyword of this bot."""

@@ -100,6 +100,7 @@ class Simulation:
         self.options = options
         self.stubs = stubs
         self.catalog = Catalog(bot.spec)
+        self.catalog.request_types = request_types(bot, self.catalog)
         self.values = SlotValues(self.catalog, options.seed, listed_choices(bot, self.catalog))
         self.values.prepare(options.languages)
         self.move_tables = {lang: move_table(options.languages, lang) for lang in options.languages}
@@ -161,6 +162,14 @@ def listed_choices(bot: Bot, catalog: Catalog) -> dict[tuple[str, str], tuple[Ch
             if options:
                 found[(flow.name, slot.name)] = tuple(options)
     return found
+
+
+def request_types(bot: Bot, catalog: Catalog) -> dict[str, frozenset[str]]:
+    """The entity types the bot's understanding reads in each trigger example, so that a request
+    said with more values does not give a slot two ("I want a cheap restaurant in the north, the
+    area is any")."""
+    texts = {text for flow in catalog.flows.values() for examples in flow.examples.values() for text in examples}
+    return {text: frozenset(m.type for m in bot.understanding.extract(text)) for text in sorted(texts)}
 
 
 def _final_replay() -> bool:

@@ -22,9 +22,10 @@ from dialogkit.simulation.catalog import Catalog, FlowInfo, SlotInfo, language_o
 from dialogkit.simulation.observation import Snapshot
 from dialogkit.simulation.user_memory import UserMemory, value_key
 from dialogkit.simulation.utterances import Move, Reference, Utterance
-from dialogkit.simulation.values import PoolKey, Said, SlotValues
+from dialogkit.simulation.values import YES_NO, PoolKey, Said, SlotValues
 
 IN_TASK = ("TASK_INIT", "PARAM_COLLECT", "CONFIRMATION", "EXECUTION")
+ASKING = ("PARAM_COLLECT", "CONFIRMATION")
 T = TypeVar("T")
 
 
@@ -102,9 +103,11 @@ def trigger(data: st.DataObject, scene: Scene) -> Utterance:
 
 
 def _labelled(scene: Scene, flow: FlowInfo, fills: dict[str, Said]) -> str:
+    """Each value after its slot's label ("金额是100", "紧急：否"), in the flow's slot order."""
     frame, joiner = words.SEVERAL[scene.language]
     slots = [s for s in flow.slots if s.name in fills]
-    return joiner.join(frame.format(label=s.label[scene.language], value=fills[s.name].text) for s in slots)
+    return joiner.join((words.NAMED_YES_NO[scene.language] if s.entity == YES_NO else frame).format(
+        label=s.label[scene.language], value=fills[s.name].text) for s in slots)
 
 
 def _combinations(slots: list[SlotInfo], sizes: Sequence[int]) -> list[tuple[SlotInfo, ...]]:
@@ -115,11 +118,19 @@ def _draw_fills(data: st.DataObject, scene: Scene, slots: tuple[SlotInfo, ...]) 
     return {slot.name: _pick(data, scene.said_for(slot), slot.name) for slot in slots}
 
 
+def _unsaid(scene: Scene, flow: FlowInfo, request: str) -> list[SlotInfo]:
+    """The flow's slots whose type the request does not read already: "I want a cheap restaurant in
+    the north" followed by "the area is any" would give the area twice."""
+    read = scene.catalog.request_types.get(request, frozenset())
+    return [s for s in _fillable(scene, flow) if s.entity not in read]
+
+
 def trigger_with_values(data: st.DataObject, scene: Scene) -> Utterance:
     """A trigger example with one or two of the flow's slot values, named, in the same utterance."""
     flows = [f for f in scene.catalog.flows.values() if _fillable(scene, f)]
-    flow, request = _pick(data, _requests(scene, keywords=False, flows=flows), "request")
-    fills = _draw_fills(data, scene, _pick(data, _combinations(_fillable(scene, flow), (1, 2)), "slots"))
+    requests = [(f, text) for f, text in _requests(scene, keywords=False, flows=flows) if _unsaid(scene, f, text)]
+    flow, request = _pick(data, requests, "request")
+    fills = _draw_fills(data, scene, _pick(data, _combinations(_unsaid(scene, flow, request), (1, 2)), "slots"))
     text = words.WITH_VALUES[scene.language].format(request=request, values=_labelled(scene, flow, fills))
     return _utterance(scene, text, "trigger_with_values", flow=flow.name, fills=fills)
 
@@ -166,11 +177,12 @@ def several(data: st.DataObject, scene: Scene) -> Utterance:
 
 def _corrections(scene: Scene) -> list[tuple[SlotInfo, str]]:
     """(filled slot, correction phrasing): phrasings without the slot's label only when no other
-    slot of the flow shares its type, so the value alone says which slot it corrects."""
+    slot of the flow shares its type, so the value alone says which slot it corrects. A yes/no
+    slot has none: "no, make it no" and "不对，紧急是否" say nothing a user says."""
     flow = scene.active()
     out = []
     for slot in _fillable(scene, flow):
-        if scene.before.slots.get(slot.name) is None or flow is None:
+        if scene.before.slots.get(slot.name) is None or flow is None or slot.entity == YES_NO:
             continue
         alone = sum(1 for s in flow.slots if s.entity == slot.entity) == 1
         out += [(slot, f) for f in words.CORRECTIONS[scene.language]
@@ -186,9 +198,18 @@ def _correction_values(scene: Scene, slot: SlotInfo, frame: str) -> list[Said]:
     the user was shown."""
     current = value_key(scene.before.slots[slot.name]).lower()      # "r00000" changes nothing of "R00000"
     label = slot.label[scene.language]
-    return [s for s in (scene.said_for(slot) if "{label}" in frame else _named(scene, slot))
-            if value_key(s.canonical).lower() != current
+    labelled = "{label}" in frame
+    return [s for s in (scene.said_for(slot) if labelled else _named(scene, slot))
+            if value_key(s.canonical).lower() != current and (labelled or _only_of(scene, slot, s))
             and scene.catalog.reads(slot.entity, frame.format(label=label, value=s.text), s.canonical)]
+
+
+def _only_of(scene: Scene, slot: SlotInfo, said: Said) -> bool:
+    """Whether no other slot of the task takes ``said`` too ("any" is a value of every type with an
+    ``any`` value): without the label, only such a value says which slot it corrects."""
+    flow = scene.active()
+    others = {s.entity for s in (flow.slots if flow is not None else ()) if s.name != slot.name}
+    return not (scene.catalog.types_of(said.text) & others)
 
 
 def correct(data: st.DataObject, scene: Scene) -> Utterance:
@@ -225,6 +246,27 @@ def flip_condition(data: st.DataObject, scene: Scene) -> Utterance:
     return _utterance(scene, text, "correct", slot=slot.name, fills={slot.name: said})
 
 
+def _offerable(scene: Scene) -> list[SlotInfo]:
+    """The active task's empty slots, other than the one asked, that it takes now (an optional
+    slot too; not one whose ``ask_if`` is false), with a value a user names."""
+    flow = scene.active()
+    if flow is None or scene.before.state not in ASKING or scene.before.pending:
+        return []
+    held = scene.before.slots
+    return [s for s in _fillable(scene, flow) if s.name != scene.before.asked and held.get(s.name) is None
+            and flow.needed(s, held) and _named(scene, s)]
+
+
+def offer(data: st.DataObject, scene: Scene) -> Utterance:
+    """A value for a slot of the active task that is not the one asked, named by its label
+    ("紧急：否", "the area is north"), as a user says what they know before being asked."""
+    flow = scene.active()
+    assert flow is not None
+    slot = _pick(data, _offerable(scene), "slot")
+    fills = {slot.name: _pick(data, _named(scene, slot), slot.name)}
+    return _utterance(scene, _labelled(scene, flow, fills), "offer", slot=slot.name, fills=fills)
+
+
 def faq(data: st.DataObject, scene: Scene) -> Utterance:
     """A question the bot's FAQ answers, asked in any state."""
     name, text = _pick(data, _faq_questions(scene), "faq")
@@ -256,7 +298,8 @@ def off_topic(data: st.DataObject, scene: Scene) -> Utterance:
 # -- mentions and references --------------------------------------------------------------------------
 
 def _mentionable(scene: Scene) -> list[SlotInfo]:
-    return [s for f in scene.catalog.flows.values() for s in _fillable(scene, f)]
+    """Slots with values a user names: "是" or "no" alone answers, it mentions nothing."""
+    return [s for f in scene.catalog.flows.values() for s in _fillable(scene, f) if s.entity != YES_NO]
 
 
 def _named(scene: Scene, slot: SlotInfo) -> tuple[Said, ...]:
@@ -348,7 +391,7 @@ MOVES: tuple[MoveKind, ...] = (
     MoveKind("cooperate", 6, can_cooperate, cooperate),
     MoveKind("trigger", 2, lambda s: bool(_requests(s, keywords=True)), trigger),
     MoveKind("answer", 2, can_answer, answer),
-    MoveKind("trigger_with_values", 2, lambda s: any(_fillable(s, f) for f in s.catalog.flows.values()),
+    MoveKind("trigger_with_values", 2, lambda s: any(_unsaid(s, f, t) for f, t in _requests(s, keywords=False)),
              trigger_with_values),
     MoveKind("correct", 2, lambda s: bool(_corrections(s)), correct),
     MoveKind("several", 1, lambda s: len(_fillable(s, s.active())) >= 2, several),
@@ -362,6 +405,7 @@ MOVES: tuple[MoveKind, ...] = (
     MoveKind("bare_value", 1, lambda s: bool(_mentionable(s)), bare_value),
     MoveKind("faq", 1, lambda s: bool(_faq_questions(s)), faq),
     MoveKind("flip_condition", 2, lambda s: bool(_flips(s)), flip_condition),
+    MoveKind("offer", 2, lambda s: bool(_offerable(s)), offer),
 )
 
 Turn = tuple[MoveKind, str]

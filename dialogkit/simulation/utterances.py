@@ -14,7 +14,7 @@ from dialogkit.simulation.values import Said
 
 Move = Literal[
     "trigger", "trigger_with_values", "answer", "several", "correct", "yes", "no", "cancel",
-    "two_candidates", "refer", "forget", "off_topic", "bare_value", "faq",
+    "two_candidates", "refer", "forget", "off_topic", "bare_value", "faq", "offer",
 ]
 Reference = Literal["pronoun", "demonstrative", "ordinal"]
 

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 from dialogkit.engine.choices import Choice
 from dialogkit.simulation.catalog import Catalog, EntityInfo, SlotInfo
-from dialogkit.simulation.vocabulary import ORDINALS
+from dialogkit.simulation.vocabulary import ORDINALS, YES_NO_VALUES
 from dialogkit.spec.schema import ValidationRule
 
 PATTERN_ALPHABET = string.ascii_letters + string.digits + "-_.:/@+"
@@ -31,6 +31,7 @@ MONTHS = ("January", "February", "March", "April", "May", "June", "July", "Augus
 CN_NUMERALS = ("零", "一", "二", "三", "四", "五", "六", "七", "八", "九", "十", "十一", "十二")
 
 Strategy = st.SearchStrategy
+YES_NO = "yes_no"
 
 
 Form = Literal["alias", "label", "pattern", "builtin", "number", "free_text", "choice", "ordinal"]
@@ -172,9 +173,11 @@ def _builtin(name: str, language: str) -> Strategy[Said] | None:
 
 
 def _listed(catalog: Catalog, slot: SlotInfo, language: str) -> list[Said]:
-    """The values of the slot's type that can be listed: aliases and labels, or free-text answers."""
+    """The values of the slot's type that can be listed: aliases and labels, yes and no, or free-text answers."""
     if slot.entity is None:
         return [Said(t, t, None, form="free_text") for t in catalog.free_text(language)]
+    if slot.entity == YES_NO:
+        return [Said(text, value, YES_NO, form="builtin") for text, value in YES_NO_VALUES[language]]
     entity = catalog.entities.get(slot.entity)
     return _alias_values(entity, language) if entity is not None else []
 

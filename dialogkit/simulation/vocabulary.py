@@ -43,6 +43,16 @@ CORRECTIONS: Final[Phrases] = {
 SEVERAL: Final[Phrases] = {"zh": ("{label}是{value}", "，"), "en": ("the {label} is {value}", ", ")}
 """One labelled value, and the joiner between several."""
 
+YES_NO_VALUES: Final[Mapping[str, tuple[tuple[str, bool], ...]]] = {
+    "zh": (("是", True), ("否", False)),
+    "en": (("yes", True), ("no", False)),
+}
+"""A ``yes_no`` slot's values as a user says them: alone to its question, or after its label."""
+
+NAMED_YES_NO: Final[Mapping[str, str]] = {"zh": "{label}：{value}", "en": "{label}: {value}"}
+"""A yes/no value named with its slot's label ("紧急：否", "urgent: no"), where SEVERAL's frame
+would say "the urgent is no"."""
+
 WITH_VALUES: Final[Mapping[str, str]] = {"zh": "{request}，{values}", "en": "{request}, {values}"}
 """A trigger example followed by slot values in the same utterance."""
 

@@ -6,7 +6,8 @@ an unrelated turn; (e) the reply is in the turn's language; (f) forgetting re-as
 empty required slot; (g) no turn raises; (h) the summary holds no value the user took back;
 (i) an FAQ question changes nothing; (j) a slot whose ask_if is false is neither asked nor kept;
 (k) a completed task starts its ``then`` flow with the slots carried by name; (l) a give-up handed
-to a person says a person will take over.
+to a person says a person will take over; (m) a value offered for a slot of the active task,
+asked or not, is set, or the reply clarifies or says why not.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from dialogkit.simulation.invariants import (
     handoff,
     language,
     mentions,
+    offered_values,
     rejected_values,
     sanity,
     summary,
@@ -44,6 +46,7 @@ INVARIANTS: tuple[Invariant, ...] = (
     conditional.INVARIANT,
     follow_up.INVARIANT,
     handoff.INVARIANT,
+    offered_values.INVARIANT,
 )
 
 
