@@ -12,6 +12,7 @@ value, label or an extracted mention; an answer naming none of them is not an an
 from __future__ import annotations
 
 import re
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Sequence
 
 from dialogkit.memory import lexicon as lx
@@ -33,6 +34,7 @@ _ORDINAL_WORDS = re.compile(f"{_ZH_ORDINAL.pattern}|{_EN_ORDINAL.pattern}|"
                             + "|".join(map(re.escape, sorted(lx.ZH_POSITION_WORDS, key=len, reverse=True))),
                             re.IGNORECASE)
 _NEGATION = re.compile(r"(不是|不要|别|并非|not|no|isn't|n't)\s*$", re.IGNORECASE)
+_NEGATION_WIDTH = len("isn't")     # the longest word _NEGATION ends with
 _CJK_LATIN_GAP = re.compile(f"(?<=[{HAN_RANGES}])(?=[A-Za-z0-9])|(?<=[A-Za-z0-9])(?=[{HAN_RANGES}])")
 
 
@@ -92,7 +94,12 @@ def make_pending(ambiguity: Ambiguity | Sequence[Candidate], *, original_text: s
 
 
 def _negated(text: str, start: int) -> bool:
-    return bool(_NEGATION.search(text[:start]))
+    """A negation word right before ``start`` (blanks between): read back a few characters, not
+    the whole text before it, so an answer naming hundreds of values stays linear."""
+    end = start
+    while end > 0 and text[end - 1].isspace():
+        end -= 1
+    return bool(_NEGATION.search(text[max(0, end - _NEGATION_WIDTH):end]))
 
 
 def _named(pending: PendingClarification, text: str, mentions: Sequence[Mention]) -> set[int]:
@@ -103,32 +110,64 @@ def _named(pending: PendingClarification, text: str, mentions: Sequence[Mention]
     chosen: set[int] = set()
     rejected: set[int] = set()
     folded = text.casefold()
+    # Each mention's keys once, looked up by key: an answer naming hundreds of values meets as
+    # many candidates, and comparing every candidate with every mention would be quadratic.
+    keyed = [(value_key(m.value), value_key(m.text), m) for m in mentions]
+    by_key: dict[str, list[Mention]] = {}
+    for value, written, m in keyed:
+        by_key.setdefault(value, []).append(m)
+        if written != value:
+            by_key.setdefault(written, []).append(m)
+    others = _Spans(keyed if len(folded) == len(text) else [])
     for i, cand in enumerate(pending.candidates):
-        for m in mentions:
-            if (value_key(m.value) == value_key(cand.value) and m.type in (cand.type, "")) or \
-                    value_key(m.text) == value_key(cand.value):
+        key = value_key(cand.value)
+        for m in by_key.get(key, ()):
+            if value_key(m.text) == key or m.type in (cand.type, ""):
                 (rejected if _negated(text, m.start) else chosen).add(i)
-        others = _other_values(cand, text, folded, mentions)
         for name in {str(cand.value), cand.label}:
-            key = name.casefold().strip()
-            if not key:
-                continue
-            pattern = re.escape(key) if has_cjk(key) else rf"(?<![A-Za-z0-9]){re.escape(key)}(?![A-Za-z0-9])"
-            for hit in re.finditer(pattern, folded):
-                if not any(start <= hit.start() and hit.end() <= end for start, end in others):
-                    (rejected if _negated(folded, hit.start()) else chosen).add(i)
+            word = name.casefold().strip()
+            for start, end in (_said(folded, word) if word else ()):
+                if not others.inside_another(start, end, key):
+                    (rejected if _negated(folded, start) else chosen).add(i)
     if not chosen:
         chosen = _by_name_part(pending, folded)
     return chosen - rejected
 
 
-def _other_values(cand: Candidate, text: str, folded: str, mentions: Sequence[Mention]) -> list[tuple[int, int]]:
-    """Spans of the mentions that hold a value other than ``cand``'s (where the casefolded text
-    keeps the offsets: it does for every digit, Han character and ASCII letter)."""
-    if len(folded) != len(text):
-        return []
-    key = value_key(cand.value)
-    return [(m.start, m.end) for m in mentions if value_key(m.value) != key and value_key(m.text) != key]
+def _said(folded: str, word: str) -> list[tuple[int, int]]:
+    """Where ``word`` stands on its own in ``folded``: anywhere for Chinese, between non-alphanumerics
+    otherwise ("11" is not said in "2011"). A search for the word, no pattern compiled per word."""
+    found: list[tuple[int, int]] = []
+    whole = not has_cjk(word)
+    at = folded.find(word)
+    while at >= 0:
+        end = at + len(word)
+        if whole and ((at and _ALNUM.match(folded, at - 1)) or _ALNUM.match(folded, end)):
+            at = folded.find(word, at + 1)
+            continue
+        found.append((at, end))
+        at = folded.find(word, end)
+    return found
+
+
+_ALNUM = re.compile(r"[A-Za-z0-9]")
+
+
+class _Spans:
+    """The mentions' spans in text order, to ask whether a name stands inside a mention of another
+    value (the "11" of "2026年5月11日"). Only spans starting within the longest mention's length
+    before a name can hold it, found by bisection (where the casefolded text keeps the offsets:
+    it does for every digit, Han character and ASCII letter)."""
+
+    def __init__(self, keyed: Sequence[tuple[str, str, Mention]]) -> None:
+        self._spans = sorted((m.start, m.end, value, written) for value, written, m in keyed)
+        self._starts = [span[0] for span in self._spans]
+        self._longest = max((end - start for start, end, _, _ in self._spans), default=0)
+
+    def inside_another(self, start: int, end: int, key: str) -> bool:
+        lo = bisect_left(self._starts, end - self._longest)
+        hi = bisect_right(self._starts, start)
+        return any(e >= end and key not in (value, written) for _, e, value, written in self._spans[lo:hi])
 
 
 _COUNTS = frozenset({"number", "integer"})

@@ -13,7 +13,9 @@ that a plural pronoun may take the utterance's own list ("张经理和李主管�
 from __future__ import annotations
 
 import functools
+import itertools
 import re
+from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 
@@ -32,6 +34,15 @@ __all__ = ["Ambiguity", "Binding", "ReadsAs", "Reference", "Resolution", "bind_c
 
 Edit = tuple[int, int, str, str]
 """(start, end, replacement read by understanding, replacement shown) in the original utterance."""
+
+MAX_REFERENCES = 32
+"""The most references one turn binds: the first ones, in the order written.
+
+A person points back a handful of times in one message. A pasted or hostile run of pronouns
+("它" x 4,000, a 64 KiB body of "it it it") would otherwise cost a ranking of the candidates, a
+binding and a rewrite of the text for each one; past the cap the rest of the run is left as
+written, which is all such a message can mean anyway.
+"""
 
 
 @dataclass(slots=True)
@@ -215,8 +226,7 @@ def _zh_demonstratives(text: str) -> list[tuple[int, Reference]]:
         found.append((2, Reference(m.group(), m.start(), m.end(), "demonstrative",
                                    direction="near" if m.group(1) == "这" else "far", kinds=kinds)))
     for m in re.finditer("[这那]", text):
-        rest = text[m.end():]
-        if _clause_end(text, m.end()) or rest.startswith(lx.ZH_BARE_DEMONSTRATIVE_NEXT):
+        if _clause_end(text, m.end()) or text.startswith(lx.ZH_BARE_DEMONSTRATIVE_NEXT, m.end()):
             found.append((3, Reference(m.group(), m.start(), m.end(), "demonstrative",
                                        direction="near" if m.group() == "这" else "far", kinds=lx.THING_KINDS)))
     return found
@@ -236,8 +246,34 @@ def _zh_pronouns(text: str) -> list[tuple[int, Reference]]:
     return found
 
 
+_EN_WORD_AFTER = re.compile(r"[a-z0-9]+(?:['’][a-z]+)?|['’]s")
+_EN_WORD_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz'")
+
+
+@functools.lru_cache(maxsize=8)
+def _lowered(text: str) -> str:
+    """``text`` lower-cased character for character, so positions in it are positions in ``text``
+    (the lower case of "İ" is two characters; its first stands for it). Cached: every pronoun of a
+    turn looks at the words around it, and lowering the text once keeps a run of them linear."""
+    lowered = text.lower()
+    return lowered if len(lowered) == len(text) else "".join(ch.lower()[:1] for ch in text)
+
+
 def _words_after(text: str, pos: int) -> list[str]:
-    return re.findall(r"[a-z0-9]+(?:['’][a-z]+)?|['’]s", text[pos:].lower())[:2]
+    """The first two words after ``pos``, lower-cased (read up to the second, not to the end)."""
+    return [m.group() for m in itertools.islice(_EN_WORD_AFTER.finditer(_lowered(text), pos), 2)]
+
+
+def _word_before(text: str, pos: int) -> str | None:
+    """The last word ([a-z']) before ``pos``, lower-cased: read back from ``pos`` to its start only."""
+    lowered = _lowered(text)
+    end = pos
+    while end > 0 and lowered[end - 1] not in _EN_WORD_CHARS:
+        end -= 1
+    start = end
+    while start > 0 and lowered[start - 1] in _EN_WORD_CHARS:
+        start -= 1
+    return lowered[start:end] or None
 
 
 def _en_references(text: str, nouns: Collection[str]) -> list[tuple[int, Reference]]:
@@ -318,13 +354,20 @@ def _dummy_it(text: str, m: re.Match[str]) -> bool:
     """"make it 25:00" / "make it six people": the "it" of the idiom points at nothing earlier; what
     follows is the new value (which, when the bot cannot take it, must not let "it" fill a slot).
     Nor is "the IT desk" a pronoun: a determiner makes it a noun."""
-    before = re.findall(r"[a-z']+", text[: m.start()].lower())
-    return m.group(1).lower() == "it" and bool(before) and (before[-1] in lx.EN_DUMMY_IT_VERBS
-                                                             or before[-1] in lx.EN_NOUN_DETERMINERS)
+    before = _word_before(text, m.start())
+    return m.group(1).lower() == "it" and before is not None and (before in lx.EN_DUMMY_IT_VERBS
+                                                                   or before in lx.EN_NOUN_DETERMINERS)
 
 
 def _skip_space(text: str, pos: int) -> int:
     while pos < len(text) and text[pos] == " ":
+        pos += 1
+    return pos
+
+
+def _skip_blank(text: str, pos: int) -> int:
+    """Past any white space at ``pos`` (``str.lstrip``'s, without copying the rest of the text)."""
+    while pos < len(text) and text[pos].isspace():
         pos += 1
     return pos
 
@@ -334,11 +377,10 @@ def _bare_demonstrative(text: str, m: re.Match[str]) -> bool:
 
     "I think that it broke" (a that-clause) and "that's right" (assent) are not references.
     """
-    before = re.findall(r"[a-z']+", text[: m.start()].lower())
-    if before and before[-1] in lx.EN_CLAUSE_VERBS:
+    if _word_before(text, m.start()) in lx.EN_CLAUSE_VERBS:
         return False
     after = _words_after(text, m.end())
-    if _clause_end(text, _skip_space(text, m.end())) and not text[m.end():].lstrip().startswith(("'", "’")):
+    if _clause_end(text, _skip_space(text, m.end())) and not text.startswith(("'", "’"), _skip_blank(text, m.end())):
         return True
     if not after or after[0] not in lx.EN_DEMONSTRATIVE_NEXT:
         return False
@@ -346,7 +388,8 @@ def _bare_demonstrative(text: str, m: re.Match[str]) -> bool:
 
 
 def find_references(text: str, language: str, *, nouns: Collection[str] = ()) -> list[Reference]:
-    """Every referring expression of ``text``, in order, overlaps settled by priority then length.
+    """Every referring expression of ``text``, in order, overlaps settled by priority then length;
+    the first ``MAX_REFERENCES`` of them.
 
     ``nouns`` adds type nouns (the session's entity types) to the lexicon's for definite
     descriptions ("那个订单", "the same order").
@@ -356,11 +399,37 @@ def find_references(text: str, language: str, *, nouns: Collection[str] = ()) ->
     found = _zh_references(text, all_nouns) if zh else _en_references(text, all_nouns)
     found.sort(key=lambda item: (item[0], -(item[1].end - item[1].start), item[1].start))
     kept: list[Reference] = []
+    spans = _KeptSpans()
     for _, ref in found:
-        if any(_overlap(ref, other) for other in kept):
+        if spans.overlaps(ref):
             continue
+        spans.add(ref)
         kept.append(ref)
-    return sorted(kept, key=lambda r: r.start)
+    return sorted(kept, key=lambda r: r.start)[:MAX_REFERENCES]
+
+
+class _KeptSpans:
+    """The references kept so far, in text order, for the overlap check of the next candidate.
+
+    Kept references never overlap, so ordered by (start, end) their ends never decrease: of those
+    starting before a candidate ends, only the last can reach into it, and an empty (ellipsis)
+    candidate can otherwise only meet an empty one at its own position, the next in order. Each
+    candidate is compared with those two, not with every reference kept: a run of thousands of
+    pronouns is read in n log n, not n².
+    """
+
+    def __init__(self) -> None:
+        self._keys: list[tuple[int, int]] = []
+        self._refs: list[Reference] = []
+
+    def overlaps(self, ref: Reference) -> bool:
+        at = bisect_left(self._keys, (ref.end,))
+        return any(_overlap(ref, self._refs[i]) for i in (at - 1, at) if 0 <= i < len(self._refs))
+
+    def add(self, ref: Reference) -> None:
+        at = bisect_right(self._keys, (ref.start, ref.end))
+        self._keys.insert(at, (ref.start, ref.end))
+        self._refs.insert(at, ref)
 
 
 @functools.lru_cache(maxsize=128)
@@ -457,8 +526,9 @@ class _Resolver:
         return (entity.type in self.expected_types, entity.kind in self.expected_kinds, kind_pref)
 
     def _top_tier(self, ref: Reference, cands: list[Entity]) -> list[Entity]:
-        best = max(self._tier(ref, e) for e in cands)
-        return [e for e in cands if self._tier(ref, e) == best]
+        tiers = [self._tier(ref, e) for e in cands]
+        best = max(tiers)
+        return [e for e, tier in zip(cands, tiers, strict=True) if tier == best]
 
     # -- selection ---------------------------------------------------------------------------
     def best(self, ref: Reference, cands: list[Entity]) -> Entity | Ambiguity | None:

@@ -86,12 +86,18 @@ def track_mentions(session: Session, mentions: Sequence[Mention], *, turn: int, 
     """
     touched: list[Entity] = []
     counts = counting_numbers(mentions)
+    # find_entity for each mention, read from one index: a message naming hundreds of values
+    # (a pasted list of numbers) would otherwise scan every entity once per mention.
+    tracked: dict[tuple[str, str], Entity] = {}
+    for known in session.entities:
+        tracked.setdefault((known.type, value_key(known.value)), known)
     for mention in sorted(mentions, key=lambda m: m.start):
         if mention.start in counts and mention.type in _NUMBER_TYPES:
             continue
-        entity = find_entity(session, mention.type, mention.value)
+        entity = tracked.get((mention.type, value_key(mention.value)))
         if entity is None:
             entity = _new_entity(session, mention.type, mention.value, mention.kind, turn, source)
+            tracked[(mention.type, value_key(mention.value))] = entity
         elif entity.kind == "other" and mention.kind != "other":
             entity.kind = mention.kind
         session.mention_counter += 1
@@ -117,15 +123,13 @@ def track_mentions(session: Session, mentions: Sequence[Mention], *, turn: int, 
 
 def _list_of(entities: Iterable[Entity]) -> list[Entity]:
     """The largest group of >= 2 distinct same-type (or person-kind) entities, in mention order."""
-    groups: dict[str, list[Entity]] = {}
-    people: list[Entity] = []
+    groups: dict[str, dict[str, Entity]] = {}       # by id: an entity's id is its identity
+    people: dict[str, Entity] = {}
     for entity in entities:
-        group = groups.setdefault(entity.type, [])
-        if entity not in group:
-            group.append(entity)
-        if entity.kind == "person" and entity not in people:
-            people.append(entity)
-    candidates = [g for g in [*groups.values(), people] if len(g) >= 2]
+        groups.setdefault(entity.type, {}).setdefault(entity.id, entity)
+        if entity.kind == "person":
+            people.setdefault(entity.id, entity)
+    candidates = [list(g.values()) for g in [*groups.values(), people] if len(g) >= 2]
     if not candidates:
         return []
     return max(candidates, key=len)

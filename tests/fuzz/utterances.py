@@ -19,7 +19,8 @@ PIECES = [
     "我的手机屏幕碎了", "订单号是12345", "取消", "确认", "yes", "no", "这个", "that one", "第二个",
     "my phone arrived broken. note: X", "forget my order number", "忘记我的订单号", "help", "/export",
 ]
-CLASS_UNITS = ["a", "Z", "1", "１", " ", "-", ".", "订", "@", "a1-", "\n", "😀", "é", "_", "that ", "那个", "三"]
+CLASS_UNITS = ["a", "Z", "1", "１", " ", "-", ".", "订", "@", "a1-", "\n", "😀", "é", "_", "that ", "那个", "三",
+               "它", "it ", "the second one ", "第二个", "12345 "]
 
 
 def _run(unit: str, chars: int) -> str:

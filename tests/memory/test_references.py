@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from dialogkit.memory import references
 from dialogkit.memory.references import Resolution, bind_choice, find_references, resolve
 from dialogkit.memory.tracker import recall, remember_offered, set_attributes
 from dialogkit.model.interpretation import Mention
@@ -569,3 +570,44 @@ class TestDescriptionStatingItsValue:
         r = resolve(self.reasons(), text, language, turn=2, texts=bot_texts("flows/support_ticket.yaml"),
                     mentions=[], reads_as=reads_as)
         assert bound(r) == ["wrong_item"]
+
+
+RUNS = [("zh", "它" * 4000), ("zh", "那个" * 2000), ("zh", "第二个" * 1333), ("zh", "这个订单它们" * 666),
+        ("en", "it " * 1333), ("en", "the second one " * 266), ("en", "this " * 800), ("en", "that one, its " * 285)]
+
+
+class TestRunsOfReferences:
+    """A message of thousands of pronouns (a paste, or someone probing the server) costs work in
+    proportion to its length, and no more references than a turn can mean are bound."""
+
+    @pytest.mark.parametrize(("language", "text"), RUNS)
+    def test_each_candidate_is_compared_with_at_most_two_kept_ones(self, monkeypatch: pytest.MonkeyPatch,
+                                                                   language: str, text: str) -> None:
+        calls = []
+        overlap = references._overlap
+
+        def counted(a: references.Reference, b: references.Reference) -> bool:
+            calls.append(1)
+            return overlap(a, b)
+
+        monkeypatch.setattr(references, "_overlap", counted)
+        find_references(text, language, nouns=["订单", "order"])
+        assert len(calls) <= 6 * len(text)       # was one per pair kept so far: 8 million for 它 x 4000
+
+    @pytest.mark.parametrize(("language", "text"), RUNS)
+    def test_a_turn_binds_at_most_the_cap_and_the_first_ones(self, language: str, text: str) -> None:
+        found = find_references(text, language)
+        assert 0 < len(found) <= references.MAX_REFERENCES
+        assert found == find_references(text[:found[-1].end + 1], language)[:len(found)]
+        s = new_session()
+        say(s, 1, mention("order_id", "12345"))
+        r = resolve(s, text, language, turn=2, mentions=[])
+        assert len(r.bindings) <= references.MAX_REFERENCES and len(r.edits) <= references.MAX_REFERENCES
+
+    @pytest.mark.parametrize(("language", "text", "shown"), [
+        ("zh", "它它", "1234512345"), ("en", "it or it", "12345 or 12345"),
+    ])
+    def test_a_few_in_a_row_are_all_bound(self, language: str, text: str, shown: str) -> None:
+        s = new_session()
+        say(s, 1, mention("order_id", "12345"))
+        assert resolve(s, text, language, turn=2, mentions=[]).shown_text == shown
