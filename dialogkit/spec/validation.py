@@ -203,6 +203,10 @@ class BotChecks:
                 self._add((*path, "name"), f"duplicate slot name '{slot.name}' in this flow",
                           "each slot of a flow needs its own name")
             seen.add(slot.name)
+            if isinstance(slot.ask_, list) and not slot.ask_:
+                self._add((*path, "ask"), f"slot '{slot.name}' has an empty list of questions (ask: [])",
+                          "write its question, or a list of wordings asked in turn after failed answers; "
+                          "leave ask out for the default question")
             self._check_slot_entity(slot, path)
             self._check_slot_rules(slot, path)
 
