@@ -115,7 +115,12 @@ def _combinations(slots: list[SlotInfo], sizes: Sequence[int]) -> list[tuple[Slo
 
 
 def _draw_fills(data: st.DataObject, scene: Scene, slots: tuple[SlotInfo, ...]) -> dict[str, Said]:
-    return {slot.name: _pick(data, scene.said_for(slot), slot.name) for slot in slots}
+    """A value for each slot; by ordinal ("订单号是第一个") only for the slot whose options were just
+    shown with its question."""
+    asked = scene.asked()
+    shown = (asked.flow, asked.name) if asked is not None else None
+    return {slot.name: _pick(data, scene.said_for(slot) if (slot.flow, slot.name) == shown else _named(scene, slot),
+                             slot.name) for slot in slots}
 
 
 def _unsaid(scene: Scene, flow: FlowInfo, request: str) -> list[SlotInfo]:

@@ -9,15 +9,15 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dialogkit.model.reply import ActionRun
-from dialogkit.simulation.harness import request_types
+from dialogkit.simulation.harness import listed_choices, request_types
 from dialogkit.simulation.invariants.offered_values import offered_value_is_set
-from dialogkit.simulation.moves import Scene, offer, trigger_with_values
+from dialogkit.simulation.moves import Scene, offer, several, trigger_with_values
 from dialogkit.simulation.observation import Snapshot
 from dialogkit.simulation.runner import open_bot
 from dialogkit.simulation.user_memory import UserMemory
 from dialogkit.simulation.utterances import Utterance
 from dialogkit.simulation.values import SlotValues
-from tests.simulation._records import ROOT, TRANSFER, catalog, judge, record, reply, said, utterance
+from tests.simulation._records import ROOT, SUPPORT, TRANSFER, catalog, judge, record, reply, said, utterance
 
 HELPDESK = ROOT / "tests" / "conversations" / "bots" / "it_helpdesk.yaml"
 FAULT = Snapshot("PARAM_COLLECT", "report_fault", {"symptom": "no_boot"}, ("report_fault",), (), "asset_tag")
@@ -165,3 +165,29 @@ def test_values_said_with_a_request_go_to_slots_it_does_not_fill_already() -> No
         assert all(slot is not None and slot.entity not in read for slot in slots)
 
     check()
+
+
+def test_an_ordinal_names_an_option_only_for_the_question_that_listed_the_options() -> None:
+    """"我要退货，订单号是第一个" points at no list: the return desk shows its orders with the question."""
+    bot, _ = open_bot(SUPPORT)
+    try:
+        cat = catalog(SUPPORT)
+        values = SlotValues(cat, 0, listed_choices(bot, cat))
+    finally:
+        bot.close()
+    values.prepare(("zh", "en"))
+    slot = cat.flows["return_order"].slot("order_id")
+    assert slot is not None and any(s.form == "ordinal" for s in values.source(slot, "zh").listed)  # type: ignore[union-attr]
+    asking = Snapshot("PARAM_COLLECT", "return_order", {}, ("return_order",), (), "order_id")
+    forms: dict[str, set[str]] = {"idle": set(), "asked": set()}
+
+    @settings(max_examples=150, database=None, deadline=None)
+    @given(st.data(), st.sampled_from(["zh", "en"]))
+    def check(data: st.DataObject, language: str) -> None:
+        idle = trigger_with_values(data, Scene(cat, values, {}, Snapshot(), UserMemory(language), language))
+        forms["idle"] |= {s.form for s in idle.fills.values()}
+        listed = several(data, Scene(cat, values, {}, asking, UserMemory(language), language))
+        forms["asked"] |= {s.form for s in listed.fills.values()}
+
+    check()
+    assert "ordinal" not in forms["idle"] and "ordinal" in forms["asked"]
