@@ -21,7 +21,7 @@ __all__ = ["ApiError", "error_body", "install_error_handlers"]
 
 log = get_logger("dialogkit.service")
 
-_CODES = {400: "bad_request", 401: "unauthorized", 403: "forbidden", 404: "not_found",
+_CODES = {401: "unauthorized", 403: "forbidden", 404: "not_found",
           405: "method_not_allowed", 413: "body_too_large", 422: "invalid_request",
           500: "internal_error", 503: "store_unavailable"}
 
@@ -62,6 +62,10 @@ def install_error_handlers(app: FastAPI, count: Callable[[str], None]) -> None:
 
     async def http_error(request: Request, exc: Exception) -> Response:
         assert isinstance(exc, HTTPException)
+        if exc.status_code == 400:      # FastAPI's "error parsing the body": bytes json cannot read
+            return answer(422, "invalid_request", "the request is not valid",
+                          [{"loc": ["body"], "message": "the body is not JSON that can be read (UTF-8, "
+                                                         "nested less deeply, numbers of fewer digits)"}])
         code = getattr(exc, "code", None) or _CODES.get(exc.status_code, "error")
         message = exc.detail if isinstance(exc.detail, str) else code.replace("_", " ")
         return answer(exc.status_code, code, message, headers=exc.headers, hint=getattr(exc, "hint", None))

@@ -79,6 +79,19 @@ def test_a_bad_session_id_is_refused(client: TestClient, session_id: str) -> Non
     assert error_of(client.get(f"/v1/sessions/{session_id}"), 422) == "invalid_id"
 
 
+@pytest.mark.parametrize("dots", ["%2e%2e", "%2E%2E", "%2e", ".%2e", "..."])
+def test_an_id_of_dots_alone_is_refused_on_every_route(client: TestClient, dots: str) -> None:
+    """'..' sent percent-encoded reaches the route decoded: as a path segment it means the parent."""
+    for method, path in [("POST", f"/v1/sessions/{dots}/turns"), ("GET", f"/v1/sessions/{dots}"),
+                         ("DELETE", f"/v1/sessions/{dots}"), ("GET", f"/v1/sessions/{dots}/context"),
+                         ("GET", f"/v1/sessions/{dots}/stats"), ("GET", f"/v1/users/{dots}/export"),
+                         ("DELETE", f"/v1/users/{dots}")]:
+        response = client.request(method, path, json={"text": "hi"} if method == "POST" else None)
+        assert error_of(response, 422) == "invalid_id", (method, path)
+    rasa = client.post("/webhooks/rest/webhook", json={"sender": "..", "message": "hi"})
+    assert error_of(rasa, 422) == "invalid_id"
+
+
 @pytest.mark.parametrize("session_id", ["a" * 128, "web:visitor-42", "alice@example.com", "会话_1", "x.y"])
 def test_ids_of_any_script_up_to_128_characters_pass(client: TestClient, session_id: str) -> None:
     assert client.post(f"/v1/sessions/{session_id}/turns", json={"text": "hi"}).status_code == 200
@@ -101,6 +114,18 @@ def test_an_invalid_body_is_refused_field_by_field(client: TestClient, body: obj
 def test_a_body_that_is_not_json_is_refused(client: TestClient) -> None:
     response = client.post("/v1/sessions/s1/turns", content=b"{not json", headers={"Content-Type": "application/json"})
     assert error_of(response, 422) == "invalid_request"
+
+
+@pytest.mark.parametrize("body", [b'{"text": "\xff\xfe"}', b"[" * 30_000 + b"]" * 30_000,
+                                  b'{"text": "hi", "user_id": ' + b"9" * 20_000 + b"}"],
+                         ids=["invalid-utf8", "nested-30000", "number-20000-digits"])
+@pytest.mark.parametrize("path", ["/v1/sessions/s1/turns", "/webhooks/rest/webhook"])
+def test_a_body_json_cannot_read_is_an_invalid_request(client: TestClient, body: bytes, path: str) -> None:
+    """Bytes that are not UTF-8, nesting deeper than the parser goes, a number too long to convert:
+    the same 422 as any other body that is not JSON, never a 400 of another shape."""
+    response = client.post(path, content=body, headers={"content-type": "application/json"})
+    assert error_of(response, 422) == "invalid_request"
+    assert response.json()["error"]["details"][0]["loc"] == ["body"]
 
 
 def test_a_body_over_the_limit_is_refused(client: TestClient) -> None:
