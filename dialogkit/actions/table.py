@@ -52,8 +52,13 @@ def _call(func: ActionFunc, ctx: ActionContext) -> Any:
         return func(ctx)
     except ActionError:
         raise
-    except Exception as exc:  # the author's code may raise anything; on_error handles it
-        raise ActionError(str(exc) or type(exc).__name__, original=exc) from exc
+    except (Exception, SystemExit) as exc:  # the author's code may raise anything, exit included: on_error
+        raise ActionError(_described(exc), original=exc) from exc        # handles it, the process goes on
+
+
+def _described(exc: BaseException) -> str:
+    """The exception's message, or its type's name where it has none (or only an exit code)."""
+    return type(exc).__name__ if isinstance(exc, SystemExit) or not str(exc) else str(exc)
 
 
 class ActionTable:

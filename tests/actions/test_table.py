@@ -73,6 +73,17 @@ class TestRun:
         with pytest.raises(ActionError, match="TimeoutError"):
             table.run("broken", ActionContext())
 
+    def test_an_action_that_exits_fails_like_any_other_and_the_process_goes_on(self) -> None:
+        """sys.exit() in an author's action would end a server serving every other session."""
+        def exits(ctx: ActionContext) -> None:
+            raise SystemExit(3)
+
+        table = ActionTable()
+        table.add("exits", exits)
+        with pytest.raises(ActionError, match="SystemExit") as caught:
+            table.run("exits", ActionContext())
+        assert isinstance(caught.value.original, SystemExit)
+
     def test_an_unknown_name(self) -> None:
         with pytest.raises(ActionError, match="unknown action 'nope'"):
             ActionTable().run("nope", ActionContext())
