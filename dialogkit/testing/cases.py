@@ -37,7 +37,7 @@ FILE_KEYS: tuple[str, ...] = ("bot", "actions", "repeat", "min_pass", "tests")
 TEST_KEYS: tuple[str, ...] = ("name", "user_id", "tags", "repeat", "min_pass", "steps")
 STEP_KEYS: tuple[str, ...] = ("user", "expect", "session", "restart", "now", "wait")
 EXPECT_KEYS: tuple[str, ...] = (
-    "flow", "state", "slots", "bot", "action", "clarify", "resolved", "summary", "entities",
+    "flow", "state", "slots", "bot", "options", "action", "clarify", "resolved", "summary", "entities",
     "max_context_tokens",
 )
 DEFAULT_SESSION = "default"
@@ -106,7 +106,7 @@ def parse_test_file(text: str, path: Path) -> TestFile:
 
 
 def is_regex(pattern: str) -> bool:
-    """``/.../`` marks a regular expression in ``bot``, ``resolved`` and ``summary`` expectations."""
+    """``/.../`` marks a regular expression in ``bot``, ``options``, ``resolved`` and ``summary`` expectations."""
     return len(pattern) >= 2 and pattern.startswith("/") and pattern.endswith("/")
 
 
@@ -362,6 +362,15 @@ class _Reader:
 
     def expect_bot(self, node: Node) -> Any:
         return self._pattern(node, "`bot`")
+
+    def expect_options(self, node: Node) -> Any:
+        """The quick replies, in order, each a substring or ``/regex/`` as in ``bot``; [] for none."""
+        if not isinstance(node, SequenceNode):
+            self.problem(node, "`options` must be a list: the quick replies offered, in order",
+                         "write options: [确认, 取消], or options: [] for none")
+            return _INVALID
+        items = [self._pattern(item, "`options`") for item in node.value]
+        return _INVALID if any(item is _INVALID for item in items) else items
 
     def expect_resolved(self, node: Node) -> Any:
         return self._pattern(node, "`resolved`")

@@ -182,6 +182,15 @@ def _text_check(key: str, read: Callable[[Observation], str | None]) -> Callable
     return check_text
 
 
+def _options(expected: list[str], obs: Observation) -> list[Mismatch]:
+    """``options``: the quick replies offered, as many as listed, each matched in order like ``bot``."""
+    actual = [str(option) for option in obs.reply_attr("options") or []]
+    if len(actual) == len(expected) and all(text_matches(w, h) for w, h in zip(expected, actual, strict=True)):
+        return []
+    note = "no quick replies were offered" if not actual else "other quick replies (matched in order)"
+    return [Mismatch("options", expected, actual, note)]
+
+
 def _summary_text(obs: Observation) -> str | None:
     summary = getattr(obs.reply, "summary", None)
     if isinstance(summary, str) and summary:
@@ -258,6 +267,7 @@ CHECKS: dict[str, Callable[[Any, Observation], list[Mismatch]]] = {
     "state": _state,
     "slots": _slots,
     "bot": _text_check("bot", lambda obs: obs.reply_attr("text")),
+    "options": _options,
     "action": _action,
     "clarify": _clarify,
     "resolved": _text_check("resolved", lambda obs: obs.reply_attr("resolved")),

@@ -158,6 +158,22 @@ class TestValidation:
         assert "a test needs at least one step" in messages
         assert "duplicate test name `t`" in messages
 
+    def test_options_are_a_list_of_texts_or_regular_expressions(self, write_tests: WriteTests) -> None:
+        """`options:` lists the quick replies; a single text or a bad /regex/ in it is a problem."""
+        path = write_tests("""
+            bot: bot.yaml
+            tests:
+              - name: t
+                steps:
+                  - user: hi
+                    expect: {options: 确认}
+                  - user: hi
+                    expect: {options: [确认, "/([unclosed/"]}
+        """)
+        messages = [p.message for p in problems_of(path)]
+        assert messages[0] == "`options` must be a list: the quick replies offered, in order"
+        assert messages[1].startswith("bad regular expression in `options`")
+
     def test_bad_stub_is_reported(self, write_tests: WriteTests) -> None:
         """A stub is a mapping of returned values or {error: message}; anything else is a problem."""
         path = write_tests("""

@@ -49,13 +49,13 @@ ZH = Reply(
     slots={"order_id": "123456", "product": "phone", "issue_type": "damaged", "amount": 150},
     session_id="s", language="zh", clarification=None, resolved="订单12345还没到",
     actions=[ActionRun("create_ticket", {"order_id": "123456", "product": "phone"}, result={"ticket_id": "T-1"})],
-    summary="用户反馈订单 123456 的手机屏幕碎了（用户陈述）",
+    summary="用户反馈订单 123456 的手机屏幕碎了（用户陈述）", options=["确认", "取消"],
 )
 EN = Reply(
     text="Do you mean order 12345 or 67890?", state="PARAM_COLLECT", flow="report_issue",
     slots={"order_id": "67890", "amount": 150.0}, session_id="s", language="en",
     clarification=["12345", "67890"], resolved="my order 67890 never arrived", actions=[],
-    summary="The user reports order 67890 never arrived",
+    summary="The user reports order 67890 never arrived", options=["12345", "67890"],
 )
 BOT = StubBot(View(entities=[Ent("12345", "order_id"), Ent("phone", "product"), Ent(67890, "order_id")]),
               [Msg("system", "你是客服", 10), Msg("user", "我的手机碎了", 12)])
@@ -67,6 +67,7 @@ CASES: dict[str, list[tuple[Reply, Any, Any]]] = {
     "slots": [(ZH, {"product": "phone", "amount": "150", "note": None}, {"product": "laptop"}),
               (EN, {"order_id": 67890, "amount": 150}, {"order_id": None})],
     "bot": [(ZH, "创建工单", "已创建"), (EN, r"/order \d{5} or \d{5}/", "/^Ticket/")],
+    "options": [(ZH, ["确认", "/^取/"], ["确认"]), (ZH, ["确", "消"], []), (EN, ["12345", "/^6/"], ["67890", "12345"])],
     "action": [(ZH, "create_ticket", "order_status"),
                (ZH, {"name": "create_ticket", "with": {"order_id": 123456}}, {"name": "create_ticket", "with": {"order_id": "1"}}),
                (EN, None, "create_ticket")],
