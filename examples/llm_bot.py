@@ -31,7 +31,7 @@ from dialogkit import Bot  # noqa: E402
 from dialogkit.testing.llm_server import ScriptedLLMServer  # noqa: E402
 
 CONVERSATIONS = {
-    "zh": ["我那台手机摔坏了，订单号是一二三四五六", "就这么办吧", "订单 67890 到哪了"],
+    "zh": ["我那台手机摔坏了，订单号是一二三四五六", "好的，就这么办吧，麻烦你们了", "订单 67890 到哪了"],
     "en": ["my laptop never arrived", "the order number is 654321", "yes please", "where is my order 67890"],
 }
 """The support conversations the example and the real-server test hold, one per language."""

@@ -3,8 +3,9 @@
 Rules first, LLM second: the rule interpretation is computed before anything here runs, and
 every failure of the LLM path (an ``LLMError``, a timeout, garbage, a value the rules refuse)
 leaves it untouched, logs one warning and counts ``session.usage.failures``. The LLM proposes
-commands; the rule layer validates every value (entity type parse + slot rules) before a value
-becomes a ``Mention`` the policy sees. Nothing here raises into the turn.
+commands; the rule layer validates every value (entity type parse + slot rules), and the user's
+words must ground it (``grounding``: a confirm needs a yes in them, a value must be the user's)
+before it becomes a ``Mention`` the policy sees. Nothing here raises into the turn.
 
 The understanding prompt is built THROUGH the context window, so it is budgeted, trimmed by
 priority and redacted like any other request: sensitive slot values never leave the process.
@@ -25,6 +26,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any, TypeVar
 
 from dialogkit.engine.context_view import ContextView
+from dialogkit.engine.grounding import Grounding
 from dialogkit.engine.sensitive_reading import SensitiveReading
 from dialogkit.engine.slots import Validator, validate_slot
 from dialogkit.engine.turn import TurnContext
@@ -67,6 +69,7 @@ class LLMLayer:
         self.spec: LLMSpec = client.spec
         self.use_for = frozenset(self.spec.use_for)
         self._sensitive = SensitiveReading(bot_spec)
+        self.grounding = Grounding(bot_spec, understanding)
 
     @classmethod
     def create(cls, bot_spec: BotFile, understanding: RuleUnderstanding, view: ContextView, validator: Validator,
@@ -177,7 +180,7 @@ class LLMLayer:
         return lambda exchange: llm_calls.understand_steps(exchange, messages, spec, active, pending)
 
     def _apply(self, ctx: TurnContext, proposed: list[llm_commands.Command] | None) -> None:
-        """Validate what the LLM proposed and merge what the rules accept."""
+        """Validate what the LLM proposed, keep what the user's words ground, and merge it."""
         if proposed is None:
             return
         active = ctx.session.flow
@@ -185,7 +188,9 @@ class LLMLayer:
         if len(kept) < len(proposed):
             dropped = LLMError(f"{len(proposed) - len(kept)} command(s) dropped by validation")
             self._failed(ctx, "understanding", dropped)
-        self._merge(ctx, kept)
+        # What the user's words do not ground is dropped too, and logged, but is no failure of the
+        # call: the model heard something else (a value other than the one typed, say).
+        self._merge(ctx, self.grounding.keep(ctx, kept))
 
     def _value_validator(self, ctx: TurnContext) -> llm_commands.ValueValidator:
         """The rule layer's check of a proposed value: entity type parse, then the slot's rules."""
@@ -198,7 +203,8 @@ class LLMLayer:
             canonical: Any = text
             if slot.entity:
                 try:
-                    canonical = self.understanding.parse_value(slot.entity, text)
+                    canonical = self.understanding.parse_value(slot.entity, text,
+                                                               now=self.understanding.local_time(ctx.now))
                 except ValueError:
                     canonical = None
                 if canonical is None:

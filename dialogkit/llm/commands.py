@@ -38,6 +38,7 @@ __all__ = [
     "commands_from",
     "extract_json",
     "parse_commands",
+    "slot_spec",
     "validate_commands",
 ]
 
@@ -200,7 +201,8 @@ def command_schema(spec: BotFile) -> dict[str, Any]:
 # ------------------------------------------------------------------------------ validation
 
 
-def _slot_spec(spec: BotFile, flow: str | None, slot: str) -> SlotSpec | None:
+def slot_spec(spec: BotFile, flow: str | None, slot: str) -> SlotSpec | None:
+    """The slot a command names: in ``flow`` when that is a flow of the bot, else in any flow."""
     if flow is not None and flow in spec.flows:
         return spec.flows[flow].slot(slot)
     return next((f.slot(slot) for f in spec.flows.values() if f.slot(slot) is not None), None)
@@ -248,7 +250,7 @@ def _checked_slot(
     command: SetSlot | CorrectSlot, spec: BotFile, flow: str | None, validate_value: ValueValidator
 ) -> SetSlot | CorrectSlot | None:
     """``command`` with its value in canonical form, or None when the slot or the value is rejected."""
-    slot = _slot_spec(spec, flow, command.slot)
+    slot = slot_spec(spec, flow, command.slot)
     if slot is None:
         log.warning("llm_command_dropped", command=command.command, slot=command.slot, flow=flow,
                     reason="unknown slot")

@@ -404,6 +404,12 @@ def leading_answer(text: str, *, tail_cjk: int = 6, tail_words: int = 4, tail_di
     return Answer(first.kind == "yes", first.start, first.end, False, not tail)   # correction, whole
 
 
+def reply_answer(text: str) -> Answer | None:
+    """The answer a reply to a yes/no question gives: an answer word first, with more after it than a
+    cue allows ("好的，尽快帮我建工单吧", "yes, we need 2"), though never a "but" or a doubt."""
+    return leading_answer(text, tail_cjk=12, tail_words=10, tail_digits=True)
+
+
 _ZH_ASKING = re.compile(r"什么|怎么|怎样|如何|几|哪|多少|为什么|为何|是否|能不能|可不可以|有没有|吗|呢|么")
 _EN_ASKING = re.compile(r"^\s*(?:what|when|where|how|why|who|which|whose|is|are|am|was|were|can|could|do|does|did|"
                         r"will|would|should|shall|may|have|has)\b", re.IGNORECASE)

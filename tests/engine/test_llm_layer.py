@@ -193,10 +193,14 @@ class TestUnderstanding:
         assert usage_of(bot, "s") == {"calls": 1, "prompt_tokens": 321, "completion_tokens": 45, "failures": 0}
 
     @LANGS
-    def test_confirm_deny_and_cancel_become_cues(self, serve: Any, lang: str) -> None:
+    def test_a_confirm_is_a_yes_when_the_words_open_with_one(self, serve: Any, lang: str) -> None:
+        """The rules' yes cue misses a yes with this much after it; the model's confirm is kept, as
+        the words open with a yes (a confirm without one is dropped: see test_grounding.py)."""
         bot, _ = serve([REPORT, {"commands": [{"command": "confirm"}]}])
         bot.handle("s", IN_WORDS[lang])
-        reply = bot.handle("s", "就这么办吧，麻烦了" if lang == "zh" else "please do exactly that for me")
+        said = "好的，就这么办吧，麻烦你们了" if lang == "zh" else "sure, that is exactly what I need, thanks a lot"
+        assert "yes" not in bot.understanding.interpret(said, lang).cues
+        reply = bot.handle("s", said)
         assert reply.state == "IDLE" and "T-1001" in reply.text
 
     @LANGS
