@@ -303,7 +303,8 @@ class TestInspection:
         bot = support()
         bot.handle("s", REPORT[lang])
         stats, text = bot.stats("s"), bot.export_context("s")
-        assert text.splitlines()[-1] == f"Token saved: {stats['saved_tokens']} ({stats['saved_pct']:.1f}%)"
+        saved = stats["full_tokens"] - stats["sent_tokens"]       # signed, as the percentage is
+        assert text.splitlines()[-1] == f"Token saved: {saved} ({stats['saved_pct']:.1f}%)"
         assert REPORT[lang] in text
 
     @pytest.mark.parametrize("method", INSPECTIONS)

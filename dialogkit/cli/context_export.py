@@ -1,7 +1,9 @@
 """``/export [--force] [--raw] FILE`` in ``dialogkit chat``: the context window, written to a file.
 
 The format follows the extension: ``.json`` (also when there is none), ``.csv`` or ``.txt`` (the
-plain ``number, role, priority, tokens, content`` lines, then ``Token saved: N (P%)``). Phone
+plain ``number, role, priority, tokens, content`` lines, then ``Token saved: N (P%)``; the CSV ends
+with that line too, as a row of one field). N and P are signed and agree: negative while the window
+costs more than the full history, which the JSON's ``note`` then says. Phone
 numbers and e-mail addresses are masked the way logs mask them unless ``--raw`` is given. Nothing
 is created or replaced behind the user's back: the folder must exist, an existing file is kept
 unless ``--force``, and the file appears whole or not at all (written beside it, then renamed).
@@ -19,6 +21,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from dialogkit.context.parts import BuiltContext
+from dialogkit.context.window import NEGATIVE_SAVING, saved_line
 from dialogkit.strings.redaction import mask_pii
 
 __all__ = ["USAGE", "ExportError", "check_target", "parse_export", "render", "write_export"]
@@ -47,17 +50,22 @@ def render(built: BuiltContext, session_id: str, fmt: str, raw: bool) -> str:
     rows = [{"number": n, "role": m.role, "priority": m.priority, "tokens": m.tokens, "content": show(m.content)}
             for n, m in enumerate(built.messages, start=1)]
     if fmt == "json":
-        document = {"session_id": session_id, "messages": rows, "token_saved": built.saved_tokens,
-                    "saved_pct": round(built.saved_pct, 1), "masked": not raw}
+        document: dict[str, object] = {
+            "session_id": session_id, "messages": rows, "full_tokens": built.full_tokens,
+            "sent_tokens": built.sent_tokens, "token_saved": built.net_saved_tokens,
+            "saved_pct": round(built.saved_pct, 1), "masked": not raw}
+        if built.net_saved_tokens < 0:
+            document["note"] = NEGATIVE_SAVING
         return json.dumps(document, ensure_ascii=False, indent=2) + "\n"
     if fmt == "csv":
         out = io.StringIO()
         writer = csv.DictWriter(out, fieldnames=["number", "role", "priority", "tokens", "content"])
         writer.writeheader()
         writer.writerows(rows)
+        csv.writer(out).writerow([saved_line(built)])     # the last row, as the last line of .txt
         return out.getvalue()
     lines = [f"{r['number']}, {r['role']}, {r['priority']}, {r['tokens']}, {r['content']}" for r in rows]
-    lines.append(f"Token saved: {built.saved_tokens} ({built.saved_pct:.1f}%)")
+    lines.append(saved_line(built))
     return "\n".join(lines) + "\n"
 
 

@@ -112,6 +112,12 @@ class BuiltContext:
     encoding: str = ""
 
     @property
+    def net_saved_tokens(self) -> int:
+        """What sending the window saves against the full history, signed: negative while the
+        window costs more (``saved_tokens`` stops at 0; ``saved_pct`` is signed too)."""
+        return self.full_tokens - self.sent_tokens
+
+    @property
     def over_budget(self) -> bool:
         """True only when the pinned parts alone could not be cut below the budget."""
         return self.used > self.budget

@@ -40,6 +40,7 @@ from dialogkit.context.tokens import REPLY_PRIMING_TOKENS, TokenCounter
 from dialogkit.strings.redaction import Redactor
 
 __all__ = [
+    "NEGATIVE_SAVING",
     "BuiltContext",
     "ContextInputs",
     "ContextMessage",
@@ -47,6 +48,7 @@ __all__ = [
     "RoundSummary",
     "build_context",
     "export_text",
+    "saved_line",
 ]
 
 _MAX_TRUNCATION_PASSES = 4
@@ -309,11 +311,22 @@ def _truncate_pinned(builder: _Builder, units: list[_Unit], budget: int, truncat
             exhausted.add(id(message))
 
 
+NEGATIVE_SAVING = ("negative: the window costs more than the full history so far (its system prompt, task "
+                   "state and summary outweigh a short conversation); the saving grows as rounds accumulate")
+"""What a negative ``Token saved`` figure means, said in an export that shows one."""
+
+
+def saved_line(built: BuiltContext) -> str:
+    """``Token saved: N (P%)``, both signed: N and P agree, negative while more is sent than the
+    full history holds."""
+    return f"Token saved: {built.net_saved_tokens} ({built.saved_pct:.1f}%)"
+
+
 def export_text(built: BuiltContext) -> str:
     """The ``/export`` format: one block per message, then ``Token saved: N (P%)``."""
     blocks = [
         f"{number}, {m.role}, {m.priority}, {m.tokens}, {m.content}"
         for number, m in enumerate(built.messages, start=1)
     ]
-    blocks.append(f"Token saved: {built.saved_tokens} ({built.saved_pct:.1f}%)")
+    blocks.append(saved_line(built))
     return "\n".join(blocks) + "\n"

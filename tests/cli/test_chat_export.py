@@ -41,9 +41,14 @@ def test_formats_by_extension_and_pii_masked(lang: str, tmp_path: Path) -> None:
                  (tmp_path / "c.txt").read_text(encoding="utf-8")):
         assert "13812345678" not in text and "amy@example.com" not in text
     with (tmp_path / "b.csv").open(encoding="utf-8", newline="") as handle:
-        rows = list(csv.DictReader(handle))
+        *rows, saved = list(csv.DictReader(handle))
     assert [r["number"] for r in rows] == [str(i) for i in range(1, len(rows) + 1)]
-    assert (tmp_path / "c.txt").read_text(encoding="utf-8").splitlines()[-1].startswith("Token saved: ")
+    line = (tmp_path / "c.txt").read_text(encoding="utf-8").splitlines()[-1]
+    assert line.startswith("Token saved: ") and saved["number"] == line          # the CSV ends as the text does
+    assert line == f"Token saved: {document['token_saved']} ({document['saved_pct']:.1f}%)"
+    assert document["token_saved"] == document["full_tokens"] - document["sent_tokens"]
+    if document["token_saved"] < 0:                                            # a short chat: says what it means
+        assert document["saved_pct"] < 0 and document["note"].startswith("negative: the window costs more")
     raw = json.loads((tmp_path / "d").read_text(encoding="utf-8"))
     assert raw["masked"] is False and TURNS[lang][2] in json.dumps(raw, ensure_ascii=False)
 

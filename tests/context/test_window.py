@@ -266,8 +266,16 @@ class TestAccounting:
         lines = export_text(built).splitlines()
         first = built.messages[0]
         assert lines[0] == f"1, system, {first.priority}, {first.tokens}, {first.content}"
-        assert lines[-1] == f"Token saved: {built.saved_tokens} ({built.saved_pct:.1f}%)"
+        assert lines[-1] == f"Token saved: {built.net_saved_tokens} ({built.saved_pct:.1f}%)"
         assert len(lines) == len(built.messages) + 1
+
+    @LANGS
+    def test_a_negative_saving_is_signed_in_both_figures(self, lang: str, counter: TokenCounter) -> None:
+        """One round against a system prompt: more is sent than the history holds. The count and the
+        percentage agree (the count used to stop at 0 beside a negative percentage)."""
+        built = build_context(inputs(lang, 1), budget=4000, keep_recent_rounds=3, counter=counter)
+        assert built.net_saved_tokens == built.full_tokens - built.sent_tokens < 0 and built.saved_pct < 0
+        assert export_text(built).splitlines()[-1] == f"Token saved: {built.net_saved_tokens} ({built.saved_pct:.1f}%)"
 
 
 class TestPresets:
