@@ -66,7 +66,7 @@ def file_warnings(path: Path, bot: LoadedBot) -> list[Problem]:
     (read with the bot's own understanding, one layer above the spec)."""
     checked = check_bot_file(path)
     document = checked.document
-    found = [*checked.warnings, *bot_warnings(bot.spec, document)]
+    found = [*checked.warnings(), *bot_warnings(bot.spec, document)]
     found.extend(document.problem(where, "warning: " + message, hint)
                  for where, message, hint in shadowed_flows(bot.spec))
     return found

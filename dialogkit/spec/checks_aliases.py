@@ -11,6 +11,7 @@ Where a value was written is the bot file (its YAML position) or a row of its ``
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -18,7 +19,7 @@ from dialogkit.errors import Problem
 from dialogkit.spec.schema import BotFile
 from dialogkit.spec.values_file import read_values_file
 from dialogkit.spec.yaml_source import YamlDocument
-from dialogkit.strings.aliases import normalise_alias
+from dialogkit.strings.aliases import normalise_aliases
 
 SHOWN_PAIRS = 3
 """Values sharing aliases across two types warned about one by one; more make one warning."""
@@ -58,25 +59,27 @@ def with_values_files(spec: BotFile, document: YamlDocument) -> Catalogue:
     return out
 
 
-def alias_collisions(catalogue: Catalogue, document: YamlDocument) -> tuple[list[Problem], list[Problem]]:
+def alias_collisions(catalogue: Catalogue, document: YamlDocument
+                     ) -> tuple[list[Problem], Callable[[], list[Problem]]]:
     """(errors, warnings): an alias of two values of one type; aliases of values of two types
-    (one warning per pair of values, naming every alias they share)."""
+    (one warning per pair of values, naming every alias they share). The warnings are positioned
+    only when asked for (``dialogkit validate``): a position costs a second, careful read."""
     errors: list[Problem] = []
     owners: dict[str, tuple[str, str]] = {}           # alias -> (type, value) of its first claimant
     shared: dict[tuple[tuple[str, str], tuple[str, str]], list[str]] = {}
     for name, entity in catalogue.spec.entities.items():
         own: dict[str, str] = {}
-        for value, aliases in entity.synonyms().items():
-            for alias in aliases:
-                key = normalise_alias(alias)
-                first = own.setdefault(key, value)
-                if key and first != value:
-                    errors.append(_claimed_twice(catalogue, document, name, value, alias, first))
+        synonyms = entity.synonyms()
+        said = [(value, alias) for value, aliases in synonyms.items() for alias in aliases]
+        for (value, alias), key in zip(said, normalise_aliases([alias for _, alias in said]), strict=True):
+            first = own.setdefault(key, value)
+            if key and first != value:
+                errors.append(_claimed_twice(catalogue, document, name, value, alias, first))
         for key, value in own.items():
             other = owners.setdefault(key, (name, value))
             if key and other[0] != name:
                 shared.setdefault(((name, value), other), []).append(key)
-    return errors, _shared_warnings(catalogue, document, shared)
+    return errors, lambda: _shared_warnings(catalogue, document, shared)
 
 
 def _shared_warnings(catalogue: Catalogue, document: YamlDocument,

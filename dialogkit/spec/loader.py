@@ -19,6 +19,7 @@ from __future__ import annotations
 import copy
 import types
 import typing
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -66,7 +67,7 @@ class CheckedBotFile:
     spec: BotFile | None
     pruned: set[tuple[str, str]] = field(default_factory=set)
     problems: list[Problem] = field(default_factory=list)
-    warnings: list[Problem] = field(default_factory=list)    # an alias shared by two types
+    warnings: Callable[[], list[Problem]] = list    # an alias shared by two types, positioned when called
 
 
 def check_bot_file(path: str | Path) -> CheckedBotFile:
@@ -84,7 +85,7 @@ def check_bot_text(text: str | bytes, filename: str = "<string>") -> CheckedBotF
 def check_document(document: YamlDocument) -> CheckedBotFile:
     """The shape and meaning problems of a parsed bot file (meaning only when a model remains)."""
     problems: list[Problem] = []
-    warnings: list[Problem] = []
+    warnings: Callable[[], list[Problem]] = list
     spec, pruned = _validate_shape(document, problems)
     if spec is not None:
         catalogue = with_values_files(spec, document)      # a values_file's values are the type's too

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import re
 
-_UNEVEN_SPACE = re.compile(r"^\s|\s$|\s\s|[^\S ]|\x00", re.MULTILINE)
+_UNEVEN_SPACE = re.compile(r"(?:^|\x00)\s|\s(?:\x00|$)|\s\s|[^\S ]")
+"""Spaces ``normalise_alias`` would change, in aliases joined by NUL: one at an end, two in a
+row, or white space other than a plain space."""
 
 
 def normalise_alias(text: str) -> str:
@@ -20,6 +22,6 @@ def normalise_aliases(aliases: list[str]) -> list[str]:
     """``normalise_alias`` of each, lowered in one call when no alias has spaces to tidy (a
     catalogue's 100,000 aliases: one ``lower`` instead of 100,000)."""
     joined = "\x00".join(aliases)
-    if len(aliases) < 2 or "\n" in joined or _UNEVEN_SPACE.search(joined.replace("\x00", "\n")):
+    if len(aliases) < 2 or joined.count("\x00") != len(aliases) - 1 or _UNEVEN_SPACE.search(joined):
         return [normalise_alias(alias) for alias in aliases]
     return joined.lower().split("\x00")

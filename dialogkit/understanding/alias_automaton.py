@@ -83,12 +83,13 @@ class AliasMatch(Generic[T]):
 class AliasAutomaton(Generic[T]):
     """Aliases, each with a payload (the first given for an alias is kept), found in text."""
 
-    def __init__(self, aliases: Iterable[tuple[str, T]]) -> None:
+    def __init__(self, aliases: Iterable[tuple[str, T]], *, keyed: bool = False) -> None:
+        """``keyed``: the aliases are lower case with single spaces already (``normalise_alias``)."""
         self._automaton = ahocorasick.Automaton()
         self._size = 0
         add, holds = self._automaton.add_word, self._automaton.exists
         for alias, payload in aliases:
-            key = alias_key(alias)
+            key = alias if keyed else alias_key(alias)
             if not key or holds(key):
                 continue
             latin = not has_cjk(key)

@@ -26,7 +26,7 @@ from functools import cache
 
 from dialogkit.model.interpretation import Mention, RejectedValue
 from dialogkit.spec.schema import BotFile, EntityTypeSpec, prompt_text
-from dialogkit.strings.aliases import normalise_alias, normalise_aliases
+from dialogkit.strings.aliases import normalise_aliases
 from dialogkit.strings.cjk import has_cjk
 from dialogkit.understanding.alias_automaton import AliasAutomaton
 from dialogkit.understanding.builtins import BUILTIN_FINDERS, READERS
@@ -50,7 +50,7 @@ class SynonymMatcher:
 
     def __init__(self, synonyms: dict[str, list[str]],
                  labels: Callable[[dict[str, str]], Iterable[tuple[str, str, bool]]] | None = None) -> None:
-        """``labels`` gives the labels from the aliases taken (normalised alias -> value)."""
+        """``labels`` gives the labels (normalised) from the aliases taken (normalised alias -> value)."""
         self.canonical: dict[str, str] = {}       # alias or label read in running text -> value
         owners = [canonical for canonical, aliases in synonyms.items() for _ in aliases]
         keys = normalise_aliases([alias for aliases in synonyms.values() for alias in aliases])
@@ -60,11 +60,11 @@ class SynonymMatcher:
         asked: list[tuple[str, tuple[str, bool]]] = []
         for canonical, label, running in labels(self.canonical) if labels is not None else ():
             if running:
-                self.canonical.setdefault(normalise_alias(label), canonical)
+                self.canonical.setdefault(label, canonical)
             else:
                 asked.append((label, (canonical, True)))
         self._automaton: AliasAutomaton[tuple[str, bool]] = AliasAutomaton(
-            [*((alias, (canonical, False)) for alias, canonical in self.canonical.items()), *asked])
+            [*((alias, (canonical, False)) for alias, canonical in self.canonical.items()), *asked], keyed=True)
 
     def find(self, text: str, *, labels: bool = False) -> list[Found]:
         """The values named in ``text``; ``labels``: every label of a value counts as its alias."""
@@ -120,16 +120,13 @@ def _labels(spec: EntityTypeSpec, taken: set[str], claimed: Callable[[], AliasAu
     which ("平板电脑" is a tablet, not the laptop "电脑"); and labels long enough to be no common
     word (``_specific``: "商品损坏", "any available manager"). A short label holding no alias may
     be an everyday word ("电话" in "联系电话") and is read only when its slot is asked."""
+    labelled = [(canonical, prompt_text(entry.label, language)) for canonical, entry in (spec.values or {}).items()
+                if not isinstance(entry, list) and entry.label is not None for language in ("zh", "en")]
     out: list[tuple[str, str, bool]] = []
-    for canonical, entry in (spec.values or {}).items():
-        if isinstance(entry, list) or entry.label is None:
-            continue
-        for language in ("zh", "en"):
-            label = prompt_text(entry.label, language)
-            key = normalise_alias(label)
-            if key and key not in taken:        # an alias's words keep their value
-                taken.add(key)
-                out.append((canonical, label, _specific(key) or claimed().holds(key, plural=False)))
+    for (canonical, _), key in zip(labelled, normalise_aliases([label for _, label in labelled]), strict=True):
+        if key and key not in taken:        # an alias's words keep their value
+            taken.add(key)
+            out.append((canonical, key, _specific(key) or claimed().holds(key, plural=False)))
     return out
 
 

@@ -72,7 +72,7 @@ def test_an_alias_of_two_types_is_a_warning_naming_the_winner(alias: str) -> Non
         """) + FLOW
     checked = check_bot_text(text, "shop.yaml")
     assert checked.problems == []
-    [warning] = checked.warnings
+    [warning] = checked.warnings()
     assert warning.line == 7
     assert warning.message == (
         f"warning: alias '{alias.lower()}' means value 'handset' of entity type 'gift' and value 'phone' of entity "
@@ -83,6 +83,6 @@ def test_an_alias_of_two_types_is_a_warning_naming_the_winner(alias: str) -> Non
 def test_many_values_shared_by_two_types_make_one_warning() -> None:
     values = "".join(f"      v{i}: [名{i}号]\n" for i in range(5))
     text = "entities:\n  product:\n    values:\n" + values + "  place:\n    values:\n" + values + FLOW
-    [warning] = check_bot_text(text, "shop.yaml").warnings
+    [warning] = check_bot_text(text, "shop.yaml").warnings()
     assert warning.message.startswith("warning: 5 values of entity type 'place' share aliases with values of "
                                       "entity type 'product' ('v0', 'v1', 'v2', ...)")

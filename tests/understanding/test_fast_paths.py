@@ -19,9 +19,10 @@ from ruamel.yaml import YAML
 
 from dialogkit.model.interpretation import Mention
 from dialogkit.spec.schema import BotFile
+from dialogkit.strings.aliases import normalise_alias
 from dialogkit.strings.cjk import has_cjk
 from dialogkit.understanding import builtins, choices, cues, datetimes, entities, intents
-from dialogkit.understanding.entities import EntityExtractor, SynonymMatcher, normalise_alias
+from dialogkit.understanding.entities import EntityExtractor, SynonymMatcher
 from dialogkit.understanding.language import LatinSplit, fold, may_hold_latin
 from dialogkit.understanding.numbers import find_integers, find_numbers, non_overlapping
 from dialogkit.understanding.rules import RuleUnderstanding
@@ -336,7 +337,7 @@ def test_an_any_answer_is_read_with_the_half_its_text_can_match() -> None:
     for text in [*corpus(), *extra]:
         lowered = fold(text).lower().strip(choices._END)
         if lowered and len(lowered) <= choices._ANY_LENGTH and not lowered.endswith(("?", "？", "吗", "么")):
-            assert choices.is_any(lowered) == (choices._any().match(lowered) is not None), text
+            assert choices._is_any_answer(lowered) == (choices._any().match(lowered) is not None), text
 
 
 class _EveryCharacter(frozenset[str]):
