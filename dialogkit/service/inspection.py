@@ -20,7 +20,8 @@ from dialogkit.strings.redaction import MASK, mask_values
 if TYPE_CHECKING:
     from dialogkit.bot import Bot, SessionView
 
-__all__ = ["HISTORY_SHOWN", "context_json", "machine_json", "masked", "sensitive_names", "session_json"]
+__all__ = ["HISTORY_SHOWN", "context_json", "history_json", "machine_json", "masked", "sensitive_names",
+           "session_json"]
 
 HISTORY_SHOWN = 50
 """Messages of the history a session's JSON carries, the latest."""
@@ -55,7 +56,7 @@ def session_json(bot: Bot, view: SessionView, built: BuiltContext, last_turn: di
         "machine": _machine_for(bot, data),
         "context": _window_json(built),
         "last_turn": last_turn,
-        "history": _history_json(bot, data),
+        "history": history_json(bot, data),
     }
 
 
@@ -114,7 +115,8 @@ def context_json(built: BuiltContext) -> dict[str, Any]:
     return {"messages": messages, **window, "breakdown": dict(built.breakdown)}
 
 
-def _history_json(bot: Bot, data: Session) -> list[dict[str, Any]]:
+def history_json(bot: Bot, data: Session) -> list[dict[str, Any]]:
+    """The last ``HISTORY_SHOWN`` messages, sensitive values masked (the session's JSON, the widget's resume)."""
     secrets = bot.view.sensitive_values(data)
     return [{"role": m.role, "content": mask_values(m.content, secrets) if secrets else m.content, "turn": m.turn}
             for m in data.history[-HISTORY_SHOWN:]]
