@@ -27,6 +27,8 @@ log = get_logger("dialogkit.store")
 ENV = "DIALOGKIT_SECRET_KEY"
 PREFIX = "dk1:"                  # a sealed row starts so; a JSON row never does
 _PREFIX_B = PREFIX.encode()
+_MAKE_KEY = ('export DIALOGKIT_SECRET_KEY=$(python -c '
+             '"from cryptography.fernet import Fernet; print(Fernet.generate_key().decode())")')
 _HINT = ('DIALOGKIT_SECRET_KEY must hold Fernet keys (comma-separated to rotate); make one with: '
          'python -c "from cryptography.fernet import Fernet; print(Fernet.generate_key().decode())"')
 
@@ -119,5 +121,6 @@ def warn_if_plain(url: str, has_sensitive: Callable[[], bool]) -> None:
     if not has_sensitive():
         return
     log.warning("sensitive_values_in_plain_text", store=url,
-                hint=f"{ENV} is not set: sensitive values are stored in plain text until their task ends "
+                hint=f"set {ENV} to encrypt what the store writes, sensitive values included: {_MAKE_KEY}; "
+                     "without it they are stored in plain text until their task ends "
                      "(docs/stores.md, 'Sensitive values at rest')")
