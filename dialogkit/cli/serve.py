@@ -35,6 +35,9 @@ def serve(
                                          "kept.")] = False,
     log_level: Annotated[str, typer.Option("--log-level", help="critical, error, warning, info or debug.")]
         = "info",
+    max_turns_in_flight: Annotated[int | None, typer.Option(
+        "--max-turns-in-flight", min=0, help="Turns one worker runs at once; beyond, 503 overloaded with "
+        "Retry-After. 0: no limit (default: $DIALOGKIT_MAX_TURNS_IN_FLIGHT, else 64).")] = None,
     otel: Annotated[bool, typer.Option("--otel", help="Export OpenTelemetry traces, set up by the OTEL_* "
                                        "variables (default: OTLP over HTTP to localhost:4318).")] = False,
 ) -> None:
@@ -43,11 +46,13 @@ def serve(
         raise typer.BadParameter(", ".join(LOG_LEVELS), param_hint="--log-level")
     if not _traces_ready(otel):
         raise typer.Exit(1)
-    raise typer.Exit(serve_command(bot_file, host, port, store, workers, token, reload, log_level.lower(), keys))
+    raise typer.Exit(serve_command(bot_file, host, port, store, workers, token, reload, log_level.lower(), keys,
+                                   max_turns_in_flight))
 
 
 def serve_command(bot_file: Path, host: str, port: int, store: str | None, workers: int, token: str | None,
-                  reload: bool, log_level: str, keys: Path | None = None) -> int:
+                  reload: bool, log_level: str, keys: Path | None = None,
+                  max_turns_in_flight: int | None = None) -> int:
     """Check the options, then serve until stopped; 1 when the bot or the store cannot be used."""
     missing = [name for name in SERVE_EXTRA if importlib.util.find_spec(name) is None]
     if missing:
@@ -58,7 +63,8 @@ def serve_command(bot_file: Path, host: str, port: int, store: str | None, worke
 
     options = ServeOptions(bot_file=str(bot_file.resolve()), store=store, host=host, port=port, workers=workers,
                            token=token or os.environ.get(TOKEN_ENV) or None,
-                           keys=str(keys.resolve()) if keys is not None else None, reload=reload, log_level=log_level)
+                           keys=str(keys.resolve()) if keys is not None else None, reload=reload, log_level=log_level,
+                           max_turns_in_flight=max_turns_in_flight)
     try:
         warnings = check_options(options)
     except DialogkitError as error:

@@ -46,7 +46,7 @@ def create_app(bot: Bot, settings: ServiceSettings | None = None) -> FastAPI:
     app.state.service = service
     install_error_handlers(app, service.metrics.error)
     app.add_middleware(Guard, keys=with_token(settings.keys, settings.token), max_body=settings.max_body,
-                       count=service.metrics.error)
+                       count=service.metrics.error, max_turns=settings.max_turns_in_flight)
     for module in (api_sessions, api_users, rasa, operations):
         app.include_router(module.router)
     app.mount("/static", StaticFiles(directory=STATIC_DIR, check_dir=False), name="static")

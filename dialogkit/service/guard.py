@@ -1,9 +1,11 @@
-"""What every request passes before a route sees it: the API key and its scopes, then the body limit.
+"""What every request passes before a route sees it: the API key and its scopes, the body limit, then
+for a turn the worker's limit of turns in flight (``admission``).
 
 Plain ASGI rather than FastAPI dependencies: a request without a key, or with a key whose scopes do
 not cover the route, is refused before its body is read or parsed (so it learns nothing from a
 422), and a body over the limit is refused by its ``Content-Length`` before a byte of it is read,
-or as soon as a chunked one passes the limit.
+or as soon as a chunked one passes the limit. A turn beyond the worker's limit is refused with 503
+``overloaded`` and ``Retry-After``, before its body is read.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from collections.abc import Callable
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from dialogkit.service.access import remember_key, scopes_for
+from dialogkit.service.admission import RETRY_AFTER_S, Admission, is_turn_route
 from dialogkit.service.errors import ApiError, error_body
 from dialogkit.service.keys import ApiKey, KeyRing
 
@@ -29,13 +32,16 @@ PUBLIC_PATHS = frozenset({"/", "/healthz", "/readyz", "/docs", "/docs/oauth2-red
 
 class Guard:
     """Refuses requests without a known key (401), with a key outside the route's scopes (403), and
-    bodies over ``max_body`` (413), as JSON errors. A server with no keys lets every request in."""
+    bodies over ``max_body`` (413), and turns beyond ``max_turns`` in flight (503), as JSON errors. A
+    server with no keys lets every request in; ``max_turns`` 0 admits every turn."""
 
-    def __init__(self, app: ASGIApp, *, keys: KeyRing, max_body: int, count: Callable[[str], None]) -> None:
+    def __init__(self, app: ASGIApp, *, keys: KeyRing, max_body: int, count: Callable[[str], None],
+                 max_turns: int = 0) -> None:
         self.app = app
         self.keys = keys
         self.max_body = max_body
         self.count = count
+        self.admission = Admission(max_turns)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -47,7 +53,23 @@ class Guard:
         if length is not None and length > self.max_body:
             await self._refuse(send, 413, "body_too_large", f"the body is over {self.max_body} bytes")
             return
+        if is_turn_route(scope["method"], scope["path"]):
+            await self._turn(scope, receive, send)
+            return
         await self.app(scope, self._limited(receive), send)
+
+    async def _turn(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """A turn, if the worker has a place for it; 503 ``overloaded`` at once if not."""
+        if not self.admission.enter():
+            await self._refuse(send, 503, "overloaded",
+                               f"this worker is running {self.admission.limit} turns already",
+                               [(b"retry-after", str(RETRY_AFTER_S).encode())],
+                               hint=f"send the turn again after {RETRY_AFTER_S} s (Retry-After)")
+            return
+        try:
+            await self.app(scope, self._limited(receive), send)
+        finally:
+            self.admission.leave()
 
     async def _admitted(self, scope: Scope, send: Send) -> bool:
         """Whether the request's key is known and may use the route; refused (and answered) if not."""

@@ -44,6 +44,7 @@ class ServeOptions:
     keys: str | None = None              # the keys file (docs/serving.md, "Keys and scopes")
     reload: bool = False
     log_level: str = "info"
+    max_turns_in_flight: int | None = None   # per worker; None: $DIALOGKIT_MAX_TURNS_IN_FLIGHT or the default
 
     def to_env(self) -> str:
         return json.dumps(asdict(self))
@@ -67,6 +68,7 @@ def check_options(options: ServeOptions) -> list[str]:
     from dialogkit.store import open_store
 
     keys = load_keys(options.keys, env=os.environ, token=options.token)
+    turns_in_flight(options)
     load_bot_file(options.bot_file)
     store = open_store(options.store)
     url = store.url
@@ -99,8 +101,21 @@ def app_from_environment() -> FastAPI:
     keys = load_keys(options.keys, env=os.environ, token=None).keys
     bot = Bot.from_file(options.bot_file, store=options.store)
     settings = ServiceSettings(token=options.token, keys=keys, reload=options.reload, close_bot=True,
-                               freeze_gc=True)
+                               freeze_gc=True, max_turns_in_flight=turns_in_flight(options))
     return create_app(bot, settings)
+
+
+def turns_in_flight(options: ServeOptions) -> int:
+    """The limit of turns in flight per worker: the option's, else the environment's or the default;
+    ``DialogkitError`` when the environment's is not a whole number."""
+    from dialogkit.service.admission import max_turns_from_env
+
+    if options.max_turns_in_flight is not None:
+        return options.max_turns_in_flight
+    try:
+        return max_turns_from_env()
+    except ValueError as error:
+        raise DialogkitError(str(error)) from None
 
 
 def serve(options: ServeOptions) -> None:

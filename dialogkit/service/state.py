@@ -16,6 +16,7 @@ from starlette.requests import Request
 from dialogkit.errors import DialogkitError, SessionOwnerError, StoreError
 from dialogkit.logging import get_logger
 from dialogkit.model.reply import Reply
+from dialogkit.service.admission import DEFAULT_MAX_TURNS
 from dialogkit.service.errors import ApiError
 from dialogkit.service.guard import MAX_BODY_BYTES
 from dialogkit.service.inspection import sensitive_names
@@ -46,6 +47,7 @@ class ServiceSettings:
     reload_interval_s: float = 1.0
     close_bot: bool = False                # the app owns the bot: close it when the app stops
     freeze_gc: bool = False                # a server process: what is loaded at start is never collected
+    max_turns_in_flight: int = DEFAULT_MAX_TURNS   # turns one app runs at once, then 503; 0: no limit
 
 
 @dataclass
