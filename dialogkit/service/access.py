@@ -10,7 +10,7 @@ chosen freely by whoever sends the request.
 
 from __future__ import annotations
 
-from starlette.requests import Request
+from starlette.requests import HTTPConnection
 from starlette.types import Scope
 
 from dialogkit.service.errors import ApiError
@@ -44,13 +44,13 @@ def remember_key(scope: Scope, key: ApiKey | None) -> None:
     scope[_KEY] = key
 
 
-def key_of(request: Request) -> ApiKey | None:
+def key_of(request: HTTPConnection) -> ApiKey | None:
     """The key the request came with; None on a server with no keys."""
     key = request.scope.get(_KEY)
     return key if isinstance(key, ApiKey) else None
 
 
-def check_user_naming(request: Request) -> None:
+def check_user_naming(request: HTTPConnection) -> None:
     """Raise 403 ``user_id_not_allowed`` unless the request's key may name users."""
     key = key_of(request)
     if key is None:

@@ -17,7 +17,7 @@ from fastapi import FastAPI
 from starlette.staticfiles import StaticFiles
 
 from dialogkit.engine.async_turns import runner_of
-from dialogkit.service import api_sessions, api_users, operations, rasa
+from dialogkit.service import api_sessions, api_users, operations, rasa, widget
 from dialogkit.service.errors import install_error_handlers
 from dialogkit.service.guard import Guard
 from dialogkit.service.keys import with_token
@@ -47,7 +47,7 @@ def create_app(bot: Bot, settings: ServiceSettings | None = None) -> FastAPI:
     install_error_handlers(app, service.metrics.error)
     app.add_middleware(Guard, keys=with_token(settings.keys, settings.token), max_body=settings.max_body,
                        count=service.metrics.error, max_turns=settings.max_turns_in_flight)
-    for module in (api_sessions, api_users, rasa, operations):
+    for module in (api_sessions, api_users, rasa, widget, operations):
         app.include_router(module.router)
     app.mount("/static", StaticFiles(directory=STATIC_DIR, check_dir=False), name="static")
     return app

@@ -69,6 +69,7 @@ def check_options(options: ServeOptions) -> list[str]:
 
     keys = load_keys(options.keys, env=os.environ, token=options.token)
     turns_in_flight(options)
+    widget_origins()
     load_bot_file(options.bot_file)
     store = open_store(options.store)
     url = store.url
@@ -101,7 +102,8 @@ def app_from_environment() -> FastAPI:
     keys = load_keys(options.keys, env=os.environ, token=None).keys
     bot = Bot.from_file(options.bot_file, store=options.store)
     settings = ServiceSettings(token=options.token, keys=keys, reload=options.reload, close_bot=True,
-                               freeze_gc=True, max_turns_in_flight=turns_in_flight(options))
+                               freeze_gc=True, max_turns_in_flight=turns_in_flight(options),
+                               widget_origins=widget_origins())
     return create_app(bot, settings)
 
 
@@ -132,6 +134,13 @@ def serve(options: ServeOptions) -> None:
     finally:
         if made is not None:
             shutil.rmtree(made, ignore_errors=True)
+
+
+def widget_origins() -> tuple[str, ...]:
+    """The other sites whose pages may open the widget's WebSocket (``DIALOGKIT_WIDGET_ORIGINS``)."""
+    from dialogkit.service.widget import ORIGINS_ENV, parse_origins
+
+    return parse_origins(os.environ.get(ORIGINS_ENV, ""))
 
 
 def _metrics_dir(workers: int) -> Path | None:

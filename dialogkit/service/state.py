@@ -42,6 +42,7 @@ class ServiceSettings:
 
     token: str | None = None               # a key with every scope (docs/serving.md, "Keys and scopes")
     keys: tuple[ApiKey, ...] = ()          # none, and no token: an open server, where no turn names a user
+    widget_origins: tuple[str, ...] = ()   # other sites whose pages may open /v1/ws ("*": any); its own always may
     max_body: int = MAX_BODY_BYTES
     reload: bool = False                   # watch the bot file and reload it when it changes
     reload_interval_s: float = 1.0
