@@ -102,12 +102,32 @@ def trigger(data: st.DataObject, scene: Scene) -> Utterance:
     return _utterance(scene, text, "trigger", flow=flow.name)
 
 
+def _with_label(scene: Scene, slot: SlotInfo, said: Said) -> str:
+    """The value after its slot's label: "金额是100", "紧急：否"."""
+    frame = words.NAMED_YES_NO[scene.language] if slot.entity == YES_NO else words.SEVERAL[scene.language][0]
+    return frame.format(label=slot.label[scene.language], value=said.text)
+
+
 def _labelled(scene: Scene, flow: FlowInfo, fills: dict[str, Said]) -> str:
-    """Each value after its slot's label ("金额是100", "紧急：否"), in the flow's slot order."""
-    frame, joiner = words.SEVERAL[scene.language]
-    slots = [s for s in flow.slots if s.name in fills]
-    return joiner.join((words.NAMED_YES_NO[scene.language] if s.entity == YES_NO else frame).format(
-        label=s.label[scene.language], value=fills[s.name].text) for s in slots)
+    """Each value after its slot's label, in the flow's slot order."""
+    joiner = words.SEVERAL[scene.language][1]
+    return joiner.join(_with_label(scene, s, fills[s.name]) for s in flow.slots if s.name in fills)
+
+
+def _label_values(scene: Scene, slot: SlotInfo) -> list[Said]:
+    """The values a user names after the slot's label: by ordinal only for the slot whose options
+    were just shown with its question, and only where the bot file's pattern for the type reads
+    the value after the label ("the card ending is 0000" is no "尾号0000"); a slot's listed
+    options are read from its list, not by the pattern."""
+    asked = scene.asked()
+    shown = (asked.flow, asked.name) if asked is not None else None
+    options = scene.said_for(slot) if (slot.flow, slot.name) == shown else _named(scene, slot)
+    return [s for s in options if s.form in ("choice", "ordinal")
+            or scene.catalog.reads(slot.entity, _with_label(scene, slot, s), s.canonical)]
+
+
+def _labellable(scene: Scene, flow: FlowInfo | None) -> list[SlotInfo]:
+    return [s for s in _fillable(scene, flow) if _label_values(scene, s)]
 
 
 def _combinations(slots: list[SlotInfo], sizes: Sequence[int]) -> list[tuple[SlotInfo, ...]]:
@@ -115,19 +135,15 @@ def _combinations(slots: list[SlotInfo], sizes: Sequence[int]) -> list[tuple[Slo
 
 
 def _draw_fills(data: st.DataObject, scene: Scene, slots: tuple[SlotInfo, ...]) -> dict[str, Said]:
-    """A value for each slot; by ordinal ("订单号是第一个") only for the slot whose options were just
-    shown with its question."""
-    asked = scene.asked()
-    shown = (asked.flow, asked.name) if asked is not None else None
-    return {slot.name: _pick(data, scene.said_for(slot) if (slot.flow, slot.name) == shown else _named(scene, slot),
-                             slot.name) for slot in slots}
+    """A value for each slot, to be said after its label."""
+    return {slot.name: _pick(data, _label_values(scene, slot), slot.name) for slot in slots}
 
 
 def _unsaid(scene: Scene, flow: FlowInfo, request: str) -> list[SlotInfo]:
     """The flow's slots whose type the request does not read already: "I want a cheap restaurant in
     the north" followed by "the area is any" would give the area twice."""
     read = scene.catalog.request_types.get(request, frozenset())
-    return [s for s in _fillable(scene, flow) if s.entity not in read]
+    return [s for s in _labellable(scene, flow) if s.entity not in read]
 
 
 def trigger_with_values(data: st.DataObject, scene: Scene) -> Utterance:
@@ -176,7 +192,7 @@ def several(data: st.DataObject, scene: Scene) -> Utterance:
     """Two of the active task's slots, each named with its label, in one utterance."""
     flow = scene.active()
     assert flow is not None
-    fills = _draw_fills(data, scene, _pick(data, _combinations(_fillable(scene, flow), (2,)), "slots"))
+    fills = _draw_fills(data, scene, _pick(data, _combinations(_labellable(scene, flow), (2,)), "slots"))
     return _utterance(scene, _labelled(scene, flow, fills), "several", fills=fills)
 
 
@@ -258,8 +274,8 @@ def _offerable(scene: Scene) -> list[SlotInfo]:
     if flow is None or scene.before.state not in ASKING or scene.before.pending:
         return []
     held = scene.before.slots
-    return [s for s in _fillable(scene, flow) if s.name != scene.before.asked and held.get(s.name) is None
-            and flow.needed(s, held) and _named(scene, s)]
+    return [s for s in _labellable(scene, flow) if s.name != scene.before.asked and held.get(s.name) is None
+            and flow.needed(s, held)]
 
 
 def offer(data: st.DataObject, scene: Scene) -> Utterance:
@@ -268,7 +284,7 @@ def offer(data: st.DataObject, scene: Scene) -> Utterance:
     flow = scene.active()
     assert flow is not None
     slot = _pick(data, _offerable(scene), "slot")
-    fills = {slot.name: _pick(data, _named(scene, slot), slot.name)}
+    fills = _draw_fills(data, scene, (slot,))
     return _utterance(scene, _labelled(scene, flow, fills), "offer", slot=slot.name, fills=fills)
 
 
@@ -399,7 +415,7 @@ MOVES: tuple[MoveKind, ...] = (
     MoveKind("trigger_with_values", 2, lambda s: any(_unsaid(s, f, t) for f, t in _requests(s, keywords=False)),
              trigger_with_values),
     MoveKind("correct", 2, lambda s: bool(_corrections(s)), correct),
-    MoveKind("several", 1, lambda s: len(_fillable(s, s.active())) >= 2, several),
+    MoveKind("several", 1, lambda s: len(_labellable(s, s.active())) >= 2, several),
     MoveKind("yes", 1, _in_task, yes),
     MoveKind("no", 1, _in_task, no),
     MoveKind("cancel", 1, lambda s: True, cancel),

@@ -191,3 +191,27 @@ def test_an_ordinal_names_an_option_only_for_the_question_that_listed_the_option
 
     check()
     assert "ordinal" not in forms["idle"] and "ordinal" in forms["asked"]
+
+
+@pytest.mark.parametrize(("language", "read"), [("zh", True), ("en", False)])
+def test_a_value_is_named_after_its_label_only_where_the_bots_pattern_reads_it_there(language: str,
+                                                                                      read: bool) -> None:
+    """The bank-card bot reads a card's last four digits after "尾号" / "后四位" or alone: "卡号后四位是0000"
+    gives the card, "the card ending is 0000" does not (a limit of this bot file, not of the engine)."""
+    from tests.simulation._records import BANK_CARD
+
+    cat = catalog(BANK_CARD)
+    values = SlotValues(cat)
+    values.prepare(("zh", "en"))
+    before = Snapshot("PARAM_COLLECT", "freeze_card", {"reason": "lost"}, ("freeze_card",), (), "delivery_address")
+    offered: set[str] = set()
+
+    @settings(max_examples=80, database=None, deadline=None)
+    @given(st.data())
+    def check(data: st.DataObject) -> None:
+        pools = data.draw(values.draw_pools())
+        turn = offer(data, Scene(cat, values, pools, before, UserMemory(language), language))
+        offered.update(turn.fills)
+
+    check()
+    assert ("card_last4" in offered) is read and "send_replacement" in offered
