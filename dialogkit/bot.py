@@ -30,7 +30,7 @@ from dialogkit.model.reply import Reply
 from dialogkit.model.session import Entity, Message, Session, user_scope
 from dialogkit.spec.compiler import Callback, compile_bot
 from dialogkit.store import SessionStore, open_store
-from dialogkit.strings.redaction import mask_pii
+from dialogkit.strings.redaction import Redactor, mask_pii
 from dialogkit.text.labels import Texts
 from dialogkit.understanding.rules import RuleUnderstanding
 
@@ -214,6 +214,12 @@ class Bot:
         messages = self.build_context(session_id).messages
         return list(messages) if raw else [replace(m, content=mask_pii(m.content)) for m in messages]
 
+    def output_redactor(self, session_id: str) -> Redactor:
+        """Masks the session's sensitive values (``redactor(text)``; ``mask_deep(document, redactor)``
+        for a whole document) in whatever is shown of it outside the turn (docs/serving.md,
+        "Sensitive values")."""
+        return self.view.output_redactor(self._load(session_id))
+
     def stats(self, session_id: str) -> dict[str, Any]:
         """full_tokens, sent_tokens, saved_tokens, saved_pct, messages, summary_chars, and more;
         ``stats["llm"]["mode"]`` is the structured-output mode negotiated with the LLM server."""
@@ -228,11 +234,14 @@ class Bot:
         return text if raw else mask_pii(text)
 
     # ---- users' data and retention (docs/stores.md) ---------------------------------------------
-    def export_user(self, user_id: str) -> dict[str, Any]:
-        """Everything stored about a user for this bot, as one JSON-serialisable document."""
+    def export_user(self, user_id: str, *, reveal_sensitive: bool = False) -> dict[str, Any]:
+        """Everything stored about a user for this bot, as one JSON-serialisable document. Values of
+        ``sensitive: true`` slots are masked unless ``reveal_sensitive``: the copy an application
+        hands to the user it has identified (docs/stores.md, "Users' data and retention")."""
         from dialogkit.engine import users
 
-        return users.export_user(self.store, self.spec.bot.name, self.texts, str(user_id), self.clock())
+        return users.export_user(self.store, self.spec.bot.name, self.texts, str(user_id), self.clock(),
+                                 view=None if reveal_sensitive else self.view)
 
     def forget_user(self, user_id: str) -> dict[str, int]:
         """Delete everything stored about a user; counts of the sessions, messages and values deleted."""

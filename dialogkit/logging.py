@@ -13,7 +13,7 @@ from collections.abc import Iterator, MutableMapping
 from contextlib import contextmanager
 from typing import Any
 
-from dialogkit.strings.redaction import mask_pii
+from dialogkit.strings.redaction import mask_deep, mask_pii
 
 _EXTRAS_STRUCTLOG_NEED_NOT = ("rich", "greenlet")
 """Optional imports of structlog that dialogkit never uses: rich (with pygments, about a hundred
@@ -50,21 +50,11 @@ def get_logger(name: str) -> Any:
     return structlog.get_logger(name)
 
 
-def _mask(value: Any) -> Any:
-    if isinstance(value, str):
-        return mask_pii(value)
-    if isinstance(value, dict):
-        return {k: _mask(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return type(value)(_mask(v) for v in value)
-    return value
-
-
 def redact_pii(_: Any, __: str, event_dict: MutableMapping[str, Any]) -> MutableMapping[str, Any]:
     """structlog processor: mask phones and e-mails in every field of the event."""
     for key, value in list(event_dict.items()):
         if key != "event":
-            event_dict[key] = _mask(value)
+            event_dict[key] = mask_deep(value, mask_pii)
     return event_dict
 
 

@@ -16,7 +16,7 @@ from rich.console import Console
 from rich.table import Table
 
 from dialogkit.actions.loading import stand_in_actions
-from dialogkit.bot import Bot
+from dialogkit.bot import Bot, SessionView
 from dialogkit.cli.consoles import plain_console
 from dialogkit.cli.context_export import ExportError, check_target, parse_export, render, write_export
 from dialogkit.engine.ownership import SessionOwnerError
@@ -24,6 +24,7 @@ from dialogkit.errors import DialogkitError, FlowError
 from dialogkit.logging import configure_logging
 from dialogkit.model.reply import Reply
 from dialogkit.spec.watch import FileWatch
+from dialogkit.strings.redaction import MASK, Redactor, mask_deep
 
 HELP = "/state /summary /entities /stats /context /export FILE [--force] [--raw] /clear /help /exit"
 
@@ -39,37 +40,45 @@ def _lines(console: Console, interactive: bool) -> Iterator[str]:
         yield line.rstrip("\n")
 
 
-def _render_reply(console: Console, reply: Reply, said: str) -> None:
+def _render_reply(console: Console, reply: Reply, said: str, hidden: frozenset[str]) -> None:
     console.print("[bold green]bot>[/] ", end="")
     console.print(reply.text, highlight=False, markup=False)
-    slots = ", ".join(f"{k}={v}" for k, v in reply.slots.items()) or "-"
+    slots = ", ".join(f"{k}={MASK if k in hidden and v is not None else v}" for k, v in reply.slots.items()) or "-"
     extra = f"  resolved: {reply.resolved}" if reply.resolved and reply.resolved != said else ""
     if reply.options:
         extra += "  options: " + " / ".join(reply.options)
     console.print(f"[dim]  [{reply.state}] flow={reply.flow or '-'} slots: {slots}{extra}[/]", highlight=False)
 
 
-def _state(console: Console, bot: Bot, sid: str) -> None:
+def _shown(bot: Bot, sid: str) -> tuple[SessionView, Redactor]:
+    """The session and what masks its sensitive values in whatever a command prints of it."""
     view = bot.session(sid)
+    assert view.data is not None
+    return view, bot.view.output_redactor(view.data)
+
+
+def _state(console: Console, bot: Bot, sid: str) -> None:
+    view, redact = _shown(bot, sid)
     console.print(f"state: {view.state}  flow: {view.flow or '-'}  stack: {' > '.join(view.stack) or '-'}",
                   highlight=False)
-    console.print(f"slots: {json.dumps(view.slots, ensure_ascii=False, default=str)}", highlight=False, markup=False)
+    slots = json.dumps(view.slots, ensure_ascii=False, default=str)
+    console.print(f"slots: {redact(slots)}", highlight=False, markup=False)
 
 
 def _entities(console: Console, bot: Bot, sid: str) -> None:
-    view = bot.session(sid)
+    view, redact = _shown(bot, sid)
     if not view.entities:
         console.print("(no entities yet)")
         return
     table = Table("type", "value", "kind", "aliases", "mentions", "attributes", "last turn")
     for e in view.entities:
-        table.add_row(e.type, str(e.value), e.kind, ", ".join(e.aliases), str(e.mentions),
-                      json.dumps(e.attributes, ensure_ascii=False, default=str), str(e.last_turn))
+        table.add_row(*mask_deep((e.type, str(e.value), e.kind, ", ".join(e.aliases), str(e.mentions),
+                                  json.dumps(e.attributes, ensure_ascii=False, default=str), str(e.last_turn)), redact))
     console.print(table)
 
 
 def _stats(console: Console, bot: Bot, sid: str) -> None:
-    stats = bot.stats(sid)
+    stats = mask_deep(bot.stats(sid), bot.output_redactor(sid))
     for key, value in stats.items():
         console.print(f"{key}: {value}", highlight=False, markup=False)
     if stats["saved_pct"] < 0:
@@ -80,8 +89,9 @@ def _stats(console: Console, bot: Bot, sid: str) -> None:
 
 def _context(console: Console, bot: Bot, sid: str) -> None:
     table = Table("#", "role", "priority", "tokens", "content")
+    redact = bot.output_redactor(sid)
     for i, m in enumerate(bot.context(sid), 1):
-        content = m.content if len(m.content) < 300 else m.content[:297] + "..."
+        content = redact(m.content if len(m.content) < 300 else m.content[:297] + "...")
         table.add_row(str(i), m.role, str(m.priority), str(m.tokens), content)
     console.print(table)
 
@@ -91,7 +101,7 @@ def _export(console: Console, bot: Bot, sid: str, arg: str) -> None:
     try:
         path, force, raw = parse_export(arg)
         fmt = check_target(path, force)
-        write_export(path, render(bot.build_context(sid), sid, fmt, raw), force)
+        write_export(path, bot.output_redactor(sid)(render(bot.build_context(sid), sid, fmt, raw)), force)
     except ExportError as exc:
         console.print(str(exc), markup=False, soft_wrap=True)
         return
@@ -99,7 +109,8 @@ def _export(console: Console, bot: Bot, sid: str, arg: str) -> None:
 
 
 def _summary(console: Console, bot: Bot, sid: str) -> None:
-    console.print(bot.session(sid).summary or "(empty)", markup=False)
+    view, redact = _shown(bot, sid)
+    console.print(redact(view.summary) or "(empty)", markup=False)
 
 
 COMMANDS: dict[str, Callable[[Console, Bot, str], None]] = {
@@ -171,7 +182,7 @@ def _turn(console: Console, bot: Bot, sid: str, text: str, user: str | None) -> 
         whose = "a user (name them with --user)" if refused.anonymous else "another user"
         console.print(f"that session belongs to {whose}; new session {sid}", markup=False)
         reply = bot.handle(sid, text, user_id=user)
-    _render_reply(console, reply, text)
+    _render_reply(console, reply, text, bot.view.sensitive_names)
     return sid
 
 

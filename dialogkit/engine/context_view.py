@@ -34,7 +34,7 @@ from dialogkit.memory import hierarchy, tracker
 from dialogkit.memory.summary import compacted, mentions, render_summary, trim_for_window
 from dialogkit.model.session import Entity, Message, Session, Task
 from dialogkit.spec.schema import BotFile, prompt_text
-from dialogkit.strings.redaction import MASK, mask_values
+from dialogkit.strings.redaction import MASK, Redactor, mask_values
 from dialogkit.text.labels import Texts
 from dialogkit.understanding.rules import RuleUnderstanding
 
@@ -100,6 +100,10 @@ class ContextView:
         self.sensitive_slots: dict[str, tuple[str, ...]] = {
             name: tuple(s.name for s in flow.slots if s.sensitive) for name, flow in spec.flows.items()
         }
+        self.sensitive_names = frozenset(name for names in self.sensitive_slots.values() for name in names)
+        # Entity types a sensitive slot reads: an entity of one may hold a sensitive value.
+        self.sensitive_types = frozenset(s.entity for flow in spec.flows.values() for s in flow.slots
+                                         if s.sensitive and s.entity)
         # A turn needs the recent rounds only; older ones live on as summaries (dual track).
         self.history_tail = 2 * self.settings.effective_keep_recent_rounds + 24
         self._slot_labels = [texts.slot_label(slot, lang) for flow in spec.flows.values()
@@ -132,6 +136,20 @@ class ContextView:
                 held = [task.slots.get(name), *(change.value for change in task.slot_history.get(name, []))]
                 values.extend(str(v) for v in held if v is not None and str(v).strip())
         return values
+
+    def output_secrets(self, session: Session) -> list[str]:
+        """What every output about ``session`` masks (HTTP routes, the inspector, exports, the chat's
+        commands; docs/serving.md, "Sensitive values"): the values of ``sensitive_values``, and the
+        values and aliases of entities of a type a sensitive slot reads, since working memory tracks
+        a number as the rules read it, whether or not a slot then took it."""
+        values = self.sensitive_values(session)
+        for entity in session.entities:
+            if entity.type in self.sensitive_types:
+                values.extend((str(entity.value), *entity.aliases))
+        return values
+
+    def output_redactor(self, session: Session) -> Redactor:
+        return Redactor(self.output_secrets(session))
 
     def remember_secrets(self, session: Session, ended: Task | None = None) -> None:
         """Keep the sensitive values of the stack (and of a task that just ended) in ``session.secrets``

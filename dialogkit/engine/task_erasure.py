@@ -11,11 +11,10 @@ task's stored rows with the one mask and no later load sees the raw value (docs/
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
 
 from dialogkit.engine.turn import TurnContext
 from dialogkit.model.session import Message, Session, Task
-from dialogkit.strings.redaction import Redactor
+from dialogkit.strings.redaction import Redactor, mask_deep
 
 __all__ = ["HistoryReader", "erase_ended_task"]
 
@@ -75,19 +74,9 @@ def _mask_results(session: Session, redact: Redactor) -> None:
     """The recorded action results (kept per idempotency key, so a repeated "yes" never runs an
     action twice) are masked too: an action may echo the value it was given."""
     for key, result in session.executed.items():
-        masked = _masked(result, redact)
+        masked = mask_deep(result, redact)
         if masked != result:
             session.executed[key] = masked
-
-
-def _masked(value: Any, redact: Redactor) -> Any:
-    if isinstance(value, str):
-        return redact(value)
-    if isinstance(value, dict):
-        return {k: _masked(v, redact) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_masked(v, redact) for v in value]
-    return value
 
 
 def _mask_history(session: Session, since_turn: int, redact: Redactor) -> dict[int, Message]:

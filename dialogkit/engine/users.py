@@ -13,7 +13,7 @@ export shows them (``legacy_values``) and forgetting deletes them.
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from dialogkit.memory.summary import render_summary
 from dialogkit.model.session import (
@@ -28,7 +28,11 @@ from dialogkit.model.session import (
     user_scope,
 )
 from dialogkit.store.protocol import SessionStore
+from dialogkit.strings.redaction import Redactor, mask_deep
 from dialogkit.text.labels import Texts, slot_name_label
+
+if TYPE_CHECKING:
+    from dialogkit.engine.context_view import ContextView
 
 __all__ = ["EXPORT_FORMAT", "export_user", "forget_user", "owns_key", "purge"]
 
@@ -36,22 +40,33 @@ EXPORT_FORMAT = "dialogkit.user-export/1"
 """The export document's ``format``: its kind and version, bumped when a key changes meaning."""
 
 
-def export_user(store: SessionStore, bot: str, texts: Texts, user_id: str, now: float) -> dict[str, Any]:
-    """One JSON-serialisable document of everything stored about ``user_id`` for this bot."""
+def export_user(store: SessionStore, bot: str, texts: Texts, user_id: str, now: float, *,
+                view: ContextView | None = None) -> dict[str, Any]:
+    """One JSON-serialisable document of everything stored about ``user_id`` for this bot; with
+    ``view``, every sensitive value in it masked (``sensitive_values``: ``masked`` or ``included``)."""
     sessions = [s for sid in store.sessions_of(user_id) if (s := store.load(sid, history_tail=None)) is not None]
     sessions.sort(key=lambda s: s.created_at)
     language = sessions[-1].language if sessions else "en"
     key = user_scope(bot, user_id)
+    stored = store.user_slots(key)
     legacy = store.user_slots(user_id) if key != user_id else {}
-    return {
+    document = {
         "format": EXPORT_FORMAT,
         "exported_at": when(now),
         "bot": bot,
         "user_id": user_id,
+        "sensitive_values": "included" if view is None else "masked",
         "sessions": [_session(s, texts) for s in sessions],
-        "values": _values(store.user_slots(key), texts, language),
+        "values": _values(stored, texts, language),
         "legacy_values": _values(legacy, texts, language),
     }
+    if view is None:
+        return document
+    secrets = [value for session in sessions for value in view.output_secrets(session)]
+    for name, persisted in (*stored.items(), *legacy.items()):
+        if name in view.sensitive_names:
+            secrets.extend(str(v) for v in (persisted.value, *(c.value for c in persisted.history)) if v is not None)
+    return cast(dict[str, Any], mask_deep(document, Redactor(secrets)))
 
 
 def forget_user(store: SessionStore, bot: str, user_id: str) -> dict[str, int]:

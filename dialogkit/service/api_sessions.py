@@ -16,7 +16,7 @@ from dialogkit.errors import DialogkitError, StoreError
 from dialogkit.service.access import check_user_naming
 from dialogkit.service.errors import ApiError
 from dialogkit.service.ids import check_id
-from dialogkit.service.inspection import context_json, session_json
+from dialogkit.service.inspection import context_json, masked_document, session_json
 from dialogkit.service.payloads import TurnReply, TurnRequest, reply_json
 from dialogkit.service.responses import Json
 from dialogkit.service.state import service_of
@@ -59,13 +59,17 @@ def get_session(session_id: str, request: Request) -> Response:
 @router.get("/{session_id}/context", responses=_UNKNOWN)
 def get_context(session_id: str, request: Request) -> Response:
     """The messages an LLM would receive now, with priorities and token counts."""
-    return Json(context_json(_known(session_id, service_of(request).bot.build_context)))
+    bot = service_of(request).bot
+    built = _known(session_id, bot.build_context)
+    return Json(masked_document(context_json(built), bot.output_redactor(session_id)))
 
 
 @router.get("/{session_id}/stats", responses=_UNKNOWN)
 def get_stats(session_id: str, request: Request) -> Response:
     """Tokens of the full history against what is sent, and the session's counts."""
-    return Json(_known(session_id, service_of(request).bot.stats))
+    bot = service_of(request).bot
+    stats = _known(session_id, bot.stats)
+    return Json(masked_document(stats, bot.output_redactor(session_id)))
 
 
 @router.delete("/{session_id}", responses=_UNKNOWN)

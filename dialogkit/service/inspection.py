@@ -2,26 +2,29 @@
 
 The shapes are written down in docs/serving.md ("A session", "The context window"); a page or a
 dashboard may rely on every field being present. Values of ``sensitive: true`` slots are masked
-here, in the slots, the task stack and the history, as the logs mask them.
+by name in the slots and the task stack, and as values wherever else they appear (the entities,
+the summary, the history): the whole document passes through the session's one redactor
+(``ContextView.output_redactor``), so a field added later is masked too.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from dialogkit.context.parts import PRIORITIES, BuiltContext
 from dialogkit.memory.tracker import salience
+from dialogkit.model.reply import Reply
 from dialogkit.model.session import Entity, Session, SummaryItem
 from dialogkit.spec.schema import STATES, FlowSpec
 from dialogkit.spec.transitions_table import transition_table
-from dialogkit.strings.redaction import MASK, mask_values
+from dialogkit.strings.redaction import MASK, Redactor, mask_deep
 
 if TYPE_CHECKING:
     from dialogkit.bot import Bot, SessionView
 
-__all__ = ["HISTORY_SHOWN", "context_json", "history_json", "machine_json", "masked", "sensitive_names",
-           "session_json"]
+__all__ = ["HISTORY_SHOWN", "context_json", "history_json", "machine_json", "masked", "masked_document",
+           "reply_redactor", "sensitive_names", "session_json"]
 
 HISTORY_SHOWN = 50
 """Messages of the history a session's JSON carries, the latest."""
@@ -29,11 +32,26 @@ HISTORY_SHOWN = 50
 
 def sensitive_names(bot: Bot) -> frozenset[str]:
     """Every slot name that is ``sensitive: true`` in some flow of the bot."""
-    return frozenset(name for names in bot.view.sensitive_slots.values() for name in names)
+    return bot.view.sensitive_names
 
 
 def masked(values: Mapping[str, Any], hidden: frozenset[str]) -> dict[str, Any]:
     return {k: (MASK if k in hidden and v is not None else v) for k, v in values.items()}
+
+
+def masked_document(document: Any, redact: Redactor) -> Any:
+    """``document`` with every sensitive value ``redact`` knows masked, wherever it sits."""
+    return mask_deep(document, redact) if redact else document
+
+
+def reply_redactor(reply: Reply, hidden: frozenset[str]) -> Redactor:
+    """The sensitive values a turn's reply may quote: those of its slots and its actions' inputs
+    (the reply's text may repeat one, as a confirmation question does)."""
+    if not hidden:
+        return Redactor(())
+    values = [v for k, v in reply.slots.items() if k in hidden]
+    values.extend(v for run in reply.actions for k, v in run.inputs.items() if k in hidden)
+    return Redactor(values)
 
 
 def session_json(bot: Bot, view: SessionView, built: BuiltContext, last_turn: dict[str, Any] | None) -> dict[str, Any]:
@@ -42,7 +60,7 @@ def session_json(bot: Bot, view: SessionView, built: BuiltContext, last_turn: di
     assert data is not None
     hidden = sensitive_names(bot)
     pending = data.pending
-    return {
+    return cast(dict[str, Any], masked_document({
         "id": view.id, "user_id": view.user_id, "language": view.language, "turn": data.turn,
         "state": view.state, "flow": view.flow,
         "stack": [{"flow": t.flow, "state": t.state, "asking": t.pending_slot, "slots": masked(t.slots, hidden)}
@@ -57,7 +75,7 @@ def session_json(bot: Bot, view: SessionView, built: BuiltContext, last_turn: di
         "context": _window_json(built),
         "last_turn": last_turn,
         "history": history_json(bot, data),
-    }
+    }, bot.view.output_redactor(data)))
 
 
 def _summary_json(text: str, data: Session) -> dict[str, Any]:
@@ -117,6 +135,5 @@ def context_json(built: BuiltContext) -> dict[str, Any]:
 
 def history_json(bot: Bot, data: Session) -> list[dict[str, Any]]:
     """The last ``HISTORY_SHOWN`` messages, sensitive values masked (the session's JSON, the widget's resume)."""
-    secrets = bot.view.sensitive_values(data)
-    return [{"role": m.role, "content": mask_values(m.content, secrets) if secrets else m.content, "turn": m.turn}
-            for m in data.history[-HISTORY_SHOWN:]]
+    redact = bot.view.output_redactor(data)
+    return [{"role": m.role, "content": redact(m.content), "turn": m.turn} for m in data.history[-HISTORY_SHOWN:]]

@@ -7,12 +7,12 @@ model would validate again what ``Reply`` already guarantees.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from dialogkit.model.reply import Reply
-from dialogkit.service.inspection import masked
+from dialogkit.service.inspection import masked, masked_document, reply_redactor
 
 __all__ = ["RasaButton", "RasaMessage", "RasaReply", "TurnReply", "TurnRequest", "rasa_messages", "reply_json"]
 
@@ -56,8 +56,8 @@ class TurnReply(BaseModel):
 
 
 def reply_json(reply: Reply, hidden: frozenset[str], seconds: float) -> dict[str, Any]:
-    """A ``Reply`` as JSON, with the values of ``hidden`` (sensitive) slots masked."""
-    return {
+    """A ``Reply`` as JSON, with the values of ``hidden`` (sensitive) slots masked wherever they appear."""
+    document = {
         "session_id": reply.session_id, "text": reply.text, "state": reply.state, "flow": reply.flow,
         "slots": masked(reply.slots, hidden) if hidden else reply.slots, "language": reply.language,
         "clarification": reply.clarification, "resolved": reply.resolved,
@@ -67,6 +67,7 @@ def reply_json(reply: Reply, hidden: frozenset[str], seconds: float) -> dict[str
         "memory_actions": reply.memory_actions, "summary": reply.summary,
         "latency_ms": round(seconds * 1000, 3),
     }
+    return cast(dict[str, Any], masked_document(document, reply_redactor(reply, hidden)))
 
 
 class RasaMessage(BaseModel):
@@ -92,12 +93,13 @@ class RasaReply(BaseModel):
     buttons: list[RasaButton] | None = None
 
 
-def rasa_messages(reply: Reply, recipient_id: str) -> list[dict[str, Any]]:
+def rasa_messages(reply: Reply, recipient_id: str, hidden: frozenset[str]) -> list[dict[str, Any]]:
     """The reply as Rasa's REST channel answers: a list of messages; quick replies become buttons
-    whose payload is the text to send back. Keys without a value are left out, as Rasa does."""
+    whose payload is the text to send back. Keys without a value are left out, as Rasa does; the
+    values of ``hidden`` (sensitive) slots are masked."""
     if not reply.text and not reply.options:
         return []
     message: dict[str, Any] = {"recipient_id": recipient_id, "text": reply.text}
     if reply.options:
         message["buttons"] = [{"title": option, "payload": option} for option in reply.options]
-    return [message]
+    return [cast(dict[str, Any], masked_document(message, reply_redactor(reply, hidden)))]

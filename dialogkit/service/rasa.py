@@ -25,8 +25,9 @@ router = APIRouter(prefix="/webhooks/rest", tags=["rasa"])
 async def rasa_webhook(body: RasaMessage, request: Request) -> Response:
     """One user message in, the bot's messages out; quick replies become ``buttons``."""
     sender = check_id(body.sender, "sender")
-    reply, _ = await service_of(request).turn(sender, body.message, None)
-    return Json(rasa_messages(reply, sender))
+    service = service_of(request)
+    reply, _ = await service.turn(sender, body.message, None)
+    return Json(rasa_messages(reply, sender, service.hidden))
 
 
 @router.get("/")

@@ -7,7 +7,7 @@ sensitive value looks the same wherever it is hidden.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Any
 
 MASK = "***"
@@ -45,3 +45,20 @@ class Redactor:
 def mask_values(text: str, values: Iterable[Any]) -> str:
     """Mask the given (sensitive) values wherever they occur in ``text``."""
     return Redactor(values)(text)
+
+
+def mask_deep(value: Any, mask: Callable[[str], str]) -> Any:
+    """``value`` with ``mask`` (a ``Redactor``, ``mask_pii``) applied to every text inside it: the
+    strings of dicts (keys too: a value may be a key, as an entity's id or a choice is), lists and
+    tuples, at any depth. A number that ``mask`` would hide as text (a card number an action got as
+    an int) becomes the mask. An output is masked as a whole this way, so a field added to it later
+    is masked without anyone remembering to."""
+    if isinstance(value, str):
+        return mask(value)
+    if isinstance(value, dict):
+        return {mask_deep(k, mask): mask_deep(v, mask) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return type(value)(mask_deep(v, mask) for v in value)
+    if isinstance(value, (int, float)) and not isinstance(value, bool) and mask(str(value)) != str(value):
+        return MASK
+    return value
