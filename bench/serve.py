@@ -1,19 +1,30 @@
-"""Scale-out proof: `dialogkit serve` under 64 concurrent users, on Redis (2 workers) then SQLite (1).
+"""Serving under load, measured two ways: closed-loop (the maximum throughput) and open-loop (latency
+at a given rate, as a deployment sees it), on Redis with 2 workers; closed-loop on SQLite too.
 
-Starts a redis-server of its own on a free loopback port, then the server (`dialogkit serve
-flows/support_ticket.yaml --workers 2 --store redis://...`), and drives USERS simulated users of
-TURNS turns each, all at once, each with its own async httpx client over loopback (bounded: one
-request in flight per user, a timeout per request and one for the whole run). Then the same
-against one worker on a SQLite file. Each user files tickets in Chinese or English with an order
-number of its own, so at the end every session must hold exactly its TURNS turns (none lost) and
-only its own order number (no leak between sessions).
+Starts a redis-server of its own on a free loopback port (`--save '' --appendonly no`), then the
+server (`dialogkit serve flows/support_ticket.yaml --workers 2 --store redis://...`), and drives it
+from this process over loopback, with a plain keep-alive HTTP/1.1 client (bench/loopback.py) on
+the same 2 cores.
 
-Reported per run: turns/s, client-side p50/p99 latency, 5xx answers, lost turns, leaked
-sessions; and where the time goes: CPU seconds per turn of the server workers, of Redis and of
-this client, and the turn latency the server itself measured. Targets for the Redis run:
-0 lost, 0 leaked, 0 5xx, >= 1,000 turns/s, p99 <= 50 ms.
+Closed loop: USERS users of TURNS turns each, all at once, each sending its next turn as soon as
+the last is answered: the server runs flat out, so turns/s is the maximum throughput (and the
+latency is USERS / throughput, Little's law). Open loop (bench/open_loop.py): turns arrive at each
+RATE, Poisson-spaced, from SESSIONS sessions that think THINK seconds between a reply and their
+next turn; latency counts from the arrival, queueing included. Above the server's capacity the
+workers shed turns with 503 `overloaded` (`--max-turns-in-flight`, docs/serving.md).
 
-    python bench/serve.py [--users 64] [--turns 20] [--only redis|sqlite]
+Each user files tickets in Chinese or English with an order number of its own; afterwards every
+session is read back: a turn answered 200 that the session does not hold is lost, an order number
+of another session in it is a leak.
+
+Reported: turns/s, latency p50/p95/p99, answers by status, no answer, lost and leaked, CPU per turn
+of the workers, of Redis and of this client; bench/serve.png plots latency against offered load.
+Targets (issue 29): p99 <= 50 ms at 500 turns/s; >= 1,500 turns/s closed-loop; no 5xx and no lost
+turn below the maximum; 503 with Retry-After above it.
+
+    python bench/serve.py [--mode both|closed|open] [--rates 250,500,1000,1500,2500] [--seconds 10]
+                          [--sessions 1000] [--think 0.2] [--users 64] [--turns 20]
+                          [--only redis|sqlite] [--no-record]
 """
 
 from __future__ import annotations
@@ -29,25 +40,30 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections import Counter
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
+from typing import Any, TypeVar
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import httpx
-from common import percentile, report
+from common import percentile, record
+from loopback import Connection
+from open_loop import Outcome, open_loop
+from serve_scripts import order_of, script
 
 ROOT = Path(__file__).resolve().parent.parent
 BOT = ROOT / "flows" / "support_ticket.yaml"
+PLOT = Path(__file__).with_name("serve.png")
 RUN_LIMIT_S = 300.0            # the whole drive of one run
 REQUEST_TIMEOUT_S = 30.0
 TICKS = os.sysconf("SC_CLK_TCK")
-SCRIPTS = {
-    "zh": ["我上周买的手机屏幕碎了", "{order}", "确认", "我的笔记本电脑坏了", "订单号是{order}", "算了"],
-    "en": ["my phone arrived broken", "{order}", "yes", "my laptop is damaged", "the order is {order}", "never mind"],
-}
-CLOSING = {"zh": ["我的耳机坏了", "{order}"], "en": ["my headphones are broken", "{order}"]}
+SHOWN_TURNS = 25               # user turns a session's JSON shows (its last 50 messages)
+T = TypeVar("T")
 
 
 def free_port() -> int:
@@ -56,13 +72,14 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
-def script(user: int, turns: int) -> list[str]:
-    """The user's turns: tickets opened and cancelled, ending with a confirmation pending on the
-    user's own order number (what the leak check reads back)."""
-    language = "zh" if user % 2 else "en"
-    order = str(5_000_000 + user)
-    body = [SCRIPTS[language][i % len(SCRIPTS[language])] for i in range(max(0, turns - 2))]
-    return [text.format(order=order) for text in [*body, *CLOSING[language]]][-turns:]
+def run_async(main: Callable[[], Coroutine[Any, Any, T]]) -> T:
+    """On uvloop when installed (the serve extra has it): the client's own CPU a turn is lower."""
+    try:
+        import uvloop
+    except ImportError:
+        return asyncio.run(main())
+    with asyncio.Runner(loop_factory=uvloop.new_event_loop) as runner:
+        return runner.run(main())
 
 
 # ---- processes --------------------------------------------------------------------------------------
@@ -104,7 +121,7 @@ def start_redis(directory: Path) -> tuple[subprocess.Popen[bytes], int]:
     raise RuntimeError("redis-server did not start")
 
 
-def start_server(store: str, workers: int, cwd: Path) -> tuple[subprocess.Popen[bytes], str]:
+def start_server(store: str, workers: int, cwd: Path) -> tuple[subprocess.Popen[bytes], str, int]:
     port = free_port()
     command = [sys.executable, "-m", "dialogkit.cli", "serve", str(BOT), "--store", store, "--port", str(port),
                "--workers", str(workers), "--log-level", "warning"]
@@ -116,7 +133,7 @@ def start_server(store: str, workers: int, cwd: Path) -> tuple[subprocess.Popen[
             raise RuntimeError(f"the server exited with {process.returncode}")
         try:
             if httpx.get(url + "/readyz", timeout=1).status_code == 200 and len(children(process.pid)) >= workers - 1:
-                return process, url
+                return process, url, port
         except httpx.HTTPError:
             pass
         time.sleep(0.1)
@@ -134,116 +151,173 @@ def stop(process: subprocess.Popen[bytes]) -> None:
             process.wait()
 
 
-# ---- the drive --------------------------------------------------------------------------------------
+# ---- the closed loop --------------------------------------------------------------------------------
 
 @dataclass
 class Drive:
     latencies: list[float] = field(default_factory=list)
     server_ms: list[float] = field(default_factory=list)
-    errors_5xx: int = 0
+    statuses: Counter[int] = field(default_factory=Counter)
     failures: int = 0            # no answer at all (timeout, connection)
     seconds: float = 0.0
 
 
-async def user_turns(url: str, prefix: str, user: int, turns: int, drive: Drive) -> None:
-    """One user: its own connection (as a browser has), one turn in flight at a time.
-
-    Requests go straight to httpx's transport, with fixed headers: the client's own machinery
-    (URL merging, cookies, auth, redirects) costs CPU on the cores the server needs. Plain HTTP
-    on loopback needs no TLS context: building one per user (loading the CA bundle) cost about
-    30 ms each, 1.5 ms a turn of this run, and was most of what the client's CPU used to be."""
-    transport = httpx.AsyncHTTPTransport(verify=False,
-                                         limits=httpx.Limits(max_connections=1, max_keepalive_connections=1))
-    target = f"{url}/v1/sessions/{prefix}{user}/turns"
-    headers = {"content-type": "application/json"}
-    timeout = {"connect": REQUEST_TIMEOUT_S, "read": REQUEST_TIMEOUT_S, "write": REQUEST_TIMEOUT_S,
-               "pool": REQUEST_TIMEOUT_S}
-    async with transport:
-        for text in script(user, turns):
-            body = json.dumps({"text": text, "user_id": f"{prefix}user{user}"}, ensure_ascii=False).encode()
-            request = httpx.Request("POST", target, headers=headers, content=body, extensions={"timeout": timeout})
-            started = time.perf_counter()
-            try:
-                response = await transport.handle_async_request(request)
-                data = await response.aread()
-            except httpx.HTTPError:
-                drive.failures += 1
-                continue
-            drive.latencies.append(time.perf_counter() - started)
-            if response.status_code >= 500:
-                drive.errors_5xx += 1
-            elif response.status_code == 200:
-                drive.server_ms.append(json.loads(data)["latency_ms"])
+async def user_turns(port: int, prefix: str, user: int, turns: int, drive: Drive) -> None:
+    """One user: its own keep-alive connection (as a browser has), one turn in flight at a time."""
+    connection = Connection("127.0.0.1", port)
+    target = f"/v1/sessions/{prefix}{user}/turns"
+    for text in script(user, turns):
+        body = json.dumps({"text": text}, ensure_ascii=False).encode()
+        started = time.perf_counter()
+        try:
+            answer = await connection.post(target, body, REQUEST_TIMEOUT_S)
+        except (OSError, asyncio.IncompleteReadError, TimeoutError):
+            connection.close()
+            drive.failures += 1
+            continue
+        drive.latencies.append(time.perf_counter() - started)
+        drive.statuses[answer.status] += 1
+        if answer.status == 200:
+            drive.server_ms.append(json.loads(answer.body)["latency_ms"])
+    connection.close()
 
 
-async def drive_users(url: str, prefix: str, users: int, turns: int) -> Drive:
-    """Every user at once, bounded by ``RUN_LIMIT_S`` for the whole run.
-
-    One client per user rather than one pool of ``users`` connections: httpx's pool looks at
-    every connection for every request, which with 64 of them made the client itself the
-    bottleneck (about 4 ms of CPU a request instead of about 1)."""
+async def drive_users(port: int, prefix: str, users: int, turns: int) -> Drive:
+    """Every user at once, bounded by ``RUN_LIMIT_S`` for the whole run."""
     drive = Drive()
     started = time.perf_counter()
-    await asyncio.wait_for(asyncio.gather(*(user_turns(url, prefix, n, turns, drive) for n in range(users))),
+    await asyncio.wait_for(asyncio.gather(*(user_turns(port, prefix, n, turns, drive) for n in range(users))),
                            RUN_LIMIT_S)
     drive.seconds = time.perf_counter() - started
     return drive
 
 
-def check_sessions(url: str, prefix: str, users: int, turns: int) -> tuple[int, int]:
-    """(turns lost, sessions leaked): stored user messages against those sent; each session's
-    order number and history against the user's own."""
+# ---- what the sessions hold -------------------------------------------------------------------------
+
+def check_sessions(url: str, prefix: str, answered: dict[int, int], *, closing: bool) -> tuple[int, int]:
+    """(turns lost, sessions leaked): each session's stored turns against those answered 200; an
+    order number of another session in its history, or (``closing``: the closed loop's script) its
+    pending order number not its own."""
     lost = leaked = 0
     with httpx.Client(base_url=url, timeout=REQUEST_TIMEOUT_S) as client:
-        for n in range(users):
+        for n, expected in answered.items():
             body = client.get(f"/v1/sessions/{prefix}{n}").json()
             said = [m["content"] for m in body.get("history", []) if m["role"] == "user"]
-            lost += turns - min(turns, body.get("turn", 0), len(said))
-            own = str(5_000_000 + n)
-            foreign = any(str(5_000_000 + k) in text for text in said for k in range(users) if k != n)
-            if body.get("slots", {}).get("order_id") != own or foreign:
+            shown = len(said) if expected <= SHOWN_TURNS else expected
+            lost += expected - min(expected, body.get("turn", 0), shown)
+            own = order_of(n)
+            foreign = any(order_of(k) in text for text in said for k in answered if k != n)
+            pending = body.get("slots", {}).get("order_id")
+            if foreign or (pending != own if closing else pending not in (None, own)):
                 leaked += 1
     return lost, leaked
+
+
+# ---- runs -------------------------------------------------------------------------------------------
+
+@dataclass
+class Cpu:
+    """CPU seconds of the server's processes, Redis and this client, over one measured stretch."""
+
+    pids: dict[str, list[int]]
+    before: dict[str, float] = field(default_factory=dict)
+    spent: dict[str, float] = field(default_factory=dict)
+
+    def start(self) -> None:
+        self.before = {k: sum(cpu_seconds(p) for p in v) for k, v in self.pids.items()}
+        self.before["client"] = time.process_time()
+
+    def stop(self) -> dict[str, float]:
+        self.spent = {k: sum(cpu_seconds(p) for p in v) - self.before[k] for k, v in self.pids.items()}
+        self.spent["client"] = time.process_time() - self.before["client"]
+        return self.spent
 
 
 @dataclass
 class Run:
     name: str
-    workers: int
     drive: Drive
     lost: int
     leaked: int
-    cpu: dict[str, float]        # component -> CPU seconds over the drive
+    cpu: dict[str, float]
 
 
-def run(name: str, store: str, workers: int, users: int, turns: int, cwd: Path,
-        redis_pid: int | None = None) -> Run:
-    server, url = start_server(store, workers, cwd)
+@dataclass
+class OpenRun:
+    outcome: Outcome
+    lost: int
+    leaked: int
+    cpu: dict[str, float]
+    load: float
+
+
+def measured(server: subprocess.Popen[bytes], redis_pid: int | None,
+             drive: Callable[[], Coroutine[Any, Any, T]]) -> tuple[T, dict[str, float]]:
+    cpu = Cpu({"server": [server.pid, *children(server.pid)], "redis": [redis_pid] if redis_pid else []})
+    cpu.start()
+    result = run_async(drive)
+    return result, cpu.stop()
+
+
+def closed_run(name: str, store: str, workers: int, users: int, turns: int, cwd: Path,
+               redis_pid: int | None = None) -> Run:
+    server, url, port = start_server(store, workers, cwd)
     try:
-        asyncio.run(drive_users(url, "warm", min(users, 16), 2))            # workers and connections warm
-        pids = {"server": [server.pid, *children(server.pid)], "redis": [redis_pid] if redis_pid else []}
-        before = {k: sum(cpu_seconds(p) for p in v) for k, v in pids.items()}
-        client_before = time.process_time()
-        drive = asyncio.run(drive_users(url, "u", users, turns))
-        cpu = {k: sum(cpu_seconds(p) for p in v) - before[k] for k, v in pids.items()}
-        cpu["client"] = time.process_time() - client_before
-        lost, leaked = check_sessions(url, "u", users, turns)
+        run_async(lambda: drive_users(port, "warm", min(users, 16), 2))       # workers and connections warm
+        drive, cpu = measured(server, redis_pid, lambda: drive_users(port, "u", users, turns))
+        lost, leaked = check_sessions(url, "u", {n: turns for n in range(users)}, closing=True)
     finally:
         stop(server)
-    return Run(name, workers, drive, lost, leaked, cpu)
+    return Run(name, drive, lost, leaked, cpu)
 
 
-def lines_for(runs: list[Run], users: int, turns: int) -> list[str]:
+def open_runs(store: str, rates: list[float], args: argparse.Namespace, cwd: Path, redis_pid: int) -> list[OpenRun]:
+    server, url, port = start_server(store, 2, cwd)
+    runs = []
+    try:
+        run_async(lambda: drive_users(port, "warm", 16, 2))
+        for index, rate in enumerate(rates):
+            prefix = f"r{index}-"
+            offer = partial(open_loop, "127.0.0.1", port, prefix, rate, args.seconds, sessions=args.sessions,
+                            think_s=args.think, timeout_s=REQUEST_TIMEOUT_S)
+            outcome, cpu = measured(server, redis_pid, offer)
+            lost, leaked = check_sessions(url, prefix, outcome.answered, closing=False)
+            runs.append(OpenRun(outcome, lost, leaked, cpu, os.getloadavg()[0]))
+            print(open_row(runs[-1]), flush=True)
+    finally:
+        stop(server)
+    return runs
+
+
+# ---- report -----------------------------------------------------------------------------------------
+
+def ms(samples: list[float], pct: float) -> str:
+    return f"{percentile(samples, pct) * 1000:.1f}"
+
+
+def statuses(counts: Counter[int]) -> str:
+    return ", ".join(f"{status}: {n:,}" for status, n in sorted(counts.items()) if status != 200) or "none"
+
+
+def open_row(run: OpenRun) -> str:
+    o = run.outcome
+    n = max(1, len(o.latencies))
+    return (f"| {o.rate:,.0f} | {o.achieved:,.0f} | {ms(o.latencies, 50)} | {ms(o.latencies, 95)} | "
+            f"{ms(o.latencies, 99)} | {statuses(o.statuses)} | {o.no_answer} | {run.lost} | {run.leaked} | "
+            f"{o.waited} | {run.cpu['server'] / n * 1000:.2f} / {run.cpu['client'] / n * 1000:.2f} | {run.load:.1f} |")
+
+
+def closed_lines(runs: list[Run], users: int, turns: int) -> list[str]:
     cores = os.cpu_count() or 1
-    load = os.getloadavg()[0]
-    lines = [f"{users} users x {turns} turns, all at once, an httpx async transport per user (one keep-alive connection each) on loopback; support bot, "
-             f"rule understanding, `--log-level warning`; {cores} cores, load average {load:.1f} at the end", "",
-             "| run | turns/s | p50 ms | p99 ms | 5xx | no answer | lost | leaked |", "|---|---|---|---|---|---|---|---|"]
+    lines = [f"**Closed loop**: {users} users x {turns} turns, all at once, each sending its next turn as soon as "
+             "the last is answered (one keep-alive connection each): the maximum throughput.", "",
+             "| run | turns/s | p50 ms | p99 ms | errors by status | no answer | lost | leaked |",
+             "|---|---|---|---|---|---|---|---|"]
     for r in runs:
         d = r.drive
         rate = len(d.latencies) / d.seconds if d.seconds else 0.0
-        lines.append(f"| {r.name} | **{rate:,.0f}** | {percentile(d.latencies, 50) * 1000:.1f} | "
-                     f"{percentile(d.latencies, 99) * 1000:.1f} | {d.errors_5xx} | {d.failures} | {r.lost} | {r.leaked} |")
+        lines.append(f"| {r.name} | **{rate:,.0f}** | {ms(d.latencies, 50)} | {ms(d.latencies, 99)} | "
+                     f"{statuses(d.statuses)} | {d.failures} | {r.lost} | {r.leaked} |")
     lines += ["", "where the time goes, per turn: CPU ms of each process, the server's own turn latency, the share "
               "of the machine the run got, and the ceiling its CPU per turn allows with every core free:", "",
               "| run | workers CPU | redis CPU | client CPU | server turn p50 / p99 ms | machine share | ceiling turns/s |",
@@ -256,37 +330,102 @@ def lines_for(runs: list[Run], users: int, turns: int) -> list[str]:
         lines.append(f"| {r.name} | {r.cpu['server'] / n * 1000:.2f} | {r.cpu['redis'] / n * 1000:.2f} | "
                      f"{r.cpu['client'] / n * 1000:.2f} | {percentile(r.drive.server_ms, 50):.1f} / "
                      f"{percentile(r.drive.server_ms, 99):.1f} | {share:.0%} | {ceiling:,.0f} |")
-    lines += ["", f"Each of the {users} users sends its next turn as soon as the last is answered, so the mean latency "
-              f"is {users} / (turns/s) (Little's law): {users / 1000 * 1000:.0f} ms at 1,000 turns/s. A p99 of 50 ms "
-              f"at that rate needs fewer users in flight at once (or think time between turns), not only a faster "
-              f"server."]
     return lines
 
 
-def main(argv: list[str] | None = None) -> list[Run]:
+OPEN_HEADER = ["| offered turns/s | achieved | p50 ms | p95 ms | p99 ms | errors by status | no answer | lost | "
+               "leaked | waited for a session | CPU ms/turn workers / client | load avg |",
+               "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+
+
+def open_lines(runs: list[OpenRun], args: argparse.Namespace) -> list[str]:
+    return [f"**Open loop**, Redis, 2 workers: turns arrive at each rate for {args.seconds:g} s, Poisson-spaced, "
+            f"from {args.sessions:,} sessions, each thinking {args.think:g} s between a reply and its next turn; "
+            "latency from the arrival to the answer (queueing and the client's own lag included), of turns "
+            f"answered 200. `--max-turns-in-flight` at its default (64 a worker). bench/serve.png plots it.", "",
+            *OPEN_HEADER, *(open_row(r) for r in runs)]
+
+
+def plot(runs: list[OpenRun], closed: float | None, path: Path) -> None:
+    """Latency percentiles against offered load, log scale, with the 50 ms target and the closed-loop
+    maximum; the share of turns refused (503) on a second axis."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    rates = [r.outcome.rate for r in runs]
+    figure, axis = plt.subplots(figsize=(7, 4.2), dpi=110)
+    for pct, style in ((50, "o-"), (95, "s-"), (99, "^-")):
+        axis.plot(rates, [max(percentile(r.outcome.latencies, pct) * 1000, 0.1) for r in runs], style, label=f"p{pct}")
+    axis.axhline(50, color="grey", linestyle="--", linewidth=1, label="50 ms target")
+    if closed:
+        axis.axvline(closed, color="tab:red", linestyle=":", linewidth=1, label=f"closed-loop max {closed:,.0f}/s")
+    axis.set_yscale("log")
+    axis.set_xlabel("offered load, turns/s (open loop, Poisson arrivals)")
+    axis.set_ylabel("latency, ms")
+    axis.set_title("dialogkit serve: 2 workers on Redis, support bot, 2 cores shared with the client")
+    refused = axis.twinx()
+    refused.bar(rates, [100 * r.outcome.statuses.get(503, 0) / max(1, r.outcome.offered) for r in runs],
+                width=max(rates) / 40, color="tab:grey", alpha=0.3, label="refused 503, %")
+    refused.set_ylabel("turns refused with 503, %")
+    refused.set_ylim(0, 100)
+    handles, labels = axis.get_legend_handles_labels()
+    more, more_labels = refused.get_legend_handles_labels()
+    axis.legend(handles + more, labels + more_labels, loc="upper left", fontsize=8)
+    figure.tight_layout()
+    figure.savefig(path)
+    plt.close(figure)
+
+
+def main(argv: list[str] | None = None) -> tuple[list[Run], list[OpenRun]]:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--mode", choices=["both", "closed", "open"], default="both")
+    parser.add_argument("--rates", default="250,500,1000,1500,2500", help="offered turns/s, comma-separated")
+    parser.add_argument("--seconds", type=float, default=10.0, help="how long each rate is offered")
+    parser.add_argument("--sessions", type=int, default=1000)
+    parser.add_argument("--think", type=float, default=0.2, help="seconds between a reply and the next turn")
     parser.add_argument("--users", type=int, default=64)
     parser.add_argument("--turns", type=int, default=20)
     parser.add_argument("--only", choices=["redis", "sqlite"], default=None)
+    parser.add_argument("--no-record", action="store_true", help="print only: no bench/RESULTS.md, no plot")
     args = parser.parse_args(argv)
-    runs: list[Run] = []
+    rates = [float(r) for r in args.rates.split(",") if r.strip()]
+    closed: list[Run] = []
+    opened: list[OpenRun] = []
+    load_before = os.getloadavg()[0]
     with tempfile.TemporaryDirectory(prefix="dialogkit-bench-serve-") as tmp:
         folder = Path(tmp)
         if args.only != "sqlite":
             if shutil.which("redis-server") is None:
-                print("redis-server is not installed: the Redis run is skipped (apt-get install redis-server)")
+                print("redis-server is not installed: the Redis runs are skipped (apt-get install redis-server)")
             else:
                 redis, port = start_redis(folder)
+                store = f"redis://127.0.0.1:{port}/0"
                 try:
-                    runs.append(run("Redis, 2 workers", f"redis://127.0.0.1:{port}/0", 2, args.users, args.turns,
-                                    folder, redis.pid))
+                    if args.mode != "open":
+                        closed.append(closed_run("Redis, 2 workers", store, 2, args.users, args.turns, folder,
+                                                 redis.pid))
+                    if args.mode != "closed":
+                        opened = open_runs(store, rates, args, folder, redis.pid)
                 finally:
                     stop(redis)
-        if args.only != "redis":
-            runs.append(run("SQLite, 1 worker", f"sqlite:///{folder / 'sessions.db'}", 1, args.users, args.turns,
-                            folder))
-    report("Serving (bench/serve.py)", lines_for(runs, args.users, args.turns))
-    return runs
+        if args.only != "redis" and args.mode != "open":
+            closed.append(closed_run("SQLite, 1 worker", f"sqlite:///{folder / 'sessions.db'}", 1, args.users,
+                                     args.turns, folder))
+    lines = [f"support bot, rule understanding, `--log-level warning`; {os.cpu_count()} cores shared by server, Redis "
+             f"and this client; load average {load_before:.1f} before, {os.getloadavg()[0]:.1f} after", ""]
+    if closed:
+        lines += [*closed_lines(closed, args.users, args.turns), ""]
+    if opened:
+        lines += open_lines(opened, args)
+    print("\n".join(lines))
+    if not args.no_record:
+        record("Serving (bench/serve.py)", lines)
+        if opened:
+            redis_closed = next((len(r.drive.latencies) / r.drive.seconds for r in closed if r.name.startswith("Redis")),
+                                None)
+            plot(opened, redis_closed, PLOT)
+    return closed, opened
 
 
 if __name__ == "__main__":
