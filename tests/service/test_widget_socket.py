@@ -43,7 +43,7 @@ def serve(bot: Bot, **settings: Any) -> TestClient:
 
 def hello(ws: WebSocketTestSession, **fields: Any) -> dict[str, Any]:
     ws.send_json({"type": "hello", **fields})
-    ready = ws.receive_json()
+    ready: dict[str, Any] = ws.receive_json()
     assert ready["type"] == "ready", ready
     return ready
 
