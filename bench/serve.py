@@ -132,13 +132,26 @@ def start_server(store: str, workers: int, cwd: Path) -> tuple[subprocess.Popen[
         if process.poll() is not None:
             raise RuntimeError(f"the server exited with {process.returncode}")
         try:
-            if httpx.get(url + "/readyz", timeout=1).status_code == 200 and len(children(process.pid)) >= workers - 1:
+            if httpx.get(url + "/readyz", timeout=1).status_code == 200 and workers_up(process.pid, workers):
                 return process, url, port
         except httpx.HTTPError:
             pass
         time.sleep(0.1)
     process.kill()
     raise RuntimeError("the server did not become ready")
+
+
+def workers_up(pid: int, workers: int) -> bool:
+    """Whether every worker process has started (uvicorn's supervisor also runs a resource tracker)."""
+    if workers == 1:
+        return True
+    spawned = 0
+    for child in children(pid):
+        try:
+            spawned += b"spawn_main" in Path(f"/proc/{child}/cmdline").read_bytes()
+        except OSError:
+            continue
+    return spawned >= workers
 
 
 def stop(process: subprocess.Popen[bytes]) -> None:
