@@ -20,6 +20,7 @@ from dialogkit.errors import DialogkitError
 from dialogkit.service import ServiceSettings, create_app, widget
 from dialogkit.service.keys import digest, parse_keys
 from dialogkit.service.payloads import TurnReply
+from dialogkit.service.server import ServeOptions, check_options
 from dialogkit.service.widget import WS_PATH, parse_origins
 from tests.service.conftest import CONVERSATIONS, STUB_TICKET, SUPPORT
 
@@ -274,3 +275,9 @@ def test_a_connection_that_never_says_hello_is_closed(bot: Bot, monkeypatch: pyt
     monkeypatch.setattr(widget, "HELLO_TIMEOUT_S", 0.2)
     with serve(bot) as client, client.websocket_connect(WS_PATH) as ws:
         assert refused(ws) == "hello_timeout"
+
+
+def test_a_bad_origin_in_the_environment_stops_serve_before_it_starts(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("DIALOGKIT_WIDGET_ORIGINS", "https://shop.example, shop.example/chat")
+    with pytest.raises(DialogkitError, match=re.escape("'shop.example/chat' is not an origin")):
+        check_options(ServeOptions(bot_file=str(SUPPORT), store="memory://"))
