@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -36,16 +36,21 @@ class LoadedBot:
     version: str = ""        # ``spec_version(spec)``: what sessions record to notice a changed bot file
 
 
-def spec_version(spec: BotFile) -> str:
+def spec_version(spec: BotFile, digests: Mapping[str, str] | None = None) -> str:
     """The bot file's version: a hash of what it means, not of how it is written.
 
     Computed from the checked model as canonical JSON (defaults filled in, keys sorted), so a
     comment, a reformatted line or a default written out leaves it unchanged, while any change a
-    session could notice (a flow, a slot, a rule, a prompt) gives a new one. Sixteen hex digits
-    (64 bits) tell one bot's releases apart and keep the stored session small.
+    session could notice (a flow, a slot, a rule, a prompt) gives a new one. ``spec`` is the bot
+    file's own model, before its values files are read in; ``digests`` (entity type -> hash of
+    its values file's bytes) stand for their content: dumping 50,000 values again to JSON cost
+    half a second of every load. Sixteen hex digits (64 bits) tell one bot's releases apart and
+    keep the stored session small.
     """
-    canonical = json.dumps(spec.model_dump(mode="json", by_alias=True), sort_keys=True, ensure_ascii=False,
-                           separators=(",", ":"))
+    document = spec.model_dump(mode="json", by_alias=True)
+    if digests:
+        document["values_files"] = dict(digests)       # no key of a bot file: it cannot collide
+    canonical = json.dumps(document, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:16]
 
 
@@ -79,4 +84,5 @@ def _bind(checked: CheckedBotFile, path: Path | None, base_dir: Path,
     problems = [*checked.problems, *code.problems, *http_problems(spec, checked.document, table)]
     if problems:
         raise FlowError(in_file_order(problems))
-    return LoadedBot(spec, path, base_dir, table, code.memory_actions, spec_version(spec))
+    version = spec_version(checked.declared or spec, checked.digests)
+    return LoadedBot(spec, path, base_dir, table, code.memory_actions, version)

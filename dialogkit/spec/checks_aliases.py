@@ -27,9 +27,11 @@ SHOWN_PAIRS = 3
 
 @dataclass
 class Catalogue:
-    """The bot with its values files read in, and the file row of every value that came from one."""
+    """The bot with its values files read in, the file row of every value that came from one, and
+    the digest of each file's bytes by entity type."""
 
     spec: BotFile
+    digests: dict[str, str] = field(default_factory=dict)
     rows: dict[tuple[str, str], tuple[str, int]] = field(default_factory=dict)   # (type, value) -> (file, line)
     problems: list[Problem] = field(default_factory=list)
 
@@ -45,6 +47,7 @@ def with_values_files(spec: BotFile, document: YamlDocument) -> Catalogue:
         shown = str(folder / entity.values_file)
         read = read_values_file(folder / entity.values_file, shown)
         out.problems.extend(read.problems)
+        out.digests[name] = read.digest
         merged = dict(entity.values or {})
         for value, form in read.values.items():
             if value in merged:
@@ -65,20 +68,27 @@ def alias_collisions(catalogue: Catalogue, document: YamlDocument
     (one warning per pair of values, naming every alias they share). The warnings are positioned
     only when asked for (``dialogkit validate``): a position costs a second, careful read."""
     errors: list[Problem] = []
-    owners: dict[str, tuple[str, str]] = {}           # alias -> (type, value) of its first claimant
+    first_type: dict[str, str] = {}                   # alias -> the first type claiming it
+    owns: dict[str, dict[str, str]] = {}              # type -> its aliases -> their values
     shared: dict[tuple[tuple[str, str], tuple[str, str]], list[str]] = {}
     for name, entity in catalogue.spec.entities.items():
-        own: dict[str, str] = {}
         synonyms = entity.synonyms()
         said = [(value, alias) for value, aliases in synonyms.items() for alias in aliases]
-        for (value, alias), key in zip(said, normalise_aliases([alias for _, alias in said]), strict=True):
-            first = own.setdefault(key, value)
-            if key and first != value:
-                errors.append(_claimed_twice(catalogue, document, name, value, alias, first))
-        for key, value in own.items():
-            other = owners.setdefault(key, (name, value))
-            if key and other[0] != name:
-                shared.setdefault(((name, value), other), []).append(key)
+        keys = normalise_aliases([alias for _, alias in said])
+        own = dict(zip(keys, [value for value, _ in said], strict=True))     # in C: no alias said twice
+        if len(own) != len(keys):
+            own = {}
+            for (value, alias), key in zip(said, keys, strict=True):
+                first = own.setdefault(key, value)
+                if key and first != value:
+                    errors.append(_claimed_twice(catalogue, document, name, value, alias, first))
+        own.pop("", None)
+        if own.keys() & first_type.keys():                # aliases of an earlier type
+            for key in (key for key in own if key in first_type):
+                other = first_type[key]
+                shared.setdefault(((name, own[key]), (other, owns[other][key])), []).append(key)
+        first_type = {**dict.fromkeys(own, name), **first_type}
+        owns[name] = own
     return errors, lambda: _shared_warnings(catalogue, document, shared)
 
 

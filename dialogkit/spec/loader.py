@@ -68,6 +68,8 @@ class CheckedBotFile:
     pruned: set[tuple[str, str]] = field(default_factory=set)
     problems: list[Problem] = field(default_factory=list)
     warnings: Callable[[], list[Problem]] = list    # an alias shared by two types, positioned when called
+    declared: BotFile | None = None     # ``spec`` before its values files were read in
+    digests: dict[str, str] = field(default_factory=dict)    # entity type -> sha256 of its values file
 
 
 def check_bot_file(path: str | Path) -> CheckedBotFile:
@@ -87,14 +89,15 @@ def check_document(document: YamlDocument) -> CheckedBotFile:
     problems: list[Problem] = []
     warnings: Callable[[], list[Problem]] = list
     spec, pruned = _validate_shape(document, problems)
+    declared, digests = spec, {}
     if spec is not None:
         catalogue = with_values_files(spec, document)      # a values_file's values are the type's too
-        spec = catalogue.spec
+        spec, digests = catalogue.spec, catalogue.digests
         problems.extend(catalogue.problems)
         problems.extend(validation.BotChecks(spec, document, pruned).run())
         collisions, warnings = alias_collisions(catalogue, document)
         problems.extend(collisions)
-    return CheckedBotFile(document, spec, pruned, problems, warnings)
+    return CheckedBotFile(document, spec, pruned, problems, warnings, declared, digests)
 
 
 def in_file_order(problems: list[Problem]) -> list[Problem]:

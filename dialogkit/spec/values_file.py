@@ -15,6 +15,7 @@ bad row is a problem at ``file:line``, so an author fixes them all in one round.
 from __future__ import annotations
 
 import csv
+import hashlib
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -42,6 +43,7 @@ class ValuesRead:
     lines: dict[str, int] = field(default_factory=dict)
     problems: list[Problem] = field(default_factory=list)
     rows: dict[str, dict[str, Any]] = field(default_factory=dict)     # checked, not yet models
+    digest: str = ""            # sha256 of the file's bytes: the bot's version covers them
 
 
 def read_values_file(path: Path, shown: str) -> ValuesRead:
@@ -53,6 +55,7 @@ def read_values_file(path: Path, shown: str) -> ValuesRead:
         out.problems.append(Problem(shown, 1, 1, f"cannot read the values file: {error.strerror or error}",
                                     "values_file is a path relative to the bot file's folder"))
         return out
+    out.digest = hashlib.sha256(raw).hexdigest()
     if len(raw) > MAX_BYTES:
         out.problems.append(Problem(shown, 1, 1, f"the values file has {len(raw)} bytes, more than {MAX_BYTES}"))
         return out
@@ -66,12 +69,12 @@ def read_values_file(path: Path, shown: str) -> ValuesRead:
         out.problems.append(Problem(shown, 1, 1, f"a values file is .csv or .json, not '{suffix or path.name}'"))
         return out
     rows = _csv_rows(text, shown, out.problems) if suffix == ".csv" else _json_rows(text, shown, out.problems)
-    for line, row in rows:
-        if len(out.values) >= MAX_VALUES:
+    for line, *cells in rows:
+        if len(out.rows) >= MAX_VALUES:
             out.problems.append(Problem(shown, line, 1, f"the values file holds more than {MAX_VALUES} values",
                                         "split the catalogue into several entity types"))
             break
-        _add(out, row, line, shown)
+        _add(out, line, shown, *cells)
     _as_models(out, shown)
     return out
 
@@ -90,38 +93,44 @@ def _as_models(out: ValuesRead, shown: str) -> None:
     out.rows = {}
 
 
-def _add(out: ValuesRead, row: dict[str, Any], line: int, shown: str) -> None:
-    value = row.get("value")
-    if not isinstance(value, str) or not value.strip():
+Row = tuple[int, Any, Any, Any, Any]
+"""One row as read: its line, then its value, aliases, zh and en cells (None when absent)."""
+
+
+def _add(out: ValuesRead, line: int, shown: str, value: Any, aliases: Any, zh: Any, en: Any) -> None:
+    """One row checked and kept; a bad row is a problem at its line. One pass with no helper
+    calls: a catalogue runs it 50,000 times while the bot loads."""
+    if not isinstance(value, str) or not (value := value.strip()):
         out.problems.append(Problem(shown, line, 1, "a row without a value", "fill the 'value' column"))
         return
-    value = value.strip()
     if value in out.lines:
         out.problems.append(Problem(shown, line, 1, f"value '{value}' is given twice (first at line "
                                     f"{out.lines[value]})", "merge the two rows"))
         return
-    aliases = row.get("aliases")
     if isinstance(aliases, str):
         aliases = aliases.split(ALIAS_SEPARATOR) if aliases.strip() else []
-    labels = {lang: row.get(lang) for lang in ("zh", "en")}
-    if aliases is None:
+    elif aliases is None:
         aliases = []
-    if not isinstance(aliases, list) or not all(isinstance(a, str) for a in aliases):
+    elif not isinstance(aliases, list) or not all(isinstance(a, str) for a in aliases):
         out.problems.append(Problem(shown, line, 1, f"the aliases of '{value}' must be a list of texts"))
         return
-    if any(not a.strip() for a in aliases):
+    stripped = [alias.strip() for alias in aliases]
+    if not all(stripped):
         out.problems.append(Problem(shown, line, 1, f"an alias of '{value}' is empty",
                                     f"remove the empty alias (two {ALIAS_SEPARATOR} in a row, or one at an end)"))
         return
-    if any(label is not None and not isinstance(label, str) for label in labels.values()):
-        out.problems.append(Problem(shown, line, 1, f"the labels (zh, en) of '{value}' must be texts"))
-        return
-    given = {lang: text.strip() for lang, text in labels.items() if isinstance(text, str) and text.strip()}
-    out.rows[value] = {"aliases": [a.strip() for a in aliases], "label": given or None}
+    label: dict[str, str] | None = None
+    if zh is not None or en is not None:
+        if not isinstance(zh or "", str) or not isinstance(en or "", str):
+            out.problems.append(Problem(shown, line, 1, f"the labels (zh, en) of '{value}' must be texts"))
+            return
+        zh, en = zh and zh.strip(), en and en.strip()
+        label = ({"zh": zh, "en": en} if en else {"zh": zh}) if zh else ({"en": en} if en else None)
+    out.rows[value] = {"aliases": stripped, "label": label}
     out.lines[value] = line
 
 
-def _csv_rows(text: str, shown: str, problems: list[Problem]) -> Iterator[tuple[int, dict[str, Any]]]:
+def _csv_rows(text: str, shown: str, problems: list[Problem]) -> Iterator[Row]:
     reader = csv.reader(text.splitlines(keepends=True))
     try:
         header = [name.strip().lower() for name in next(reader, [])]
@@ -130,17 +139,20 @@ def _csv_rows(text: str, shown: str, problems: list[Problem]) -> Iterator[tuple[
         return
     if not _good_header(header, shown, problems):
         return
+    width = len(header)
+    picks = [header.index(column) if column in header else width for column in COLUMNS]   # width: absent
     start = reader.line_num + 1
     try:
         for cells in reader:
             line, start = start, reader.line_num + 1
-            if not any(cell.strip() for cell in cells):
-                continue
-            if len(cells) > len(header):
+            if len(cells) > width:
                 problems.append(Problem(shown, line, 1, f"this row has {len(cells)} cells, the header names "
-                                        f"{len(header)}", "quote a cell holding a comma"))
+                                        f"{width}", "quote a cell holding a comma"))
                 continue
-            yield line, dict(zip(header, cells, strict=False))
+            if not any(cells) or not "".join(cells).strip():
+                continue
+            padded: list[str | None] = [*cells, *[None] * (width + 1 - len(cells))]
+            yield line, padded[picks[0]], padded[picks[1]], padded[picks[2]], padded[picks[3]]
     except csv.Error as error:
         problems.append(Problem(shown, start, 1, f"CSV error: {error}", "check the quotes on this row"))
 
@@ -158,7 +170,7 @@ def _good_header(header: list[str], shown: str, problems: list[Problem]) -> bool
     return not problems
 
 
-def _json_rows(text: str, shown: str, problems: list[Problem]) -> Iterator[tuple[int, dict[str, Any]]]:
+def _json_rows(text: str, shown: str, problems: list[Problem]) -> Iterator[Row]:
     """The objects of a JSON list, each with the line it starts on (read one at a time for that)."""
     decoder = json.JSONDecoder()
     at, line = _skip(text, 0), 1
@@ -180,7 +192,7 @@ def _json_rows(text: str, shown: str, problems: list[Problem]) -> Iterator[tuple
             if unknown:
                 problems.append(Problem(shown, line, 1, f"unknown key '{unknown[0]}'", "keys: " + ", ".join(COLUMNS)))
             else:
-                yield line, row
+                yield line, row.get("value"), row.get("aliases"), row.get("zh"), row.get("en")
         else:
             problems.append(Problem(shown, line, 1, "each item of the list is an object with a 'value'"))
         at = _skip(text, at)

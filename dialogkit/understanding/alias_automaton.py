@@ -92,7 +92,7 @@ class AliasAutomaton(Generic[T]):
             key = alias if keyed else alias_key(alias)
             if not key or holds(key):
                 continue
-            latin = not has_cjk(key)
+            latin = key.isascii() or not has_cjk(key)
             add(key, (len(key), latin, latin and key[-1].isalpha(), payload))
             self._size += 1
         if self._size:

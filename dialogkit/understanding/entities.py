@@ -51,12 +51,15 @@ class SynonymMatcher:
     def __init__(self, synonyms: dict[str, list[str]],
                  labels: Callable[[dict[str, str]], Iterable[tuple[str, str, bool]]] | None = None) -> None:
         """``labels`` gives the labels (normalised) from the aliases taken (normalised alias -> value)."""
-        self.canonical: dict[str, str] = {}       # alias or label read in running text -> value
         owners = [canonical for canonical, aliases in synonyms.items() for _ in aliases]
         keys = normalise_aliases([alias for aliases in synonyms.values() for alias in aliases])
-        for key, canonical in zip(keys, owners, strict=True):
-            if key:
-                self.canonical.setdefault(key, canonical)
+        # alias or label read in running text -> value; built in C when no alias is written twice
+        self.canonical: dict[str, str] = dict(zip(keys, owners, strict=True))
+        if len(self.canonical) != len(keys) or "" in self.canonical:
+            self.canonical = {}
+            for key, canonical in zip(keys, owners, strict=True):
+                if key:
+                    self.canonical.setdefault(key, canonical)
         asked: list[tuple[str, tuple[str, bool]]] = []
         for canonical, label, running in labels(self.canonical) if labels is not None else ():
             if running:

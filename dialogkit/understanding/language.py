@@ -77,6 +77,11 @@ def fold(text: str) -> str:
     return text[:MAX_UNDERSTOOD_CHARS].translate(_FOLD)
 
 
+def fold_whole(text: str) -> str:
+    """``fold`` without the cap: for the bot's own words (a catalogue's aliases), read once."""
+    return text.translate(_FOLD)
+
+
 # Text typed "in no language" tells nothing about the language: an e-mail address (its local
 # part and its domain each ASCII or each not: "zhang.wei@example.com", "张伟@例子.中国") or a URL
 # hides its Han characters and its Latin words alike; a token holding a digit ("CA981", "A10023",
