@@ -18,9 +18,11 @@ from starlette.staticfiles import StaticFiles
 
 from dialogkit.engine.async_turns import runner_of
 from dialogkit.service import api_sessions, api_users, operations, rasa, widget
+from dialogkit.service.cors import allow_origins
 from dialogkit.service.errors import install_error_handlers
 from dialogkit.service.guard import Guard
 from dialogkit.service.keys import with_token
+from dialogkit.service.limits import RateLimit, limiter_for
 from dialogkit.service.operations import STATIC_DIR
 from dialogkit.service.responses import Json
 from dialogkit.service.state import Service, ServiceSettings
@@ -45,8 +47,11 @@ def create_app(bot: Bot, settings: ServiceSettings | None = None) -> FastAPI:
                   default_response_class=Json, lifespan=_lifespan(service))
     app.state.service = service
     install_error_handlers(app, service.metrics.error)
+    app.state.limiter = limiter_for(bot.store, settings.limits, settings.keys, settings.limits_clock)
+    app.add_middleware(RateLimit, limiter=app.state.limiter, count=service.metrics.error)   # behind the guard
     app.add_middleware(Guard, keys=with_token(settings.keys, settings.token), max_body=settings.max_body,
                        count=service.metrics.error, max_turns=settings.max_turns_in_flight)
+    allow_origins(app, settings.widget_origins)
     for module in (api_sessions, api_users, rasa, widget, operations):
         app.include_router(module.router)
     app.mount("/static", StaticFiles(directory=STATIC_DIR, check_dir=False), name="static")

@@ -6,6 +6,7 @@ logged here with its traceback and answered as ``internal_error`` with nothing o
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -13,16 +14,17 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from starlette.exceptions import HTTPException
 from starlette.responses import JSONResponse, Response
+from starlette.types import Send
 
 from dialogkit.errors import StoreError
 from dialogkit.logging import get_logger
 
-__all__ = ["ApiError", "error_body", "install_error_handlers"]
+__all__ = ["ApiError", "error_body", "install_error_handlers", "send_error"]
 
 log = get_logger("dialogkit.service")
 
 _CODES = {401: "unauthorized", 403: "forbidden", 404: "not_found",
-          405: "method_not_allowed", 413: "body_too_large", 422: "invalid_request",
+          405: "method_not_allowed", 413: "body_too_large", 422: "invalid_request", 429: "rate_limited",
           500: "internal_error", 503: "store_unavailable"}
 
 
@@ -50,6 +52,16 @@ def error_body(code: str, message: str, details: list[dict[str, Any]] | None = N
     if hint is not None:
         error["hint"] = hint
     return {"error": error}
+
+
+async def send_error(send: Send, status: int, code: str, message: str,
+                     headers: list[tuple[bytes, bytes]] | None = None, *, hint: str | None = None) -> None:
+    """Answer an error from plain ASGI code (the guard, the rate limit), before any route runs."""
+    body = json.dumps(error_body(code, message, hint=hint)).encode()
+    await send({"type": "http.response.start", "status": status,
+                "headers": [(b"content-type", b"application/json"),
+                            (b"content-length", str(len(body)).encode()), *(headers or [])]})
+    await send({"type": "http.response.body", "body": body})
 
 
 def install_error_handlers(app: FastAPI, count: Callable[[str], None]) -> None:

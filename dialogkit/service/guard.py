@@ -10,14 +10,13 @@ or as soon as a chunked one passes the limit. A turn beyond the worker's limit i
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from dialogkit.service.access import remember_key, scopes_for
 from dialogkit.service.admission import RETRY_AFTER_S, Admission, is_turn_route
-from dialogkit.service.errors import ApiError, error_body
+from dialogkit.service.errors import ApiError, send_error
 from dialogkit.service.keys import ApiKey, KeyRing
 
 __all__ = ["MAX_BODY_BYTES", "PUBLIC_PATHS", "Guard"]
@@ -118,11 +117,7 @@ class Guard:
     async def _refuse(self, send: Send, status: int, code: str, message: str,
                       headers: list[tuple[bytes, bytes]] | None = None, *, hint: str | None = None) -> None:
         self.count(code)
-        body = json.dumps(error_body(code, message, hint=hint)).encode()
-        await send({"type": "http.response.start", "status": status,
-                    "headers": [(b"content-type", b"application/json"),
-                                (b"content-length", str(len(body)).encode()), *(headers or [])]})
-        await send({"type": "http.response.body", "body": body})
+        await send_error(send, status, code, message, headers, hint=hint)
 
 
 def _content_length(scope: Scope) -> int | None:

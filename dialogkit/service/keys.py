@@ -4,9 +4,9 @@
 A key is known only by its sha256 digest: the keys file and ``DIALOGKIT_API_KEYS`` hold digests,
 never keys, so neither leaks a key that works. One line a key::
 
-    # name   digest of the key    scopes
-    widget   sha256:9f86d08...    chat
-    backend  sha256:60303ae...    chat,users
+    # name   digest of the key    scopes       its own rate limit (optional)
+    widget   sha256:9f86d08...    chat         rate=20/s burst=40
+    backend  sha256:60303ae...    chat,users   rate=off
 
 ``--token`` / ``DIALOGKIT_TOKEN`` is one more key, named ``token``, with every scope. No key at
 all is an open server (development): every route answers, but no turn may name a user, since
@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from dialogkit.errors import DialogkitError
+from dialogkit.service.rates import LimitsError, parse_burst, parse_rate
 from dialogkit.strings.suggest import did_you_mean
 
 __all__ = ["KEYS_ENV", "SCOPES", "ApiKey", "KeyRing", "KeysError", "digest", "load_keys", "parse_keys", "with_token"]
@@ -49,6 +50,8 @@ class ApiKey:
     name: str
     digest: bytes
     scopes: frozenset[str]
+    rate: float | None = None       # requests a second; None: the server's; 0: no limit (``limits``)
+    burst: int | None = None        # None: the server's
 
     def may(self, scope: str) -> bool:
         return scope in self.scopes
@@ -138,7 +141,12 @@ def _parse_line(body: str, where: _Where, earlier: list[ApiKey]) -> ApiKey:
     (name_at, name), (digest_at, hashed) = fields[0], fields[1]
     if not _NAME.fullmatch(name):
         raise where.at(name_at).error(f"the name {name!r} must be 1 to 64 letters, digits, '_', '.' or '-'")
-    key = ApiKey(name, _digest(hashed, where.at(digest_at)), _scopes(fields[2:], where))
+    settings = [(at, field) for at, field in fields[2:] if "=" in field]
+    scopes = [(at, field) for at, field in fields[2:] if "=" not in field]
+    if not scopes:
+        raise where.error("expected 'NAME sha256:DIGEST SCOPES' (scopes among " + ", ".join(SCOPES) + ")")
+    rate, burst = _limit(settings, where)
+    key = ApiKey(name, _digest(hashed, where.at(digest_at)), _scopes(scopes, where), rate, burst)
     for other in earlier:
         if other.name == key.name:
             raise where.at(name_at).error(f"the key {name!r} is named twice")
@@ -169,6 +177,26 @@ def _scopes(fields: list[tuple[int, str]], where: _Where) -> frozenset[str]:
                 raise where.at(start + part.start()).error(f"unknown scope {scope!r}{hint}")
             scopes.add(scope)
     return frozenset(scopes)
+
+
+def _limit(settings: list[tuple[int, str]], where: _Where) -> tuple[float | None, int | None]:
+    """``rate=`` (``20/s``, ``600/min``, ``off``) and ``burst=`` of a key's line (docs/serving.md,
+    "Rate limits"); the server's where it says none."""
+    rate: float | None = None
+    burst: int | None = None
+    for column, field in settings:
+        name, _, value = field.partition("=")
+        here = f"{where.source}, line {where.line}, column {column}"
+        try:
+            if name == "rate":
+                rate = parse_rate(value, here) or 0.0
+            elif name == "burst":
+                burst = parse_burst(value, here)
+            else:
+                raise where.at(column).error(f"unknown setting {name!r}: a key takes rate= and burst=")
+        except LimitsError as exc:
+            raise KeysError(str(exc)) from exc
+    return rate, burst
 
 
 def _read_file(path: Path) -> tuple[ApiKey, ...]:

@@ -12,6 +12,7 @@ from fastapi import APIRouter, Request
 from starlette.responses import Response
 
 from dialogkit.service.ids import check_id
+from dialogkit.service.limits import take_session
 from dialogkit.service.payloads import RasaMessage, RasaReply, rasa_messages
 from dialogkit.service.responses import Json
 from dialogkit.service.state import service_of
@@ -25,6 +26,7 @@ router = APIRouter(prefix="/webhooks/rest", tags=["rasa"])
 async def rasa_webhook(body: RasaMessage, request: Request) -> Response:
     """One user message in, the bot's messages out; quick replies become ``buttons``."""
     sender = check_id(body.sender, "sender")
+    await take_session(request, sender)
     service = service_of(request)
     reply, _ = await service.turn(sender, body.message, None)
     return Json(rasa_messages(reply, sender, service.hidden))

@@ -8,6 +8,7 @@ Rasa channel alike.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, cast
 
@@ -23,6 +24,7 @@ from dialogkit.service.inspection import sensitive_names
 from dialogkit.service.keys import ApiKey
 from dialogkit.service.last_turns import LastTurns
 from dialogkit.service.metrics import Metrics
+from dialogkit.service.rates import NO_LIMITS, Limits
 
 if TYPE_CHECKING:
     from dialogkit.bot import Bot
@@ -42,13 +44,15 @@ class ServiceSettings:
 
     token: str | None = None               # a key with every scope (docs/serving.md, "Keys and scopes")
     keys: tuple[ApiKey, ...] = ()          # none, and no token: an open server, where no turn names a user
-    widget_origins: tuple[str, ...] = ()   # other sites whose pages may open /v1/ws ("*": any); its own always may
+    widget_origins: tuple[str, ...] = ()   # other sites whose pages may open /v1/ws and call the API (CORS); "*": any
     max_body: int = MAX_BODY_BYTES
     reload: bool = False                   # watch the bot file and reload it when it changes
     reload_interval_s: float = 1.0
     close_bot: bool = False                # the app owns the bot: close it when the app stops
     freeze_gc: bool = False                # a server process: what is loaded at start is never collected
     max_turns_in_flight: int = DEFAULT_MAX_TURNS   # turns one app runs at once, then 503; 0: no limit
+    limits: Limits = NO_LIMITS            # rate limits per key and per session (docs/serving.md); none here
+    limits_clock: Callable[[], float] | None = None   # times the rate limits' buckets (tests)
 
 
 @dataclass

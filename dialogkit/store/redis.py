@@ -127,6 +127,11 @@ class RedisStore:
         return self._async.transaction(session_id, self._token(), history_tail=history_tail, users=users,
                                        timeout_s=timeout_s)
 
+    async def arun_script(self, source: str, keys: list[str], args: list[str]) -> Any:
+        """Run a Lua script on the store's asyncio client, under its keys (``prefix``): the server
+        keeps its rate limits this way, shared by every worker; a failure is a ``StoreError``."""
+        return await self._async.run_script(source, keys, args)
+
     async def aclose(self) -> None:
         """Close the asyncio client of the running loop (the sync client stays for ``close``)."""
         await self._async.aclose()

@@ -29,6 +29,7 @@ class _LoopClient:
         self.client = client
         self.lock_load = client.register_script(scripts.LOCK_LOAD)
         self.commit = client.register_script(scripts.COMMIT)
+        self.extra: dict[str, Any] = {}      # scripts of other parts (run_script), by source
         self.loop = asyncio.get_running_loop()
         self.keeper = _close_at_end(client)
 
@@ -61,6 +62,15 @@ class AsyncRedis:
             raise
         await self._unlock(parts, keys, token, txn.pending, loaded.base)
         scripts.remember(self._cache, txn.pending, loaded.base, history_tail)
+
+    async def run_script(self, source: str, keys: list[str], args: list[str]) -> Any:
+        """Run a Lua script of another part (the server's rate limits) on this loop's client."""
+        parts = await self._parts()
+        script = parts.extra.get(source)
+        if script is None:
+            script = parts.extra[source] = parts.client.register_script(source)
+        with self._errors():
+            return await script(keys=keys, args=args)
 
     async def aclose(self) -> None:
         current, self._current = self._current, None
