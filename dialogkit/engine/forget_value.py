@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 
+from dialogkit.engine.slot_names import SlotNames
 from dialogkit.spec.schema import BotFile
 from dialogkit.text.labels import Texts
 
@@ -27,15 +28,8 @@ class ForgetValue:
     """Finds which slots an utterance asks the bot to forget."""
 
     def __init__(self, spec: BotFile, texts: Texts) -> None:
-        names: dict[str, list[str]] = {}    # a way to say a slot (lowercased) -> the slots so named
-        for flow in spec.flows.values():
-            for slot in flow.slots:
-                ways = [texts.slot_label(slot, language).lower() for language in ("zh", "en")]
-                for way in [*ways, slot.name.replace("_", " ").lower()]:
-                    if way and slot.name not in names.setdefault(way, []):
-                        names[way].append(slot.name)
-        self._names = names
-        alternation = "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))
+        self._names = SlotNames(spec, texts)
+        alternation = self._names.alternation
         self._pattern = re.compile(
             rf"(?:{_ZH_VERBS}\s*(?:我的|我)?\s*(?P<zh>{alternation}))"
             rf"|(?:(?P<zh_open>{alternation})\s*{_ZH_OPEN}(?!期))"
@@ -52,5 +46,5 @@ class ForgetValue:
         found: list[str] = []
         for match in self._pattern.finditer(text):
             said = next(g for g in match.groups() if g)
-            found.extend(self._names[said.lower()])
+            found.extend(self._names.slots(said))
         return list(dict.fromkeys(found))

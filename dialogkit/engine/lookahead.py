@@ -46,7 +46,7 @@ class LookAhead:
             expected_types=self._expected_types(ctx, flow), task_object_label=object_label, texts=self.texts,
             reads_as=self.understanding.extract,
         )
-        if self._corrects_a_value(ctx, flow):
+        if self._corrects_a_value(ctx, flow) or self._leaves_asked_open(ctx, flow):
             resolution = self._without_replaced_referents(resolution)
         self.use(ctx, resolution)
 
@@ -54,11 +54,18 @@ class LookAhead:
     def _without_replaced_referents(resolution: references.Resolution) -> references.Resolution:
         """Corrections win over references: "no, make it A10000" — the "it" is the value being
         replaced (whatever slot the question was for), so it is neither asked about nor written
-        out; the new value fits its slot."""
+        out; the new value fits its slot. So does a no-preference answer's "it" (the thing asked)."""
         if resolution.ambiguity is None and not resolution.bindings:
             return resolution
         return dataclasses.replace(resolution, resolved_text=resolution.text, shown_text=resolution.text,
                                    bindings=[], ambiguity=None, edits=[])
+
+    @staticmethod
+    def _leaves_asked_open(ctx: TurnContext, flow: CompiledFlow | None) -> bool:
+        """"I don't care about it" / "it doesn't matter" / "那个无所谓" to a question: the "it" is
+        what the question asks about, no value said before to look up or to ask about."""
+        task = ctx.session.task
+        return flow is not None and task is not None and task.pending_slot is not None and "any" in ctx.interp.cues
 
     def _corrects_a_value(self, ctx: TurnContext, flow: CompiledFlow | None) -> bool:
         """"no, make it 3" / "不，把它改成3": inside a task, a correction that brings a value of one

@@ -20,6 +20,7 @@ from dialogkit.engine.faq import FaqIndex
 from dialogkit.engine.forget_value import ForgetValue
 from dialogkit.engine.handoff import handoff_context, take_over_message
 from dialogkit.engine.lookahead import LookAhead
+from dialogkit.engine.named_any import NamedAny
 from dialogkit.engine.slots import ANSWER_TYPE, SlotLayout, SlotOffer, offer_slots, validate_slot
 from dialogkit.engine.turn import ClarificationNeeded, TurnContext
 from dialogkit.engine.yes_no_slots import echo_answer
@@ -73,6 +74,7 @@ class Policy:
         self.lookahead = lookahead
         self.settings = settings
         self.forget_value = ForgetValue(texts.spec, texts)
+        self.named_any = NamedAny(texts.spec, texts)
         self._layouts = {name: SlotLayout.of(flow.spec) for name, flow in flows.items()}
         self.faq = FaqIndex(texts.spec.faq)
 
@@ -601,8 +603,11 @@ class Policy:
         return True
 
     def _any_answer(self, ctx: TurnContext, offer: SlotOffer) -> None:
-        """"随便" / "I don't care" to a question fills the asked slot with its type's ``any`` value."""
+        """"随便" / "I don't care" to a question fills the asked slot with its type's ``any`` value;
+        said about a slot by name ("价格无所谓" / "I don't care about the price"), that slot instead."""
         task = ctx.task
+        if self._named_any(ctx, offer):
+            return
         if "any" not in ctx.interp.cues or task is None or not task.pending_slot or task.pending_slot in offer.values:
             return
         slot = ctx.flow.spec.slot(task.pending_slot) if ctx.flow is not None else None
@@ -610,6 +615,21 @@ class Policy:
         if slot is not None and entity is not None and entity.any is not None:
             offer.values[slot.name] = entity.any
             offer.surfaces[slot.name] = ctx.interp.text
+
+    def _named_any(self, ctx: TurnContext, offer: SlotOffer) -> list[str]:
+        """The active task's slots the words say there is no preference for; each whose type declares
+        ``any`` takes that value, unless the same words give it a value of its own."""
+        flow = ctx.flow
+        if flow is None:
+            return []
+        said = self.named_any.slots_in(ctx.interp.text)
+        named = [slot for name in said if (slot := flow.spec.slot(name)) is not None]
+        for slot in named:
+            entity = self.texts.spec.entities.get(slot.entity) if slot.entity else None
+            if entity is not None and entity.any is not None and slot.name not in offer.values:
+                offer.values[slot.name] = entity.any
+                offer.surfaces[slot.name] = ctx.interp.text
+        return [slot.name for slot in named]
 
     def _yes_no_reply(self, ctx: TurnContext, offer: SlotOffer) -> None:
         """Asked a yes/no question, "yes, please send me a new one" / "要的，麻烦寄一张新卡给我" is a

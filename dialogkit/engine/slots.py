@@ -20,6 +20,7 @@ from dialogkit.memory.tracker import counting_numbers
 from dialogkit.model.interpretation import Interpretation, Mention
 from dialogkit.spec.schema import FlowSpec, SlotSpec, prompt_text
 from dialogkit.text.phrases import phrase
+from dialogkit.understanding.choices import determines
 
 __all__ = ["ANSWER_TYPE", "COUNTS", "SlotLayout", "SlotOffer", "Validator", "missing_required", "offer_slots",
            "validate_slot"]
@@ -79,7 +80,8 @@ def offer_slots(
     # not inside a value this utterance gives another slot (2026 in "January 1, 2026" is no amount).
     for type_name, slots in unread:
         said = [m for m in extract(interp.text, {type_name}) if m.start not in counts and not _inside(m, used)
-                and not any(r.start <= m.start and m.end <= r.end for r in interp.rejected)]
+                and not any(r.start <= m.start and m.end <= r.end for r in interp.rejected)
+                and not determines(m.text, interp.text, m.end)]
         if said:
             _offer_typed(offer, layout, slots, said, interp, filled, pending_slot)
             used += said

@@ -11,6 +11,10 @@
   别的", "其他的呢", "换一个", "anything else?", "any other options?", "what else do you have",
   "show me more". Not "没有别的了" or "nothing else", which end a list; not "what else can you
   do", which asks for help.
+- ``named_any_pattern``: no preference for a thing the words name, wherever it stands in the
+  utterance: "I don't care about the price", "the area doesn't matter", "no preference for the
+  cuisine", "any price is fine", "价格无所谓", "区域都行", "我不在乎价格", "什么菜系都可以". The
+  caller gives the names (a bot's words for its slots); the pattern says which one was named.
 
 The text given is folded and lower-cased.
 """
@@ -36,14 +40,18 @@ _ZH_ANY = (
     rf"|你(?:来|们)?(?:定|决定|选|挑|安排)(?:吧|就好|就行)?|(?:你)?看着办|听你的)"
     rf"[{_ZH_FILLERS}]*$"
 )
+_EN_ASKED = r"(?:it|that|this|them|those)"       # "I don't care about it": the thing asked about
 _EN_ANY = (
-    r"^(?:(?:oh|well|um|uh|hmm|honestly|so|just|i\s+mean|really)[,\s]+)*"
+    r"^(?:(?:oh|well|um|uh|hmm|honestly|so|just|i\s+mean|really|no)[,\s]+)*"
     r"(?:any(?!\s+(?:other|else|more)\b)(?:\s+(?!(?:other|else|more)\b)[a-z]+){0,2}"
     r"|(?:anything|anyone|anybody|whatever|whichever|either)(?:\s+(?:one|of\s+them|of\s+those|way|time|day))?"
     r"|i\s+(?:really\s+)?(?:don['’]?t|do\s+not)\s+(?:really\s+)?(?:care|mind)"
-    r"(?:\s+(?:which|what|who|when|where)(?:\s+[a-z]+){0,2})?"
-    r"|(?:it\s+)?(?:doesn['’]?t|does\s+not)\s+matter(?:\s+(?:which|what|who|when|where)(?:\s+[a-z]+){0,2})?"
-    r"|no\s+preference|(?:it['’]?s\s+)?up\s+to\s+you|you\s+(?:choose|pick|decide)|your\s+(?:choice|call)"
+    rf"(?:\s+(?:which|what|who|when|where)(?:\s+[a-z]+){{0,2}}|(?:\s+(?:about|for|of|on))?\s+{_EN_ASKED})?"
+    rf"|(?:{_EN_ASKED}\s+)?(?:doesn['’]?t|does\s+not)\s+(?:really\s+)?matter"
+    r"(?:\s+(?:which|what|who|when|where)(?:\s+[a-z]+){0,2}|\s+to\s+(?:me|us))?"
+    r"|(?:i\s+(?:have\s+no|(?:don['’]?t|do\s+not)\s+have\s+(?:a|any))|no)\s+(?:particular\s+|real\s+)?preferences?"
+    rf"(?:\s+(?:on|about|for|of|regarding)\s+{_EN_ASKED})?"
+    r"|(?:it['’]?s\s+)?up\s+to\s+you|you\s+(?:choose|pick|decide)|your\s+(?:choice|call)"
     r"|surprise\s+me)"
     rf"{_EN_TAIL}$"
 )
@@ -81,8 +89,82 @@ _ALTERNATIVES = re.compile(
 )
 
 
+ANY_WORDS = ("any", "任何", "任意")
+"""The words "any" is said with. Before a noun they determine it ("is there any cheap restaurant",
+"任何餐厅"); a bot's no-preference value may be spelled with them alone, or with a noun after them
+("any cuisine" names the cuisine)."""
+
+
+_WORD_NEXT = re.compile(r"\s*[^\W\d_]")       # a word follows (letters or Han characters)
+
+
+def is_any_word(text: str) -> bool:
+    """Whether ``text`` is just one of ``ANY_WORDS``."""
+    return text.strip().lower() in ANY_WORDS
+
+
+def determines(said: str, text: str, end: int) -> bool:
+    """Whether ``said``, ending at ``end`` of ``text``, is an any-word with a word after it: "any" in
+    "is there any cheap restaurant" is no value, though a bot spells its no-preference value "any".
+    Said alone, or last ("in any"), it is one."""
+    return is_any_word(said) and _WORD_NEXT.match(text, end) is not None
+
+
+# "no preference for <a thing named>": {name} is where the caller's alternation of names goes.
+_EN_THING = (r"(?:(?:the|a|an|any|which|what)\s+)?(?:(?:type|kind|sort)s?\s+of\s+)?(?P<{group}>{names})"
+             r"(?:\s+(?:types?|kinds?))?\b")
+_EN_NOT = r"(?:don['’]?t|do\s+not|dont|doesn['’]?t|does\s+not|doesnt)"
+_EN_NAMED_ANY = (
+    rf"\bi\s+(?:really\s+)?{_EN_NOT}\s+(?:really\s+)?(?:care|mind)\s+(?:(?:about|for|on|of|regarding|as\s+to)\s+)?{{thing0}}",
+    rf"\b{{thing1}}\s+(?:really\s+)?{_EN_NOT}\s+(?:really\s+)?matter",
+    rf"\b(?:no|(?:{_EN_NOT}|not)\s+(?:really\s+)?have\s+(?:a|any))\s+(?:particular\s+|real\s+)?preferences?"
+    rf"\s+(?:for|on|about|of|regarding|as\s+to|in|with)\s+{{thing2}}",
+    r"\b(?:not\s+(?:fussy|picky|particular)|flexible|easy)\s+(?:about|on|with|regarding|as\s+to)\s+{thing3}",
+    # "any price is fine", "in any area, please": the clause ends there ("any food places?" asks)
+    r"\bany\s+{thing4}(?:\s+(?:is|will\s+be|would\s+be|'s)?\s*(?:fine|ok|okay|good|alright|great|will\s+do|works))?"
+    r"\s*(?:[,.;!]|$)",
+)
+_ZH_THING = r"(?:什么|哪个|哪种|哪一个|哪家|任何|任意)?(?P<{group}>{names})"
+_ZH_NO_PREFERENCE = (r"(?:无所谓|随便|都行|都可以|都好|均可|都成|不限|不挑|不讲究|不在乎|不介意"
+                     r"|没(?:有)?(?:要求|偏好|所谓|关系|讲究))")
+_ZH_NAMED_ANY = (
+    rf"{{thing5}}(?:方面|上)?(?:我|我们)?(?:都|也|倒|就)?{_ZH_NO_PREFERENCE}",
+    r"(?:不在乎|不介意|不在意|不关心|不计较|不挑)(?:什么)?{thing6}",
+    r"对{thing7}(?:没(?:有)?(?:要求|偏好|讲究)|无所谓|不挑)",
+    r"随便(?:哪个|哪种|什么|哪一个|哪家)?{thing8}",
+)
+
+
+def named_any_pattern(alternation: str) -> re.Pattern[str]:
+    """No preference for one of the things ``alternation`` names (a regex alternation of lower-cased
+    names); ``named(match)`` is the name said. Searched anywhere in the folded, lower-cased text."""
+    things = {f"thing{i}": (_EN_THING if i < len(_EN_NAMED_ANY) else _ZH_THING).format(group=f"n{i}", names=alternation)
+              for i in range(len(_EN_NAMED_ANY) + len(_ZH_NAMED_ANY))}
+    return re.compile("|".join(f"(?:{part.format(**things)})" for part in (*_EN_NAMED_ANY, *_ZH_NAMED_ANY)))
+
+
+def named(match: re.Match[str]) -> str:
+    """The name a ``named_any_pattern`` match said."""
+    return next(said for key, said in match.groupdict().items() if said and key.startswith("n"))
+
+
+_SENTENCE_END = re.compile(r"[.!;。！；]\s*|\s+(?=as\s+long\s+as\b)")
+_CLAUSE_END = re.compile(r"[,，]\s*")
+"""Where an answer's first sentence or clause ends: "no, I don't care. Just pick one", "随便，你推荐一个"."""
+_LONGEST_TURN = 300
+
+
 def is_any(lowered: str) -> bool:
-    """True when the utterance leaves the choice to the bot (see the module docstring)."""
+    """True when the utterance, or its first clause, leaves the choice to the bot (see the module
+    docstring): "I don't care, but I'd like it cheap" leaves the thing asked about open."""
+    if len(lowered) > _LONGEST_TURN:
+        return False
+    sentence = _SENTENCE_END.split(lowered.strip(_END), maxsplit=1)[0]
+    clause = _CLAUSE_END.split(sentence, maxsplit=1)[0]
+    return any(_is_any_answer(part) for part in dict.fromkeys((lowered, sentence, clause)))
+
+
+def _is_any_answer(lowered: str) -> bool:
     if len(lowered) > 2 * _ANY_LENGTH:
         return False
     text = lowered.strip(_END)

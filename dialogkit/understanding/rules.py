@@ -22,6 +22,7 @@ from zoneinfo import ZoneInfo
 from dialogkit.model.interpretation import Interpretation, Mention, RejectedValue
 from dialogkit.spec.schema import BotFile
 from dialogkit.understanding.builtins import ALWAYS_TRACKED, BUILTIN_FINDERS
+from dialogkit.understanding.choices import determines
 from dialogkit.understanding.cues import detect_cues
 from dialogkit.understanding.entities import EntityExtractor
 from dialogkit.understanding.intents import IntentScorer, example_reader
@@ -64,6 +65,7 @@ class RuleUnderstanding:
         )
         if rejected:
             mentions = _outside(rejected, mentions)
+        mentions = [m for m in mentions if not determines(m.text, text, m.end)]   # the "any" of "any cheap one"
         return Interpretation(
             text=text,
             language=detect_language(text, current_language),

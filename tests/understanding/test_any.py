@@ -82,6 +82,31 @@ class TestTheAnyCue:
         """The word inside a request or a question is no answer: "anyway", "many", "company"."""
         assert "any" not in detect_cues(fold(text).lower())
 
+    @pytest.mark.parametrize(
+        "text",
+        ["I don't care about it", "i do not care about that", "It doesn't matter to me", "that doesn't really matter",
+         "I have no preference", "I don't have a preference on that", "no, I don't mind"],
+    )
+    def test_about_the_thing_asked(self, text: str) -> None:
+        """"it" / "that" is what the question asked about."""
+        assert "any" in detect_cues(fold(text).lower())
+
+    @pytest.mark.parametrize(
+        "text",
+        ["随便，你推荐一家", "都行吧，离地铁近点就好", "无所谓。你看着办", "I don't care. Please pick one for me",
+         "doesn't matter, but somewhere quiet", "No preference as long as it opens early"],
+    )
+    def test_as_the_first_clause_of_a_longer_answer(self, text: str) -> None:
+        assert "any" in detect_cues(fold(text).lower())
+
+    @pytest.mark.parametrize(
+        "text",
+        ["I do care about it", "it matters to me", "I have a preference", "不，我要靠窗的", "随便问问，你们几点关门？",
+         "any chance you open early? thanks"],
+    )
+    def test_other_first_clauses_are_no_any(self, text: str) -> None:
+        assert "any" not in detect_cues(fold(text).lower())
+
     @pytest.mark.parametrize("text", ["no preference", "不限", "doesn't matter"])
     def test_an_any_answer_is_no_yes_or_no(self, text: str) -> None:
         assert detect_cues(fold(text).lower()) == {"any"}

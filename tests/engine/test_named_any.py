@@ -1,0 +1,136 @@
+"""No preference, said in every common form (docs/behaviours.md, item 17).
+
+- "I don't care about the rent" / "租金无所谓" names its slot: that slot takes its type's ``any``
+  value, whichever question is pending, and the slot asked stays empty.
+- "I don't care about it" / "it doesn't matter to me" / "无所谓，你帮我挑" leave the thing asked open:
+  the asked slot takes ``any``, and the "it" points back at nothing to ask about.
+- "any" before a word ("is there any cheap flat", "任意一套") determines it: no value, though the
+  bot spells its no-preference value "any".
+
+The bot is a flat-hunting desk: tests/engine/bots/flat_finder.yaml.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from dialogkit import Bot
+from dialogkit.actions.loading import load_bot_file
+from dialogkit.engine.named_any import NamedAny
+from dialogkit.model.reply import Reply
+from dialogkit.store import MemoryStore
+from dialogkit.text.labels import Texts
+
+BOT_FILE = Path(__file__).resolve().parent / "bots" / "flat_finder.yaml"
+START = {"zh": "我想租房", "en": "find me a flat"}
+ASKED_DISTRICT = {"zh": "想住哪个区域？", "en": "Which district?"}
+
+
+@pytest.fixture(scope="module")
+def bot() -> Iterator[Bot]:
+    made = Bot(load_bot_file(BOT_FILE, actions={"search_flats": {}}), MemoryStore())
+    yield made
+    made.close()
+
+
+@pytest.fixture(scope="module")
+def finder(bot: Bot) -> NamedAny:
+    return NamedAny(bot.spec, Texts(bot.spec))
+
+
+_sessions = iter(range(10_000))
+
+
+def talk(bot: Bot, *turns: str) -> Reply:
+    session = f"s{next(_sessions)}"
+    reply = None
+    for text in turns:
+        reply = bot.handle(session, text)
+    assert reply is not None
+    return reply
+
+
+class TestTheSlotNamed:
+    @pytest.mark.parametrize(("text", "slots"), [
+        ("I don't care about the rent", ["rent"]),
+        ("i do not really mind which layout", ["layout"]),
+        ("The layout doesn't matter to me", ["layout"]),
+        ("no particular preference on the rent, thanks", ["rent"]),
+        ("I'm not fussy about the district", ["district"]),
+        ("any rent is fine", ["rent"]),
+        ("I don't have a preference for the neighbourhood", ["district"]),    # the any value's noun
+        ("租金无所谓", ["rent"]),
+        ("户型我都可以", ["layout"]),
+        ("我不在乎租金", ["rent"]),
+        ("什么户型都行", ["layout"]),
+        ("对区域没要求", ["district"]),
+        ("片区随便", ["district"]),                                          # the any value's noun
+    ])
+    def test_by_label_name_or_type_noun(self, finder: NamedAny, text: str, slots: list[str]) -> None:
+        assert finder.slots_in(text) == slots
+
+    @pytest.mark.parametrize("text", ["I don't care", "无所谓", "the rent is too high", "租金太贵了", "any questions?",
+                                      "does the layout matter?", "我关心租金", "I care about the rent"])
+    def test_no_slot_named_or_no_preference_said(self, finder: NamedAny, text: str) -> None:
+        assert finder.slots_in(text) == []
+
+    @pytest.mark.parametrize(("language", "text", "slots"), [
+        ("zh", "租金无所谓", {"rent": "any_rent"}),
+        ("zh", "什么户型都可以", {"layout": "any"}),
+        ("en", "I don't care about the rent", {"rent": "any_rent"}),
+        ("en", "the layout really doesn't matter", {"layout": "any"}),
+    ])
+    def test_fills_that_slot_while_another_is_asked(self, bot: Bot, language: str, text: str,
+                                                    slots: dict[str, str]) -> None:
+        reply = talk(bot, START[language], text)
+        assert reply.slots == slots
+        assert reply.text == ASKED_DISTRICT[language]       # the district asked is still open
+
+    @pytest.mark.parametrize(("language", "text"), [("zh", "任何租金都行"), ("en", "any rent is fine")])
+    def test_an_any_value_of_another_slot_leaves_the_asked_one_open(self, bot: Bot, language: str,
+                                                                    text: str) -> None:
+        reply = talk(bot, START[language], text)
+        assert "district" not in reply.slots and len(reply.slots) == 1
+
+    @pytest.mark.parametrize(("language", "text"), [("zh", "看房日无所谓"), ("en", "I don't care about the viewing day")])
+    def test_a_slot_without_an_any_value_named_fills_nothing_else(self, bot: Bot, language: str, text: str) -> None:
+        """The viewing day has no any value: the words are about it, not about the district asked."""
+        assert talk(bot, START[language], text).slots == {}
+
+
+class TestTheThingAsked:
+    @pytest.mark.parametrize(("language", "text"), [
+        ("zh", "无所谓，你帮我挑一套"), ("zh", "都行吧，便宜点就好"),
+        ("en", "I don't care about it"), ("en", "it doesn't matter to me"), ("en", "I have no preference"),
+        ("en", "no, I don't care. Just pick one"), ("en", "I don't have a preference, but make it cheap"),
+    ])
+    def test_any_form_fills_the_asked_slot(self, bot: Bot, language: str, text: str) -> None:
+        reply = talk(bot, START[language], text)
+        assert reply.slots.get("district") == "anywhere"
+
+    @pytest.mark.parametrize(("language", "start", "answer"), [
+        ("zh", "我想租房，便宜的开间", "它无所谓"),
+        ("en", "find me a cheap studio", "it doesn't matter"),
+    ])
+    def test_its_pronoun_is_the_thing_asked(self, bot: Bot, language: str, start: str, answer: str) -> None:
+        """Two values said before ("cheap", "studio") are no candidates to ask between."""
+        reply = talk(bot, start, answer)
+        assert reply.clarification is None
+        assert reply.slots == {"layout": "studio", "rent": "low", "district": "anywhere"}
+
+
+class TestAnyBeforeAWord:
+    @pytest.mark.parametrize(("language", "text"), [
+        ("zh", "帮我在老城找任意一套便宜的房子"), ("en", "is there any cheap flat in the old town?"),
+    ])
+    def test_determines_it_and_is_no_value(self, bot: Bot, language: str, text: str) -> None:
+        reply = talk(bot, text)
+        assert reply.slots == {"district": "old_town", "rent": "low"}
+
+    @pytest.mark.parametrize(("language", "text"), [("zh", "任意"), ("en", "any")])
+    def test_said_alone_it_is_the_answer(self, bot: Bot, language: str, text: str) -> None:
+        reply = talk(bot, "find me a flat in the old town", text)
+        assert reply.slots == {"district": "old_town", "layout": "any"}
