@@ -10,7 +10,7 @@ from __future__ import annotations
 import importlib.util
 import os
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -38,6 +38,20 @@ def serve(
     max_turns_in_flight: Annotated[int | None, typer.Option(
         "--max-turns-in-flight", min=0, help="Turns one worker runs at once; beyond, 503 overloaded with "
         "Retry-After. 0: no limit (default: $DIALOGKIT_MAX_TURNS_IN_FLIGHT, else 64).")] = None,
+    key_rate: Annotated[str | None, typer.Option("--key-rate", help="Requests per key: 100/s, 600/min or off "
+                                                 "(default: $DIALOGKIT_KEY_RATE, else 100/s with keys).")] = None,
+    key_burst: Annotated[int | None, typer.Option("--key-burst", min=1, help="Requests a key may send at once "
+                                                  "(default: $DIALOGKIT_KEY_BURST, else 200).")] = None,
+    session_rate: Annotated[str | None, typer.Option("--session-rate", help="Turns per session: 2/s, 30/min or "
+                                                     "off (default: $DIALOGKIT_SESSION_RATE, else 2/s with keys).")]
+        = None,
+    session_burst: Annotated[int | None, typer.Option("--session-burst", min=1, help="Turns a session may send at "
+                                                      "once (default: $DIALOGKIT_SESSION_BURST, else 10).")] = None,
+    max_body: Annotated[int | None, typer.Option("--max-body", min=1, help="Largest request body in bytes; beyond, "
+                                                 "413 (default: $DIALOGKIT_MAX_BODY, else 65536).")] = None,
+    allow_origin: Annotated[list[str] | None, typer.Option("--allow-origin", help="Another site whose pages may "
+                                                           "call the server (CORS, the widget); repeat for more "
+                                                           "(also: $DIALOGKIT_WIDGET_ORIGINS).")] = None,
     otel: Annotated[bool, typer.Option("--otel", help="Export OpenTelemetry traces, set up by the OTEL_* "
                                        "variables (default: OTLP over HTTP to localhost:4318).")] = False,
 ) -> None:
@@ -46,13 +60,15 @@ def serve(
         raise typer.BadParameter(", ".join(LOG_LEVELS), param_hint="--log-level")
     if not _traces_ready(otel):
         raise typer.Exit(1)
+    limits = {"key_rate": key_rate, "key_burst": key_burst, "session_rate": session_rate,
+              "session_burst": session_burst, "max_body": max_body, "allow_origins": " ".join(allow_origin or [])}
     raise typer.Exit(serve_command(bot_file, host, port, store, workers, token, reload, log_level.lower(), keys,
-                                   max_turns_in_flight))
+                                   max_turns_in_flight, limits=limits))
 
 
 def serve_command(bot_file: Path, host: str, port: int, store: str | None, workers: int, token: str | None,
                   reload: bool, log_level: str, keys: Path | None = None,
-                  max_turns_in_flight: int | None = None) -> int:
+                  max_turns_in_flight: int | None = None, *, limits: dict[str, Any] | None = None) -> int:
     """Check the options, then serve until stopped; 1 when the bot or the store cannot be used."""
     missing = [name for name in SERVE_EXTRA if importlib.util.find_spec(name) is None]
     if missing:
@@ -64,7 +80,7 @@ def serve_command(bot_file: Path, host: str, port: int, store: str | None, worke
     options = ServeOptions(bot_file=str(bot_file.resolve()), store=store, host=host, port=port, workers=workers,
                            token=token or os.environ.get(TOKEN_ENV) or None,
                            keys=str(keys.resolve()) if keys is not None else None, reload=reload, log_level=log_level,
-                           max_turns_in_flight=max_turns_in_flight)
+                           max_turns_in_flight=max_turns_in_flight, **(limits or {}))
     try:
         warnings = check_options(options)
     except DialogkitError as error:

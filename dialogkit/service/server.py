@@ -15,6 +15,7 @@ import json
 import os
 import shutil
 import tempfile
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -24,10 +25,13 @@ from dialogkit.errors import DialogkitError
 if TYPE_CHECKING:
     from fastapi import FastAPI
 
+    from dialogkit.service.rates import Limits
+
 __all__ = ["OPTIONS_ENV", "ServeOptions", "app_from_environment", "check_options", "serve"]
 
 OPTIONS_ENV = "DIALOGKIT_SERVE_OPTIONS"
 TOKEN_ENV = "DIALOGKIT_TOKEN"
+MAX_BODY_ENV = "DIALOGKIT_MAX_BODY"
 GRACEFUL_S = 30          # how long a stopping worker waits for the requests in flight
 
 
@@ -45,6 +49,12 @@ class ServeOptions:
     reload: bool = False
     log_level: str = "info"
     max_turns_in_flight: int | None = None   # per worker; None: $DIALOGKIT_MAX_TURNS_IN_FLIGHT or the default
+    key_rate: str | None = None          # rate limits (docs/serving.md, "Rate limits"); None: the environment's
+    key_burst: int | None = None
+    session_rate: str | None = None
+    session_burst: int | None = None
+    max_body: int | None = None          # bytes; None: $DIALOGKIT_MAX_BODY or 64 KiB
+    allow_origins: str = ""              # --allow-origin, added to $DIALOGKIT_WIDGET_ORIGINS
 
     def to_env(self) -> str:
         return json.dumps(asdict(self))
@@ -69,7 +79,9 @@ def check_options(options: ServeOptions) -> list[str]:
 
     keys = load_keys(options.keys, env=os.environ, token=options.token)
     turns_in_flight(options)
-    widget_origins()
+    widget_origins(options)
+    rate_limits(options, keys=not keys.open)
+    max_body(options)
     load_bot_file(options.bot_file)
     store = open_store(options.store)
     url = store.url
@@ -103,7 +115,8 @@ def app_from_environment() -> FastAPI:
     bot = Bot.from_file(options.bot_file, store=options.store)
     settings = ServiceSettings(token=options.token, keys=keys, reload=options.reload, close_bot=True,
                                freeze_gc=True, max_turns_in_flight=turns_in_flight(options),
-                               widget_origins=widget_origins())
+                               widget_origins=widget_origins(options), max_body=max_body(options),
+                               limits=rate_limits(options, keys=bool(keys or options.token)))
     return create_app(bot, settings)
 
 
@@ -136,11 +149,37 @@ def serve(options: ServeOptions) -> None:
             shutil.rmtree(made, ignore_errors=True)
 
 
-def widget_origins() -> tuple[str, ...]:
-    """The other sites whose pages may open the widget's WebSocket (``DIALOGKIT_WIDGET_ORIGINS``)."""
+def widget_origins(options: ServeOptions | None = None) -> tuple[str, ...]:
+    """The other sites whose pages may open the widget's WebSocket and call the API (CORS):
+    ``DIALOGKIT_WIDGET_ORIGINS`` and ``--allow-origin``."""
     from dialogkit.service.widget import ORIGINS_ENV, parse_origins
 
-    return parse_origins(os.environ.get(ORIGINS_ENV, ""))
+    given = options.allow_origins if options is not None else ""
+    return parse_origins(f"{os.environ.get(ORIGINS_ENV, '')} {given}")
+
+
+def rate_limits(options: ServeOptions, *, keys: bool) -> Limits:
+    """The rate limits of the options, else of the environment, else the defaults (on for a server
+    with keys); ``LimitsError`` names the option or variable that cannot be read."""
+    from dialogkit.service.rates import limits_from
+
+    given = {"key_rate": options.key_rate, "key_burst": options.key_burst, "session_rate": options.session_rate,
+             "session_burst": options.session_burst}
+    return limits_from(given, os.environ, keys=keys)
+
+
+def max_body(options: ServeOptions, env: Mapping[str, str] | None = None) -> int:
+    """The body limit in bytes: ``--max-body``, else ``DIALOGKIT_MAX_BODY``, else 64 KiB."""
+    from dialogkit.service.guard import MAX_BODY_BYTES
+
+    if options.max_body is not None:
+        return options.max_body
+    raw = (os.environ if env is None else env).get(MAX_BODY_ENV, "").strip()
+    if not raw:
+        return MAX_BODY_BYTES
+    if not raw.isdigit() or int(raw) < 1:
+        raise DialogkitError(f"{MAX_BODY_ENV} must be a whole number of bytes, not {raw!r}")
+    return int(raw)
 
 
 def _metrics_dir(workers: int) -> Path | None:

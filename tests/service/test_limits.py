@@ -10,14 +10,17 @@ import uuid
 from collections.abc import Iterator
 
 import pytest
+import structlog
 from fastapi.testclient import TestClient
 from httpx import Response
 
 from dialogkit import Bot
+from dialogkit.errors import DialogkitError
 from dialogkit.service import ServiceSettings, create_app
 from dialogkit.service.keys import KeysError, digest, parse_keys
 from dialogkit.service.limits import MemoryBuckets
 from dialogkit.service.rates import DEFAULT_KEY_RATE, DEFAULT_SESSION_RATE, Limits, LimitsError, Rate, limits_from
+from dialogkit.service.server import OPTIONS_ENV, ServeOptions, app_from_environment, check_options, max_body
 
 from .conftest import REDIS_URL, SUPPORT, needs_redis
 
@@ -224,3 +227,30 @@ def _no_env(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     yield
 
 
+
+
+# ---- dialogkit serve ---------------------------------------------------------------------------
+
+def test_dialogkit_serve_refuses_a_bad_rate_before_serving() -> None:
+    with pytest.raises(LimitsError, match="--key-rate: a rate is a number"):
+        check_options(ServeOptions(bot_file=str(SUPPORT), store="memory://", key_rate="fast"))
+    with pytest.raises(DialogkitError, match="DIALOGKIT_MAX_BODY must be a whole number"):
+        max_body(ServeOptions(bot_file=str(SUPPORT)), env={"DIALOGKIT_MAX_BODY": "64k"})
+
+
+def test_a_worker_serves_with_the_limits_body_limit_and_origins_of_its_options(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    options = ServeOptions(bot_file=str(SUPPORT), store="memory://", token=WIDGET, session_burst=1,
+                           session_rate="1/min", max_body=100, allow_origins=SHOP)
+    monkeypatch.setenv(OPTIONS_ENV, options.to_env())
+    saved = structlog.get_config()
+    app = app_from_environment()
+    structlog.configure(**saved)
+    try:
+        client = TestClient(app, headers={"Authorization": f"Bearer {WIDGET}"})     # no lifespan: no gc.freeze
+        assert turn(client, "w1", FIRST["zh"]).status_code == 200
+        assert_limited(turn(client, "w1", FIRST["zh"]))
+        assert turn(client, "w2", "x" * 200).status_code == 413
+        assert preflight(client, SHOP).headers["access-control-allow-origin"] == SHOP
+    finally:
+        app.state.service.bot.close()
