@@ -359,6 +359,34 @@ def open_lines(runs: list[OpenRun], args: argparse.Namespace) -> list[str]:
             *OPEN_HEADER, *(open_row(r) for r in runs)]
 
 
+def target_lines(closed: list[Run], opened: list[OpenRun]) -> list[str]:
+    """Each target of issue 29, met or not, from this run's figures."""
+    redis = [r for r in closed if r.name.startswith("Redis")]
+    maximum = len(redis[0].drive.latencies) / redis[0].drive.seconds if redis and redis[0].drive.seconds else None
+    lines = []
+    if maximum is not None:
+        lines.append(f"- maximum throughput >= 1,500 turns/s (closed loop, Redis): {maximum:,.0f}, "
+                     f"**{'met' if maximum >= 1500 else 'missed'}**")
+    at_500 = [r for r in opened if r.outcome.rate == 500]
+    if at_500:
+        p99 = percentile(at_500[0].outcome.latencies, 99) * 1000
+        lines.append(f"- p99 <= 50 ms at 500 turns/s (open loop): {p99:.1f} ms, **{'met' if p99 <= 50 else 'missed'}**")
+    below = [r for r in opened if maximum is None or r.outcome.rate < maximum]
+    if below:
+        bad = sum(n for r in below for status, n in r.outcome.statuses.items() if status >= 500)
+        lost = sum(r.lost + r.outcome.no_answer for r in below)
+        lines.append(f"- no 5xx and no lost turn below the maximum ({len(below)} rates): {bad} 5xx, {lost} lost or "
+                     f"unanswered, **{'met' if bad == lost == 0 else 'missed'}**")
+    above = [r for r in opened if maximum is not None and r.outcome.rate >= maximum]
+    if above:
+        refused = sum(r.outcome.statuses.get(503, 0) for r in above)
+        other = sum(n for r in above for status, n in r.outcome.statuses.items() if status > 503 or 500 <= status < 503)
+        lines.append(f"- above the maximum: {refused:,} turns refused with 503 `overloaded` and Retry-After, "
+                     f"{other} other 5xx, {sum(r.outcome.no_answer for r in above)} unanswered, "
+                     f"{sum(r.lost for r in above)} lost")
+    return ["Targets (issue 29):", "", *lines] if lines else []
+
+
 def plot(runs: list[OpenRun], closed: float | None, path: Path) -> None:
     """Latency percentiles against offered load, log scale, with the 50 ms target and the closed-loop
     maximum; the share of turns refused (503) on a second axis."""
@@ -430,7 +458,8 @@ def main(argv: list[str] | None = None) -> tuple[list[Run], list[OpenRun]]:
     if closed:
         lines += [*closed_lines(closed, args.users, args.turns), ""]
     if opened:
-        lines += open_lines(opened, args)
+        lines += [*open_lines(opened, args), ""]
+    lines += target_lines(closed, opened)
     print("\n".join(lines))
     if not args.no_record:
         record("Serving (bench/serve.py)", lines)
