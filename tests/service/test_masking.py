@@ -113,12 +113,18 @@ def _every_get(app: FastAPI, client: TestClient) -> tuple[list[str], set[str]]:
 
 
 @pytest.fixture
-def logged() -> Iterator[None]:
-    """Every log event, as JSON, to the captured stderr; the configuration put back after."""
+def logging_restored() -> Iterator[None]:
+    """The log's configuration put back after a test that changes it (to write to a captured
+    stream, closed once the test ends)."""
     saved = structlog.get_config()
-    configure_logging(level="debug", json=True, force=True)
     yield
     structlog.configure(**saved)
+
+
+@pytest.fixture
+def logged(logging_restored: None) -> None:
+    """Every log event, as JSON, to the captured stderr."""
+    configure_logging(level="debug", json=True, force=True)
 
 
 @pytest.mark.usefixtures("logged")
@@ -168,6 +174,7 @@ def test_the_export_masks_unless_the_user_is_given_their_values(bot: Bot, lang: 
     assert revealed["sensitive_values"] == "included" and phone in json.dumps(revealed, ensure_ascii=False)
 
 
+@pytest.mark.usefixtures("logging_restored")                  # the chat configures the log its way
 @pytest.mark.parametrize("lang", ["zh", "en"])
 def test_the_chat_commands_mask_it(bot_file: Path, tmp_path: Path, lang: str, monkeypatch: pytest.MonkeyPatch,
                                    capsys: pytest.CaptureFixture[str]) -> None:
