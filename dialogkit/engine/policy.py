@@ -777,7 +777,8 @@ class Policy:
         for name in [n for n, v in offer.values.items() if n != task.pending_slot
                      and task.slots.get(n) is not None and str(task.slots[n]) != str(v)]:
             slot = flow.spec.slot(name)
-            named = slot is not None and any(self.texts.slot_label(slot, lang).lower() in text for lang in ("zh", "en"))
+            named = name in offer.labelled or (slot is not None and any(
+                self.texts.slot_label(slot, lang).lower() in text for lang in ("zh", "en")))
             if not named:
                 del offer.values[name]
                 offer.surfaces.pop(name, None)

@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
+from dialogkit.engine.roles import RoleWords, role_words
 from dialogkit.engine.slot_units import Units, slot_units
 from dialogkit.model.interpretation import Mention
 from dialogkit.spec.schema import FlowSpec, SlotSpec
@@ -47,6 +48,7 @@ class SlotLayout:
     answer_names: dict[str, re.Pattern[str]]          # yes/no slot -> the words that name it
     units: dict[str, Units]                           # slot sharing its type with another -> what it counts
     labels: tuple[tuple[SlotSpec, re.Pattern[str]], ...]   # typed slots, with "label (is)" before a value
+    roles: dict[str, RoleWords]                       # slot -> the role words said beside its values
 
     @classmethod
     def of(cls, flow: FlowSpec) -> SlotLayout:
@@ -64,6 +66,7 @@ class SlotLayout:
                    for s in shared},
             labels=tuple((s, _value_label_pattern(_label_names(s))) for s in flow.slots
                          if s.entity is not None and s.entity != ANSWER_TYPE),
+            roles=role_words(flow),
         )
 
 

@@ -11,6 +11,7 @@ from typing import Any
 from transitions import EventData
 
 from dialogkit.engine.doubtful_values import doubted
+from dialogkit.engine.list_slots import as_list
 from dialogkit.engine.slots import Validator, validate_slot
 from dialogkit.engine.turn import TurnContext
 from dialogkit.logging import get_logger
@@ -29,6 +30,10 @@ def apply_updates(event: EventData) -> None:
     task = ctx.task
     assert task is not None
     for name, value in list(ctx.updates.items()):
+        slot = ctx.flow.spec.slot(name) if ctx.flow is not None else None
+        if slot is not None and slot.is_list:
+            # One value for a list slot (an answer by its label, a choice, a prefill) is a list of one.
+            value = ctx.updates[name] = as_list(value)
         old = task.slots.get(name)
         if doubted(ctx, name, value):
             # A phone number offered as an order id is asked about, not written (nor summarised);

@@ -13,6 +13,8 @@ from dataclasses import replace
 from typing import Any
 
 from dialogkit.engine.free_text import offer_free_text
+from dialogkit.engine.list_slots import as_list, counts_of_listed, offer_list
+from dialogkit.engine.roles import by_role
 from dialogkit.engine.slot_layout import ANSWER_TYPE, COUNTS, SlotLayout, SlotOffer
 from dialogkit.engine.slot_units import unit_after
 from dialogkit.engine.yes_no_slots import answered, offer_named_answers
@@ -61,7 +63,7 @@ def offer_slots(
     if extra_mentions:
         direct_types = {m.type for m in mentions}
         mentions = [*mentions, *(m for m in extra_mentions if m.type not in direct_types)]
-    counts = _counts(interp.mentions, interp.text)
+    counts = _counts(interp.mentions, interp.text) | counts_of_listed(layout, interp.mentions, interp.text)
     used = _offer_labelled(offer, layout, interp.text, extract)
     unread: list[tuple[str, tuple[SlotSpec, ...]]] = []
     for type_name, slots in layout.by_type.items():
@@ -124,7 +126,7 @@ def _bare_answer(offer: SlotOffer, layout: SlotLayout, interp: Interpretation, p
     is that slot's, though another type reads the same words (a card pattern that takes any lone
     number): True when it is, with the value offered to the asked slot alone."""
     asked = layout.flow.slot(pending_slot) if pending_slot else None
-    if asked is None or asked.entity is None or asked.entity == ANSWER_TYPE:
+    if asked is None or asked.entity is None or asked.entity == ANSWER_TYPE or asked.is_list:
         return False
     text = interp.text
     start, end = len(text) - len(text.lstrip(_BARE_EDGES)), len(text.rstrip(_BARE_EDGES))
@@ -147,6 +149,9 @@ def _counts(mentions: Sequence[Mention], text: str) -> set[int]:
 def _offer_typed(offer: SlotOffer, layout: SlotLayout, slots: tuple[SlotSpec, ...], said: list[Mention],
                  interp: Interpretation, filled: dict[str, Any], pending_slot: str | None) -> None:
     """Values of one entity type onto the slots of that type."""
+    if len(slots) == 1 and slots[0].is_list:
+        offer_list(offer, slots[0], said, interp.text, filled)   # several values are the list, no question
+        return
     if len(slots) == 1:
         found = _distinct(said)
         slot = slots[0]
@@ -160,7 +165,13 @@ def _offer_typed(offer: SlotOffer, layout: SlotLayout, slots: tuple[SlotSpec, ..
     for name, mention in counted.items():
         offer.values[name] = mention.value
         offer.surfaces[name] = mention.text
-    ordered = sorted((s for s in slots if s.name not in counted),
+    placed, rest = by_role(layout.roles, slots, rest, interp.text)
+    for slot in (s for s in slots if s.name in placed and s.name not in counted):
+        # A value its role words name is that slot's, as a value after its label is ("从东单去国贸").
+        _offer_typed(offer, layout, (slot,), placed[slot.name], interp, filled, pending_slot)
+        if slot.name in offer.surfaces:
+            offer.labelled[slot.name] = offer.surfaces[slot.name]
+    ordered = sorted((s for s in slots if s.name not in counted and s.name not in placed),
                      key=lambda s: (s.name in filled, s.name != pending_slot))
     for slot, mention in zip(ordered, _distinct(rest), strict=False):
         offer.values[slot.name] = mention.value
@@ -202,7 +213,14 @@ def _number(value: Any) -> float | None:
 
 
 def validate_slot(slot: SlotSpec, value: Any, language: str, run_validator: Validator) -> str | None:
-    """The first failing rule's message in ``language``, or None when the value passes every rule."""
+    """The first failing rule's message in ``language``, or None when the value passes every rule
+    (every value of a list slot's list)."""
+    if slot.is_list:
+        return next((m for v in as_list(value) or [] if (m := _first_failure(slot, v, language, run_validator))), None)
+    return _first_failure(slot, value, language, run_validator)
+
+
+def _first_failure(slot: SlotSpec, value: Any, language: str, run_validator: Validator) -> str | None:
     for rule in slot.validate_:
         failed = False
         if rule.pattern is not None and not re.search(rule.pattern, str(value)):

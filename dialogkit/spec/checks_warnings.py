@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from dialogkit.errors import Problem
 from dialogkit.spec.checks_flow_language import Found, prompt_texts, slot_asks
 from dialogkit.spec.checks_overlaps import overlap_warnings
+from dialogkit.spec.checks_slots import slot_warnings
 from dialogkit.spec.schema import BotFile, FlowSpec, LocalizedText, Prompt
 from dialogkit.spec.yaml_source import YamlDocument, YamlPath
 from dialogkit.strings.placeholders import placeholders
@@ -21,7 +22,8 @@ _WORD_EDGE = re.compile(r"(?<!\\)\\b")
 
 def bot_warnings(spec: BotFile, document: YamlDocument) -> list[Problem]:
     """Every warning of the bot file, positioned, in the order of the checks."""
-    found = [*_missing_languages(spec), *_word_edges(spec), *_unpromised_placeholders(spec), *overlap_warnings(spec)]
+    found = [*_missing_languages(spec), *_word_edges(spec), *_unpromised_placeholders(spec), *overlap_warnings(spec),
+             *slot_warnings(spec)]
     return [document.problem(path, "warning: " + message, hint) for path, message, hint in found]
 
 

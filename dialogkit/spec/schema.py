@@ -234,6 +234,30 @@ class ChoicesSpec(_Model):
     )
 
 
+class RoleSpec(_Model):
+    """The words that say which of two slots of one type a value fills ("从西单到国贸", "from
+    Victoria to Kings Cross"): words said right before the value, and words said right after it."""
+
+    before: list[str] = Field(
+        default_factory=list, json_schema_extra=_shown_default([]),
+        description="Words said right before a value of this slot, in any language: 从 (从西单), from "
+                    "(from Victoria). Case does not matter; a Latin word stands as a whole word.",
+        examples=[["从", "由", "from", "leaving"]],
+    )
+    after: list[str] = Field(
+        default_factory=list, json_schema_extra=_shown_default([]),
+        description="Words said right after a value of this slot: 出发 (西单出发), 上车 (东单上车). A word "
+                    "before the value decides first: in 从西单到国贸 the 到 after 西单 names the other slot.",
+        examples=[["出发", "上车"]],
+    )
+
+    @model_validator(mode="after")
+    def _some_words(self) -> RoleSpec:
+        if not any(w.strip() for w in (*self.before, *self.after)):
+            raise ValueError("a role needs at least one word, before or after the value")
+        return self
+
+
 class SlotSpec(_Model):
     """One value a task needs. Required slots are asked for in the order listed; several may be
     filled by one utterance, in any order, in either language."""
@@ -306,8 +330,38 @@ class SlotSpec(_Model):
                     "slot as 'label: text'. Default: the slot's name with spaces.",
         examples=[{"zh": "订单号", "en": "order number"}],
     )
+    is_list: bool = Field(
+        default=False, alias="list",
+        description="The slot holds several values of its type, in the order said: \"SPA和叫醒服务\" / \"oat milk "
+                    "and extra shot\" fill it with both (no \"which one?\" question). \"再加一个健身房\" / "
+                    "\"also a gym\" adds a value, \"不要叫醒服务了\" / \"drop the wake-up call\" removes one, a "
+                    "correction replaces the list. reply.slots and actions get a list; a placeholder says it in "
+                    "the turn's language (SPA、叫醒服务和健身房 / spa, wake-up call and gym); validate rules hold "
+                    "for every value.",
+        examples=[True],
+    )
+    role: list[str] | RoleSpec | None = Field(
+        default=None,
+        description="Role words, for two slots of one entity type (from/to, 出发地/目的地): a value said with "
+                    "one slot's words fills that slot, though the other is asked (\"从西单到国贸\", \"to Bank\"). "
+                    "A list gives words said before the value; {before:, after:} also words said after it. "
+                    "Without role words the slots take their values in the order said, the asked slot first.",
+        examples=[["到", "去", "to", "towards"], {"before": ["从", "from"], "after": ["出发"]}],
+    )
 
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
+    @field_validator("role")
+    @classmethod
+    def _role_has_words(cls, value: list[str] | RoleSpec | None) -> list[str] | RoleSpec | None:
+        if isinstance(value, list) and not any(w.strip() for w in value):
+            raise ValueError("a role needs at least one word")
+        return value
+
+    @property
+    def role_words(self) -> RoleSpec | None:
+        """The role's words, the short form read as words said before the value."""
+        return RoleSpec(before=self.role) if isinstance(self.role, list) else self.role
 
     @property
     def ask(self) -> Prompt | None:

@@ -18,7 +18,7 @@ from typing import Any
 
 from dialogkit.spec.schema import BotFile, EntityTypeSpec, FlowSpec, LocalizedText, Prompt, SlotSpec, prompt_text
 from dialogkit.strings.cjk import has_cjk
-from dialogkit.text.phrases import format_value, phrase, prompt
+from dialogkit.text.phrases import format_value, phrase, prompt, spoken_list
 
 __all__ = ["Texts", "declared_value_label", "flow_description", "label_noun", "slot_name_label", "written_in"]
 
@@ -142,6 +142,8 @@ class Texts:
         declare (an order number, a number) shows as written."""
         if isinstance(value, bool):
             return BOOL_WORDS["zh" if language == "zh" else "en"][value]
+        if isinstance(value, list):      # a list slot's values, each by its label
+            return spoken_list([self.entity_value_label(entity_type, v, language) for v in value], language)
         label = self.declared_label(entity_type, value, language)
         return format_value(value) if label is None else label
 

@@ -110,6 +110,16 @@ def enumerate_items(items: list[str], language: str) -> str:
     return ("、" if language == "zh" else ", ").join(items)
 
 
+def spoken_list(items: list[str], language: str) -> str:
+    """A list as a sentence says it: "SPA和叫醒服务", "SPA、叫醒服务和健身房" / "spa and gym",
+    "spa, wake-up call and gym"."""
+    if len(items) < 2:
+        return "".join(items)
+    if language == "zh":
+        return "、".join(items[:-1]) + "和" + items[-1]
+    return ", ".join(items[:-1]) + " and " + items[-1]
+
+
 def join(parts: list[str], language: str) -> str:
     """Join reply pieces: Chinese text needs no space after full-width punctuation, and a piece
     after a list (the help text) starts on a line of its own."""
