@@ -28,6 +28,7 @@ Also: the bot's load time (s) and every turn's wall-clock time (p50 / p99, ms).
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import tempfile
 import time
@@ -153,6 +154,7 @@ def measure(data: Path, *, subset: int | None = None, dump: Dump | None = None,
             bot_file: Path = BOT_FILE) -> Measured:
     """Replay ``data/camrest676_annotated_dev.json`` (the first ``subset`` dialogues when given)."""
     dialogues: list[dict[str, Any]] = json.loads((data / CORPUS_FILE).read_text(encoding="utf-8"))
+    os.environ["CAMREST_DB"] = str(data / "CamRestDB.json")   # the search reads the --data copy, wherever the checkout is
     dialogues = dialogues[:subset] if subset is not None else dialogues
     with loadable(bot_file) as path:
         replay = Replay(path)
