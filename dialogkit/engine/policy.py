@@ -657,14 +657,13 @@ class Policy:
         entity = self.texts.spec.entities.get(slot.entity) if slot is not None and slot.entity else None
         if slot is None or entity is None or not entity.values:
             return False
-        answer = _said_alone(ctx.interp.text).lower()
-        for value in entity.values:
-            if answer in {self.texts.value_label(slot, value, lang).lower() for lang in ("zh", "en")}:
-                offer.values[slot.name] = value
-                offer.surfaces[slot.name] = ctx.interp.text
-                offer.conflicts.pop(slot.name, None)
-                return True
-        return False
+        value = self.texts.value_labelled(slot.entity, _said_alone(ctx.interp.text)) if slot.entity else None
+        if value is None:
+            return False
+        offer.values[slot.name] = value
+        offer.surfaces[slot.name] = ctx.interp.text
+        offer.conflicts.pop(slot.name, None)
+        return True
 
     def _gives_up(self, ctx: TurnContext) -> bool:
         """A cancel cue that is not, in this task, a value the bot file declares: said alone to

@@ -114,6 +114,7 @@ class Texts:
         self.spec = spec
         self._descriptions: dict[tuple[str, str], str] = {}
         self._value_labels: dict[tuple[str, str, str], str | None] = {}
+        self._by_label: dict[str, dict[str, str]] = {}
         self._nouns: dict[str, dict[str, tuple[str, ...]]] | None = None
 
     def describe_flow(self, name: str, language: str) -> str:
@@ -159,6 +160,19 @@ class Texts:
             entity = self.spec.entities.get(entity_type)
             self._value_labels[key] = declared_value_label(entity, value, language) if entity else None
         return self._value_labels[key]
+
+    def value_labelled(self, entity_type: str, text: str) -> str | None:
+        """The first value of ``entity_type`` whose label in either language is ``text`` (case
+        ignored), else None. Indexed once per type: a turn of a 50,000-value catalogue then
+        looks one label up instead of making every value's."""
+        if entity_type not in self._by_label:
+            index: dict[str, str] = {}
+            entity = self.spec.entities.get(entity_type)
+            for value in (entity.values or {}) if entity is not None else ():
+                for language in ("zh", "en"):
+                    index.setdefault(self.entity_value_label(entity_type, value, language).lower(), value)
+            self._by_label[entity_type] = index
+        return self._by_label[entity_type].get(text.lower())
 
     def type_nouns(self, entity_type: str, language: str) -> tuple[str, ...]:
         """Nouns the bot's own slot labels give a declared entity type, in ``language``."""
