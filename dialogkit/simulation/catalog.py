@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from dialogkit.simulation import vocabulary
+from dialogkit.simulation.word_finder import WordFinder, word_pattern
 from dialogkit.spec.conditions import Condition, parse_condition
 from dialogkit.spec.schema import (
     BUILTIN_ENTITY_TYPES,
@@ -24,6 +25,8 @@ from dialogkit.spec.schema import (
 )
 from dialogkit.strings.cjk import has_cjk
 from dialogkit.text.labels import flow_description, slot_name_label
+
+__all__ = ["Catalog", "EntityInfo", "FlowInfo", "SlotInfo", "ValueForms", "language_of", "word_pattern"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -166,15 +169,16 @@ class Catalog:
         self.handoff = spec.bot.handoff
         self.faq = {name: _faq_phrases(entry) for name, entry in spec.faq.items()}
         self.start_language = "zh" if spec.bot.language == "zh" else "en"
-        self._alias_pattern = _words_pattern(self.aliases())
+        self._alias_pattern = WordFinder(self.aliases())
         self._canonical: dict[str, set[str]] = {}
-        self._types: dict[str, set[str]] = {}
+        types: dict[str, set[str]] = {}
         for entity in self.entities.values():
             for value in entity.values:
                 for forms in value.said.values():
                     for form in forms:
                         self._canonical.setdefault(form.lower(), set()).add(value.canonical)
-                        self._types.setdefault(form.lower(), set()).add(entity.name)
+                        types.setdefault(form.lower(), set()).add(entity.name)
+        self._types = {form: frozenset(names) for form, names in types.items()}
         self.request_types: dict[str, frozenset[str]] = {}
         """Trigger example -> the entity types the bot reads in it (filled from the bot's own
         understanding by the harness; a text not listed reads as none)."""
@@ -201,14 +205,17 @@ class Catalog:
                 return True
         return False
 
+    def reads_anywhere(self, entity: str | None) -> bool:
+        """Whether ``reads`` holds of every text for ``entity``: it has no pattern of its own."""
+        info = self.entities.get(entity) if entity else None
+        return info is None or info.pattern is None
+
     def has_alias(self, text: str) -> bool:
         """True when ``text`` holds any entity value's alias (it would be a mention)."""
-        return self._alias_pattern is not None and self._alias_pattern.search(text) is not None
+        return self._alias_pattern.search(text) is not None
 
     def values_in(self, text: str) -> frozenset[str]:
         """The canonical values whose aliases or labels ``text`` holds: what it names, said or not."""
-        if self._alias_pattern is None:
-            return frozenset()
         found: set[str] = set()
         for match in self._alias_pattern.finditer(text):
             found |= self._canonical.get(match.group().lower(), set())
@@ -217,7 +224,7 @@ class Catalog:
     def types_of(self, text: str) -> frozenset[str]:
         """The entity types that list ``text`` among their values' aliases and labels ("any" is
         a value of every type that has an ``any`` value)."""
-        return frozenset(self._types.get(text.lower(), ()))
+        return self._types.get(text.lower(), frozenset())
 
     def neutral(self, phrases: tuple[str, ...]) -> tuple[str, ...]:
         """The phrases that hold neither an alias nor a trigger keyword of this bot."""
@@ -235,16 +242,3 @@ class Catalog:
     def slot(self, flow: str | None, name: str) -> SlotInfo | None:
         info = self.flows.get(flow) if flow else None
         return info.slot(name) if info is not None else None
-
-
-def word_pattern(word: str) -> str:
-    """``word`` as a regex: Latin words must stand alone, Chinese ones may sit anywhere."""
-    escaped = re.escape(word)
-    return escaped if has_cjk(word) else rf"(?<![A-Za-z0-9]){escaped}(?![A-Za-z0-9])"
-
-
-def _words_pattern(words: list[str]) -> re.Pattern[str] | None:
-    unique = sorted({w for w in words if w}, key=len, reverse=True)
-    if not unique:
-        return None
-    return re.compile("|".join(word_pattern(w) for w in unique), re.IGNORECASE)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from typing import TypeVar
 
@@ -46,6 +46,13 @@ class Scene:
             return ()
         return source.listed + (self.pools.get(source.pool, ()) if source.pool else ())
 
+    def named_for(self, slot: SlotInfo) -> tuple[Said, ...]:
+        """``said_for`` without the ordinals."""
+        source = self.values.source(slot, self.language)
+        if source is None:
+            return ()
+        return source.named + (self.pools.get(source.pool, ()) if source.pool else ())
+
     def active(self) -> FlowInfo | None:
         return self.catalog.flows.get(self.before.flow) if self.before.flow else None
 
@@ -68,7 +75,9 @@ class MoveKind:
 
 
 def _pick(data: st.DataObject, options: Sequence[T], label: str) -> T:
-    return data.draw(st.sampled_from(options), label=label)
+    """One of ``options``, drawn by its index: hypothesis labels a ``sampled_from`` of the options
+    by hashing every one of them, on every draw (a catalogue's 20,000 values)."""
+    return options[data.draw(st.sampled_from(range(len(options))), label=label)]
 
 
 def _utterance(scene: Scene, text: str, move: Move, *, flow: str | None = None, slot: str | None = None,
@@ -122,6 +131,8 @@ def _label_values(scene: Scene, slot: SlotInfo) -> list[Said]:
     asked = scene.asked()
     shown = (asked.flow, asked.name) if asked is not None else None
     options = scene.said_for(slot) if (slot.flow, slot.name) == shown else _named(scene, slot)
+    if scene.catalog.reads_anywhere(slot.entity):
+        return list(options)
     return [s for s in options if s.form in ("choice", "ordinal")
             or scene.catalog.reads(slot.entity, _with_label(scene, slot, s), s.canonical)]
 
@@ -207,11 +218,15 @@ def _corrections(scene: Scene) -> list[tuple[SlotInfo, str]]:
             continue
         alone = sum(1 for s in flow.slots if s.entity == slot.entity) == 1
         out += [(slot, f) for f in words.CORRECTIONS[scene.language]
-                if (alone or "{label}" in f) and _correction_values(scene, slot, f)]
+                if (alone or "{label}" in f) and next(_correction_candidates(scene, slot, f), None) is not None]
     return out
 
 
 def _correction_values(scene: Scene, slot: SlotInfo, frame: str) -> list[Said]:
+    return list(_correction_candidates(scene, slot, frame))
+
+
+def _correction_candidates(scene: Scene, slot: SlotInfo, frame: str) -> Iterator[Said]:
     """The values a correction in ``frame`` can change the slot to: another value than it holds,
     which the bot reads said that way (a pattern that reads a value only in context, "尾号1234",
     finds none in "no, make it 1202"). An ordinal picks from a slot's options only where the
@@ -220,17 +235,19 @@ def _correction_values(scene: Scene, slot: SlotInfo, frame: str) -> list[Said]:
     current = value_key(scene.before.slots[slot.name]).lower()      # "r00000" changes nothing of "R00000"
     label = slot.label[scene.language]
     labelled = "{label}" in frame
-    return [s for s in (scene.said_for(slot) if labelled else _named(scene, slot))
-            if value_key(s.canonical).lower() != current and (labelled or _only_of(scene, slot, s))
-            and scene.catalog.reads(slot.entity, frame.format(label=label, value=s.text), s.canonical)]
+    others = _other_types(scene, slot)
+    anywhere = scene.catalog.reads_anywhere(slot.entity)
+    return (s for s in (scene.said_for(slot) if labelled else _named(scene, slot))
+            if value_key(s.canonical).lower() != current
+            and (labelled or others.isdisjoint(scene.catalog.types_of(s.text)))
+            and (anywhere or scene.catalog.reads(slot.entity, frame.format(label=label, value=s.text), s.canonical)))
 
 
-def _only_of(scene: Scene, slot: SlotInfo, said: Said) -> bool:
-    """Whether no other slot of the task takes ``said`` too ("any" is a value of every type with an
-    ``any`` value): without the label, only such a value says which slot it corrects."""
+def _other_types(scene: Scene, slot: SlotInfo) -> set[str | None]:
+    """The types of the task's other slots: a value one of them takes too ("any" is a value of
+    every type with an ``any`` value) does not say, without the label, which slot it corrects."""
     flow = scene.active()
-    others = {s.entity for s in (flow.slots if flow is not None else ()) if s.name != slot.name}
-    return not (scene.catalog.types_of(said.text) & others)
+    return {s.entity for s in (flow.slots if flow is not None else ()) if s.name != slot.name}
 
 
 def correct(data: st.DataObject, scene: Scene) -> Utterance:
@@ -326,7 +343,7 @@ def _mentionable(scene: Scene) -> list[SlotInfo]:
 def _named(scene: Scene, slot: SlotInfo) -> tuple[Said, ...]:
     """The slot's values as things a user names: an ordinal ("第二个") only picks from a list the
     question shows, and names nothing on its own."""
-    return tuple(s for s in scene.said_for(slot) if s.form != "ordinal")
+    return scene.named_for(slot)
 
 
 def bare_value(data: st.DataObject, scene: Scene) -> Utterance:
@@ -339,7 +356,7 @@ def bare_value(data: st.DataObject, scene: Scene) -> Utterance:
 def _pairable(scene: Scene) -> list[SlotInfo]:
     entities = scene.catalog.entities
     return [s for s in _mentionable(scene) if s.entity in entities and entities[s.entity].kind in words.PRONOUNS
-            and len({value_key(v.canonical) for v in _named(scene, s)}) >= 2 and _pair_readable(scene, s)]
+            and _pair_readable(scene, s)]
 
 
 def _pair_readable(scene: Scene, slot: SlotInfo) -> bool:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
+from functools import lru_cache
 from typing import Any, Literal
 
 from dialogkit.simulation.catalog import word_pattern
@@ -24,6 +25,16 @@ Reason = Literal["corrected", "denied", "forgotten"]
 
 def value_key(value: Any) -> str:
     """A comparable form of a slot value: 150, 150.0 and "150" are one value; "0123" stays text."""
+    return _text_key(value) if isinstance(value, str) else _key(value)
+
+
+@lru_cache(maxsize=1 << 16)
+def _text_key(value: str) -> str:
+    """``value_key`` of a text, kept: the simulator compares a catalogue's values on every move."""
+    return _key(value)
+
+
+def _key(value: Any) -> str:
     text = str(value).strip()
     if isinstance(value, bool) or (text[:1] == "0" and text[1:2].isdigit()):
         return text

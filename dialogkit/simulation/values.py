@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 import string
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from hypothesis import HealthCheck, Phase, given, seed, settings
@@ -231,6 +231,12 @@ class ValueSource:
 
     listed: tuple[Said, ...]             # aliases, labels or free text that fit
     pool: PoolKey | None                 # the conversation's pool of made-up values that fit
+    named: tuple[Said, ...] = field(init=False, repr=False, compare=False)    # listed, ordinals left out
+
+    def __post_init__(self) -> None:
+        """An ordinal ("第二个") only picks from a list a question shows; a catalogue's 20,000
+        listed values are sorted out once, not on every move."""
+        object.__setattr__(self, "named", tuple(s for s in self.listed if s.form != "ordinal"))
 
 
 class SlotValues:

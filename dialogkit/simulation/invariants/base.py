@@ -7,7 +7,6 @@ at that step, so a saved violation fails until the behaviour is fixed and passes
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
@@ -15,6 +14,7 @@ from typing import Any
 from dialogkit.simulation.catalog import Catalog
 from dialogkit.simulation.observation import TurnRecord
 from dialogkit.simulation.user_memory import UserMemory
+from dialogkit.simulation.word_finder import WordFinder
 from dialogkit.text.labels import Texts
 
 
@@ -31,7 +31,7 @@ class Finding:
 class ForeignForms:
     """Per language, the other language's labels and aliases a reply in it must not show."""
 
-    pattern: re.Pattern[str] | None
+    pattern: WordFinder | None           # finds the forms as one alternation of them would
     owner: Mapping[str, str]             # form (lower-cased) -> the canonical value it names
 
 
