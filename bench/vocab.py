@@ -6,12 +6,14 @@ a CSV file beside it (`values_file:`). Each size and form runs in a fresh proces
 first turn and RSS are a cold process's: the load is `Bot.from_file` (imports excluded), the
 first turn is the first `bot.handle` after it, and the turns are `--turns` more of a three-turn
 order conversation alternating zh and en. Targets: 50,000 values load in <= 1 s and the turn p50
-at 50,000 is at most 1.3x the one at 10.
+at 50,000 is at most 1.3x the one at 10. `dialogkit simulate` then runs on the bot (values file)
+at --sim-sizes, and its conversations a second are reported (target: 50 at 10,000 values).
 
 Inline values stop at the bot file's limits on its size (a YAML file of 50,000 values is
 refused); a catalogue that big belongs in a values file.
 
-    python bench/vocab.py [--sizes 10,1000,10000,50000] [--forms file,inline] [--turns 600] [--runs 1] [--no-record]
+    python bench/vocab.py [--sizes 10,1000,10000,50000] [--forms file,inline] [--turns 600] [--runs 1]
+                          [--sim-sizes 10,10000] [--sim-conversations 200] [--no-record]
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import argparse
 import csv
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -33,6 +36,7 @@ from common import median, percentile, report
 SECTION = "Catalogue-scale entities (bench/vocab.py)"
 TARGET_LOAD_S = 1.0
 TARGET_RATIO = 1.3
+TARGET_SIM = 50.0
 _CONSONANTS = "bdfgklmnprstvz"
 _VOWELS = "aeiou"
 _SYLLABLES = [c + v for c in _CONSONANTS for v in _VOWELS]          # 70
@@ -145,6 +149,19 @@ def run_child(size: int, form: str, turns: int) -> dict[str, object]:
     return dict(json.loads(result.stdout.strip().splitlines()[-1]))
 
 
+def simulated(size: int, conversations: int) -> float:
+    """``dialogkit simulate`` on the bot of ``size`` values (values file): conversations a second,
+    as the command reports them (its own clock, loading excluded)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        path = write_bot(Path(tmp), size, "file")
+        argv = [sys.executable, "-m", "dialogkit.cli", "simulate", str(path), "-n", str(conversations)]
+        result = subprocess.run(argv, capture_output=True, text=True, check=False, cwd=tmp)
+    found = re.search(r"\(([\d.]+) conversations/s", result.stdout)
+    if found is None:
+        raise SystemExit(f"{' '.join(argv)} exited {result.returncode}:\n{result.stdout}\n{result.stderr}")
+    return float(found.group(1))
+
+
 def table(rows: list[dict[str, object]]) -> list[str]:
     lines = ["| values | form | load s | first turn ms | turn p50 ms | turn p99 ms | RSS MB |", "|---|---|---|---|---|---|---|"]
     for row in rows:
@@ -181,6 +198,8 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
     parser.add_argument("--forms", default="file,inline", help="file (values_file: CSV), inline (values: in YAML)")
     parser.add_argument("--turns", type=int, default=600, help="timed turns per size, after the first")
     parser.add_argument("--runs", type=int, default=1, help="repeat every size and form this often")
+    parser.add_argument("--sim-sizes", default="10,10000", help="sizes to run dialogkit simulate on ('' for none)")
+    parser.add_argument("--sim-conversations", type=int, default=200, help="conversations per simulate run")
     parser.add_argument("--no-record", action="store_true", help="print only; leave bench/RESULTS.md alone")
     parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
@@ -190,7 +209,9 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
         return {}
     sizes = [int(s.replace("_", "")) for s in args.sizes.split(",")]
     forms = [f.strip() for f in args.forms.split(",")]
+    sim_sizes = [int(s.replace("_", "")) for s in args.sim_sizes.split(",") if s.strip()]
     runs: list[list[dict[str, object]]] = []
+    sims: dict[int, list[float]] = {size: [] for size in sim_sizes}
     for run in range(args.runs):
         rows = []
         for form in forms:
@@ -198,11 +219,17 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
                 print(f"run {run + 1}/{args.runs}: {size:,} values, {form}", file=sys.stderr, flush=True)
                 rows.append(run_child(size, form, args.turns))
         runs.append(rows)
+        for size in sim_sizes:
+            print(f"run {run + 1}/{args.runs}: simulate, {size:,} values", file=sys.stderr, flush=True)
+            sims[size].append(simulated(size, args.sim_conversations))
     lines = [f"a `product` type of N values (one Latin and one Chinese alias each), a fresh process per size; "
              f"{args.turns} turns after the first; {args.runs} run(s); load average {os.getloadavg()[0]:.2f}", ""]
     for index, rows in enumerate(runs):
         lines += [f"run {index + 1}:", "", *table(rows), ""]
     lines += verdicts(runs, sizes)
+    for size, rates in sims.items():
+        lines.append(f"- dialogkit simulate -n {args.sim_conversations}, {size:,} values: **{median(rates):.1f} "
+                     f"conversations/s** (target >= {TARGET_SIM:.0f} at 10,000); runs: {', '.join(f'{r:.1f}' for r in rates)}")
     if args.no_record:
         print("\n".join(lines))
     else:
