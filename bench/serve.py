@@ -18,7 +18,9 @@ session is read back: a turn answered 200 that the session does not hold is lost
 of another session in it is a leak.
 
 Reported: turns/s, latency p50/p95/p99, answers by status, no answer, lost and leaked, CPU per turn
-of the workers, of Redis and of this client; bench/serve.png plots latency against offered load.
+of the workers, of Redis and of this client, and the cores every other process used meanwhile;
+bench/serve.png plots latency against offered load. A run during which other processes used more
+than half a core is printed, not recorded: on a shared machine its figures measure the neighbours.
 Targets (issue 29): p99 <= 50 ms at 500 turns/s; >= 1,500 turns/s closed-loop; no 5xx and no lost
 turn below the maximum; 503 with Retry-After above it.
 
@@ -63,6 +65,7 @@ RUN_LIMIT_S = 300.0            # the whole drive of one run
 REQUEST_TIMEOUT_S = 30.0
 TICKS = os.sysconf("SC_CLK_TCK")
 SHOWN_TURNS = 25               # user turns a session's JSON shows (its last 50 messages)
+QUIET_CORES = 0.5              # other processes may use this much of the machine for a run to be recorded
 T = TypeVar("T")
 
 
@@ -90,6 +93,13 @@ def cpu_seconds(pid: int) -> float:
     except OSError:
         return 0.0
     return (int(fields[11]) + int(fields[12])) / TICKS        # utime + stime
+
+
+def machine_busy() -> float:
+    """CPU seconds every process of the machine has spent so far (all cores, from /proc/stat)."""
+    fields = Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]
+    user, nice, system, _idle, _iowait, irq, softirq, steal = (int(f) for f in fields[:8])
+    return (user + nice + system + irq + softirq + steal) / TICKS
 
 
 def children(pid: int) -> list[int]:
@@ -230,7 +240,8 @@ def check_sessions(url: str, prefix: str, answered: dict[int, int], *, closing: 
 
 @dataclass
 class Cpu:
-    """CPU seconds of the server's processes, Redis and this client, over one measured stretch."""
+    """CPU seconds of the server's processes, Redis and this client over one measured stretch; and
+    the cores every other process of the machine used meanwhile (``others``: what makes a run noise)."""
 
     pids: dict[str, list[int]]
     before: dict[str, float] = field(default_factory=dict)
@@ -238,11 +249,14 @@ class Cpu:
 
     def start(self) -> None:
         self.before = {k: sum(cpu_seconds(p) for p in v) for k, v in self.pids.items()}
-        self.before["client"] = time.process_time()
+        self.before.update(client=time.process_time(), machine=machine_busy(), wall=time.monotonic())
 
     def stop(self) -> dict[str, float]:
         self.spent = {k: sum(cpu_seconds(p) for p in v) - self.before[k] for k, v in self.pids.items()}
         self.spent["client"] = time.process_time() - self.before["client"]
+        own = sum(self.spent.values())
+        wall = time.monotonic() - self.before["wall"]
+        self.spent["others"] = max(0.0, machine_busy() - self.before["machine"] - own) / wall if wall else 0.0
         return self.spent
 
 
@@ -261,7 +275,6 @@ class OpenRun:
     lost: int
     leaked: int
     cpu: dict[str, float]
-    load: float
 
 
 def measured(server: subprocess.Popen[bytes], redis_pid: int | None,
@@ -295,7 +308,7 @@ def open_runs(store: str, rates: list[float], args: argparse.Namespace, cwd: Pat
                             think_s=args.think, timeout_s=REQUEST_TIMEOUT_S)
             outcome, cpu = measured(server, redis_pid, offer)
             lost, leaked = check_sessions(url, prefix, outcome.answered, closing=False)
-            runs.append(OpenRun(outcome, lost, leaked, cpu, os.getloadavg()[0]))
+            runs.append(OpenRun(outcome, lost, leaked, cpu))
             print(open_row(runs[-1]), flush=True)
     finally:
         stop(server)
@@ -317,7 +330,7 @@ def open_row(run: OpenRun) -> str:
     n = max(1, len(o.latencies))
     return (f"| {o.rate:,.0f} | {o.achieved:,.0f} | {ms(o.latencies, 50)} | {ms(o.latencies, 95)} | "
             f"{ms(o.latencies, 99)} | {statuses(o.statuses)} | {o.no_answer} | {run.lost} | {run.leaked} | "
-            f"{o.waited} | {run.cpu['server'] / n * 1000:.2f} / {run.cpu['client'] / n * 1000:.2f} | {run.load:.1f} |")
+            f"{o.waited} | {run.cpu['server'] / n * 1000:.2f} / {run.cpu['client'] / n * 1000:.2f} | {run.cpu['others']:.2f} |")
 
 
 def closed_lines(runs: list[Run], users: int, turns: int) -> list[str]:
@@ -333,21 +346,21 @@ def closed_lines(runs: list[Run], users: int, turns: int) -> list[str]:
                      f"{statuses(d.statuses)} | {d.failures} | {r.lost} | {r.leaked} |")
     lines += ["", "where the time goes, per turn: CPU ms of each process, the server's own turn latency, the share "
               "of the machine the run got, and the ceiling its CPU per turn allows with every core free:", "",
-              "| run | workers CPU | redis CPU | client CPU | server turn p50 / p99 ms | machine share | ceiling turns/s |",
-              "|---|---|---|---|---|---|---|"]
+              "| run | workers CPU | redis CPU | client CPU | server turn p50 / p99 ms | machine share | ceiling turns/s "
+              "| other processes, cores |", "|---|---|---|---|---|---|---|---|"]
     for r in runs:
         n = max(1, len(r.drive.latencies))
-        total = sum(r.cpu.values())
+        total = r.cpu["server"] + r.cpu["redis"] + r.cpu["client"]
         share = total / (r.drive.seconds * cores) if r.drive.seconds else 0.0
         ceiling = cores / (total / n) if total else 0.0
         lines.append(f"| {r.name} | {r.cpu['server'] / n * 1000:.2f} | {r.cpu['redis'] / n * 1000:.2f} | "
                      f"{r.cpu['client'] / n * 1000:.2f} | {percentile(r.drive.server_ms, 50):.1f} / "
-                     f"{percentile(r.drive.server_ms, 99):.1f} | {share:.0%} | {ceiling:,.0f} |")
+                     f"{percentile(r.drive.server_ms, 99):.1f} | {share:.0%} | {ceiling:,.0f} | {r.cpu['others']:.2f} |")
     return lines
 
 
 OPEN_HEADER = ["| offered turns/s | achieved | p50 ms | p95 ms | p99 ms | errors by status | no answer | lost | "
-               "leaked | waited for a session | CPU ms/turn workers / client | load avg |",
+               "leaked | waited for a session | CPU ms/turn workers / client | other processes, cores |",
                "|---|---|---|---|---|---|---|---|---|---|---|---|"]
 
 
@@ -461,7 +474,11 @@ def main(argv: list[str] | None = None) -> tuple[list[Run], list[OpenRun]]:
         lines += [*open_lines(opened, args), ""]
     lines += target_lines(closed, opened)
     print("\n".join(lines))
-    if not args.no_record:
+    others = max([r.cpu["others"] for r in closed] + [r.cpu["others"] for r in opened], default=0.0)
+    if others > QUIET_CORES and not args.no_record:
+        print(f"not recorded: other processes used up to {others:.2f} cores during a run (at most {QUIET_CORES} for a "
+              "figure to mean anything); run it again on a quiet machine")
+    elif not args.no_record:
         record("Serving (bench/serve.py)", lines)
         if opened:
             redis_closed = next((len(r.drive.latencies) / r.drive.seconds for r in closed if r.name.startswith("Redis")),
