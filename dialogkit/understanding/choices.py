@@ -95,7 +95,8 @@ ANY_WORDS = ("any", "任何", "任意")
 ("any cuisine" names the cuisine)."""
 
 
-_WORD_NEXT = re.compile(r"\s*[^\W\d_]")       # a word follows (letters or Han characters)
+_WORD_NEXT = re.compile(r"(?<!\s)\s*[^\W\d_]")   # a word follows (letters or Han characters); (?<!\s): a
+# run of spaces is scanned from its start only, never once from each of its positions
 
 
 def is_any_word(text: str) -> bool:
@@ -148,7 +149,7 @@ def named(match: re.Match[str]) -> str:
     return next(said for key, said in match.groupdict().items() if said and key.startswith("n"))
 
 
-_SENTENCE_END = re.compile(r"[.!;。！；]\s*|\s+(?=as\s+long\s+as\b)")
+_SENTENCE_END = re.compile(r"[.!;。！；]\s*|(?<!\s)\s+(?=as\s+long\s+as\b)")
 _CLAUSE_END = re.compile(r"[,，]\s*")
 """Where an answer's first sentence or clause ends: "no, I don't care. Just pick one", "随便，你推荐一个"."""
 _LONGEST_TURN = 300
