@@ -20,10 +20,12 @@ install: $(STAMP)
 chat: $(STAMP)
 	@$(BIN)/dialogkit chat flows/support_ticket.yaml $(ARGS)
 
+# The suite runs on every core (pytest-xdist; TEST_WORKERS=0 runs it in one process, as a debugger wants).
+TEST_WORKERS ?= auto
 test: $(STAMP)
 	$(BIN)/ruff check dialogkit tests bench examples
 	$(BIN)/mypy
-	$(BIN)/python -m pytest $(ARGS)
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --dist worksteal $(ARGS)
 
 lint: $(STAMP)
 	$(BIN)/ruff check dialogkit tests bench examples
