@@ -21,6 +21,7 @@ LAYERS: dict[str, int] = {
     "errors": 0,
     "strings": 1,
     "model": 1,
+    "lexicon": 1,
     "logging": 2,
     "tracing": 2,
     "spec": 3,

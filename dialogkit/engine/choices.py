@@ -13,11 +13,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from dialogkit.memory.lexicon import EN_ORDINALS
+from dialogkit.lexicon import lexicon
+from dialogkit.memory.lexicon import EN_ORDINALS, ZH_NUMERALS, ZH_ORDINAL_PREFIX
 
-_ZH_DIGITS = {"一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9, "十": 10}
-_ZH_ORDINAL = re.compile(r"第\s*([一二两三四五六七八九十]|\d+)\s*[个项条种件笔单]?")
-_ZH_LAST = re.compile(r"最后一[个项条种件笔单]?")
+_ZH = lexicon("zh")
+_ZH_CLASSIFIER = f"[{_ZH.chars('ordinal_classifiers')}]?"
+_ZH_ORDINAL = re.compile(rf"{ZH_ORDINAL_PREFIX}\s*([{''.join(ZH_NUMERALS)}]|\d+)\s*{_ZH_CLASSIFIER}")
+_ZH_LAST = re.compile(f"(?:{'|'.join(_ZH.words('last_one'))}){_ZH_CLASSIFIER}")
 _EN_ORDINAL = re.compile(r"\b(" + "|".join(sorted(EN_ORDINALS, key=len, reverse=True)) + r")\b", re.IGNORECASE)
 
 
@@ -52,7 +54,7 @@ def ordinal_index(text: str) -> int | None:
         return -1
     if (zh := _ZH_ORDINAL.search(text)) is not None:
         raw = zh.group(1)
-        return (int(raw) if raw.isdigit() else _ZH_DIGITS[raw]) - 1
+        return (int(raw) if raw.isdigit() else ZH_NUMERALS[raw]) - 1
     if (en := _EN_ORDINAL.search(text)) is not None:
         return EN_ORDINALS[en.group(1).lower()]
     return None

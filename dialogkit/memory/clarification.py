@@ -27,9 +27,8 @@ from dialogkit.text.phrases import format_value
 __all__ = ["answer_clarification", "candidate_label", "candidates_of", "clarification_question", "make_pending",
            "option_labels"]
 
-_ZH_ORDINAL = re.compile(r"第\s*([一二两三四五六七八九十\d]+)")
-_EN_ORDINAL = re.compile(r"\b(first|1st|second|2nd|third|3rd|fourth|4th|fifth|5th|last|former|latter)\b",
-                         re.IGNORECASE)
+_ZH_ORDINAL = re.compile(rf"{lx.ZH_ORDINAL_PREFIX}\s*([{''.join(lx.ZH_NUMERALS)}\d]+)")
+_EN_ORDINAL = re.compile(rf"\b({'|'.join(lx.EN_ORDINALS)})\b", re.IGNORECASE)
 _ORDINAL_WORDS = re.compile(f"{_ZH_ORDINAL.pattern}|{_EN_ORDINAL.pattern}|"
                             + "|".join(map(re.escape, sorted(lx.ZH_POSITION_WORDS, key=len, reverse=True))),
                             re.IGNORECASE)

@@ -17,7 +17,11 @@ import functools
 import re
 from dataclasses import dataclass
 
+from dialogkit.lexicon import lexicon
 from dialogkit.strings.cjk import has_cjk
+
+_ZH = lexicon("zh")
+_EN = lexicon("en")
 
 #: Kinds an "it"-like pronoun can refer to, with the preference used to break ties:
 #: a concrete thing is a likelier referent than a place, and a place than an untyped value.
@@ -38,139 +42,85 @@ class PronounEntry:
     plural: bool = False
 
 
-ZH_PRONOUNS: dict[str, PronounEntry] = {
-    "它们": PronounEntry(THING_KINDS, plural=True),
-    "他们": PronounEntry(PERSON_KINDS, plural=True),
-    "她们": PronounEntry(PERSON_KINDS, plural=True),
-    "它": PronounEntry(THING_KINDS),
-    "他": PronounEntry(PERSON_KINDS),
-    "她": PronounEntry(PERSON_KINDS),
+#: What a pronoun of the lexicon points at, by the name its file gives it.
+_POINTS_AT: dict[str, PronounEntry] = {
+    "thing": PronounEntry(THING_KINDS),
+    "things": PronounEntry(THING_KINDS, plural=True),
+    "person": PronounEntry(PERSON_KINDS),
+    "people": PronounEntry(PERSON_KINDS, plural=True),
+    "things_or_people": PronounEntry(ANY_KINDS, plural=True),
 }
 
-EN_PRONOUNS: dict[str, PronounEntry] = {
-    "it": PronounEntry(THING_KINDS),
-    "he": PronounEntry(PERSON_KINDS),
-    "she": PronounEntry(PERSON_KINDS),
-    "him": PronounEntry(PERSON_KINDS),
-    "her": PronounEntry(PERSON_KINDS),
-    "they": PronounEntry(ANY_KINDS, plural=True),
-    "them": PronounEntry(ANY_KINDS, plural=True),
-}
+
+def _pronouns(table: dict[str, str]) -> dict[str, PronounEntry]:
+    return {word: _POINTS_AT[points_at] for word, points_at in table.items()}
+
+
+ZH_PRONOUNS: dict[str, PronounEntry] = _pronouns(_ZH.spellings("pronouns"))
+EN_PRONOUNS: dict[str, PronounEntry] = _pronouns(_EN.spellings("pronouns"))
 
 #: Possessive pronouns: bound like the pronoun, written back as "order 12345's".
-EN_POSSESSIVES: dict[str, PronounEntry] = {
-    "its": PronounEntry(THING_KINDS),
-    "his": PronounEntry(PERSON_KINDS),
-    "their": PronounEntry(ANY_KINDS, plural=True),
-}
+EN_POSSESSIVES: dict[str, PronounEntry] = _pronouns(_EN.spellings("possessives"))
 
 #: Characters around 他/她/它 that make it part of another word (其他 "other", 他人 "others", 吉他 "guitar").
-ZH_PRONOUN_BLOCK_BEFORE = "其吉"
-ZH_PRONOUN_BLOCK_AFTER = "人乡"
+ZH_PRONOUN_BLOCK_BEFORE = _ZH.chars("pronoun_blocked_before")
+ZH_PRONOUN_BLOCK_AFTER = _ZH.chars("pronoun_blocked_after")
 
 #: zh classifiers that may follow 这/那/第N (这个, 那位, 第二笔 ...); 位 marks a person.
-ZH_CLASSIFIERS = "个位件台款笔张份单部家辆项"
-ZH_PERSON_CLASSIFIERS = "位"
+ZH_CLASSIFIERS = _ZH.chars("classifiers")
+ZH_PERSON_CLASSIFIERS = _ZH.chars("person_classifiers")
+
+#: 这 points near, 那 far ("这个", "那位"); 个 is the classifier of anything.
+ZH_NEAR = _ZH.chars("demonstratives_near")
+ZH_FAR = _ZH.chars("demonstratives_far")
+ZH_GENERIC_CLASSIFIER = _ZH.words("generic_classifier")[0]
+ZH_WHICH = _ZH.words("which")
 
 #: Words after a bare 这/那 that make it a demonstrative pronoun ("这还没到", "那是我的").
 #: Anything else (这样, 那么, 那就, 这里 ...) is a different word and is left alone.
-ZH_BARE_DEMONSTRATIVE_NEXT = ("是", "还", "也", "都", "已经", "呢", "吗")
+ZH_BARE_DEMONSTRATIVE_NEXT = _ZH.words("bare_demonstrative_next")
 
 #: zh words that make a following type noun a definite description without a direction.
-ZH_DEFINITE_PREFIXES = ("同一个", "同一", "同个", "同样的", "该", "此", "上面的", "刚才的", "刚刚的",
-                        "之前的", "前面的", "上述")
+ZH_DEFINITE_PREFIXES = _ZH.words("definite_prefixes")
 
-ZH_NUMERALS: dict[str, int] = {"一": 1, "二": 2, "两": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7,
-                               "八": 8, "九": 9, "十": 10}
+#: The numerals an ordinal counts with (第一 ... 第十): the everyday digits from one, and ten.
+ZH_NUMERALS: dict[str, int] = (
+    {w: v for w, v in (_ZH.values("numerals") | _ZH.values("counting_numerals")).items() if v > 0}
+    | {w: v for w, v in _ZH.values("numeral_units").items() if v == 10})  # fmt: skip
+ZH_ORDINAL_PREFIX = _ZH.words("ordinal_prefix")[0]
 
 #: Position words over the last list: index (0-based, negative from the end).
-ZH_POSITION_WORDS: dict[str, int] = {"前者": 0, "后者": -1, "最后一个": -1, "最后那个": -1,
-                                     "最后一位": -1, "最后一笔": -1, "倒数第一个": -1}
+ZH_POSITION_WORDS: dict[str, int] = _ZH.values("position_words")
 
-EN_ORDINALS: dict[str, int] = {"first": 0, "1st": 0, "second": 1, "2nd": 1, "third": 2, "3rd": 2,
-                               "fourth": 3, "4th": 3, "fifth": 4, "5th": 4, "last": -1,
-                               "former": 0, "latter": -1}
+EN_ORDINALS: dict[str, int] = _EN.values("ordinals")
 
 #: Nouns after "the first"/"the last" that make it about something else ("the first time").
-EN_ORDINAL_BLOCKED_NOUNS = frozenset({
-    "time", "times", "day", "days", "week", "weeks", "month", "months", "year", "years", "step",
-    "steps", "minute", "minutes", "hour", "hours", "moment", "page", "round", "place", "thing",
-    "things", "night", "morning", "question", "message", "part",
-})
+EN_ORDINAL_BLOCKED_NOUNS = frozenset(_EN.words("ordinal_blocked_nouns"))
 
 #: Words after a bare this/that that show it stands for a thing ("that is broken", "this hasn't
 #: arrived"); the end of the clause counts too. Anything else ("that it broke") is not a reference.
-EN_DEMONSTRATIVE_NEXT = frozenset({
-    "is", "was", "isn't", "wasn't", "has", "hasn't", "had", "still", "never", "will", "won't",
-    "would", "can", "can't", "could", "should", "does", "doesn't", "did", "didn't", "needs",
-    "arrived", "broke", "got", "came", "went", "seems", "looks", "one", "'s", "’s", "too",
-    "also", "please", "again",
-})
+EN_DEMONSTRATIVE_NEXT = frozenset(_EN.words("demonstrative_next"))
 #: Verbs whose "it" is a dummy: "make it 8pm" names the new value, not something said before.
-EN_DUMMY_IT_VERBS = frozenset({"make", "makes", "making"})
+EN_DUMMY_IT_VERBS = frozenset(_EN.words("dummy_it_verbs"))
 #: Determiners that make the next word a noun: "the IT desk" is no "it".
-EN_NOUN_DETERMINERS = frozenset({"the", "a", "an", "our", "your", "my", "their"})
+EN_NOUN_DETERMINERS = frozenset(_EN.words("noun_determiners"))
 #: Words before "that" which take a that-clause: "I think that ...", "so that ...".
-EN_CLAUSE_VERBS = frozenset({
-    "think", "thought", "thinks", "said", "say", "says", "know", "knew", "knows", "believe",
-    "believed", "sure", "hope", "hoped", "mean", "means", "meant", "guess", "feel", "felt",
-    "realize", "realized", "realise", "so", "such", "than", "told", "tell", "show", "shows",
-    "showed", "saw", "see", "noticed", "notice", "heard", "hear", "ensure", "given", "now",
-    "except", "assume", "suppose", "seems", "clear", "true", "fact", "glad", "sorry", "afraid",
-    "wish", "claim", "claimed", "agree", "understand",
-})
+EN_CLAUSE_VERBS = frozenset(_EN.words("clause_verbs"))
 #: Predicates after "that's"/"that is" that are assent, not a statement about a thing.
-EN_ASSENT_AFTER = frozenset({"right", "fine", "ok", "okay", "great", "good", "all", "correct",
-                             "true", "it", "perfect", "wrong", "enough", "not", "what", "why",
-                             "how", "because", "when", "where", "who"})
+EN_ASSENT_AFTER = frozenset(_EN.words("assent_after"))
 
 #: Quantities before "of them/these/those" that make a count ("2 of them", "both of them").
-EN_COUNT_WORDS: tuple[str, ...] = (
-    "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "a couple", "a few",
-    "both", "all", "each", "either", "neither", "none", "some", "any", "most", "many", "few", "several", "half",
-)
+EN_COUNT_WORDS: tuple[str, ...] = _EN.words("count_words")
 
 #: Words whose following type noun forms a definite description.
-EN_DEFINITE_DETERMINERS = ("the same", "that same", "this same", "the said", "said", "the above",
-                           "that", "this", "those", "these", "the")
+EN_DEFINITE_DETERMINERS = _EN.words("definite_determiners")
 
 #: Nouns that restrict a description to a kind instead of a type ("那个人", "that person").
-KIND_NOUNS: dict[str, str] = {"人": "person", "person": "person", "guy": "person",
-                              "man": "person", "woman": "person", "lady": "person"}
+KIND_NOUNS: dict[str, str] = _ZH.spellings("kind_nouns") | _EN.spellings("kind_nouns")
 
 #: Bilingual dictionary of common type heads: head word -> (zh nouns, extra en nouns).
 TYPE_NOUN_LEXICON: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
-    "order": (("订单", "单子"), ("order",)),
-    "meeting": (("会议",), ("meeting",)),
-    "product": (("商品", "产品"), ("product", "item")),
-    "ticket": (("工单",), ("ticket",)),
-    "package": (("包裹",), ("package", "parcel")),
-    "parcel": (("包裹",), ("parcel", "package")),
-    "account": (("账户", "账号"), ("account",)),
-    "appointment": (("预约",), ("appointment",)),
-    "booking": (("预订",), ("booking", "reservation")),
-    "reservation": (("预订",), ("reservation", "booking")),
-    "flight": (("航班",), ("flight",)),
-    "hotel": (("酒店",), ("hotel",)),
-    "room": (("房间",), ("room",)),
-    "payment": (("付款", "款项"), ("payment",)),
-    "invoice": (("发票",), ("invoice",)),
-    "address": (("地址",), ("address",)),
-    "time": (("时间", "时段"), ("time",)),
-    "date": (("日期",), ("date", "day")),
-    "contact": (("联系人",), ("contact",)),
-    "city": (("城市",), ("city",)),
-    "email": (("邮箱", "邮件地址"), ("email", "email address")),
-    "phone": (("电话号码", "手机号码", "手机号", "号码"), ("phone number", "number")),
-    "issue": (("问题",), ("issue", "problem")),
-    "device": (("设备",), ("device",)),
-    "car": (("车",), ("car",)),
-    "file": (("文件",), ("file",)),
-    "project": (("项目",), ("project",)),
-    "task": (("任务",), ("task",)),
-    "user": (("用户",), ("user",)),
-    "customer": (("客户",), ("customer",)),
-}
+    head: (zh, _EN.groups("type_nouns").get(head, ())) for head, zh in _ZH.groups("type_nouns").items()}
 
 #: Trailing parts of a type name that say how it is written, not what it is (order_id -> order).
 _TYPE_SUFFIXES = frozenset({"id", "no", "num", "number", "code", "ref", "key", "name", "type", "kind"})
@@ -230,8 +180,4 @@ def _lexicon_nouns(language: str) -> dict[str, set[str]]:
 
 #: English words of three letters or more that name nothing: a clarification answer sharing one
 #: with a candidate's label ("the" in "the budget") does not pick that candidate.
-EN_FUNCTION_WORDS = frozenset({
-    "the", "and", "but", "for", "with", "about", "from", "into", "onto", "this", "that", "these", "those",
-    "you", "your", "our", "his", "her", "its", "their", "not", "are", "was", "were", "one", "any", "all",
-    "mean", "meant", "please", "yes",
-})
+EN_FUNCTION_WORDS = frozenset(_EN.words("function_words"))

@@ -19,6 +19,7 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 
+from dialogkit.lexicon import alternation, lexicon, words
 from dialogkit.memory import lexicon as lx
 from dialogkit.memory.tracker import entity_label, find_entity, is_identifier, short_label, type_nouns_of, value_key
 from dialogkit.model.interpretation import Mention
@@ -108,12 +109,15 @@ class Resolution:
             self.shown_text = self.resolved_text
 
 
-_ZH_NUM = "一二两三四五六七八九十"
+_ZH = lexicon("zh")
+_ZH_NUM = "".join(lx.ZH_NUMERALS)
+_ZH_ONE = next(w for w, v in lx.ZH_NUMERALS.items() if v == 1)   # 这一个
 _ZH_PUNCT = "，。！？、；：,.!?;:~… "
-_ZH_COURTESY = r"(?:请你?|麻烦你?|帮我|帮忙|那就|那|就|再)?"
-_ZH_ELLIPSIS_VERBS = ("改到", "改成", "改为", "改在", "换到", "换成", "推迟到", "推迟", "推到", "延期到", "延后到",
-                      "延到", "提前到", "提前", "调到", "调整到", "调整为", "挪到", "移到", "定在", "定到", "设为",
-                      "设置为", "更改为", "更改到", "修改为", "修改成", "改")
+_ZH_COURTESY = f"(?:{alternation(_ZH.words('courtesy'))})?"
+_ZH_ELLIPSIS_VERBS = _ZH.words("ellipsis_verbs")
+_ZH_DEMONSTRATIVE = f"[{lx.ZH_NEAR}{lx.ZH_FAR}]"
+_ZH_JOINER = _ZH.words("list_joiner")[0]
+_ZH_OBJECT_MARKER = _ZH.words("ellipsis_object_marker")[0]
 _EN_ELLIPSIS = re.compile(
     r"^\s*(?:(?:please|can you|could you|can we|could we|let's|lets|i want to|i'd like to|i need to)\s+)?"
     r"(move|change|reschedule|push|postpone|shift|switch|update|delay|bring|set)\b(\s+it\b)?"
@@ -130,16 +134,19 @@ def _alternation_of(words: frozenset[str]) -> str:
     return "|".join(re.escape(w) for w in sorted(words, key=lambda w: (-len(w), w)) if w)
 
 
+_ZH_TEN = next(w for w, v in lx.ZH_NUMERALS.items() if v == 10)
+
+
 def _zh_number(text: str) -> int | None:
     if text.isdigit():
         return int(text)
     if len(text) == 1:
         return lx.ZH_NUMERALS.get(text)
-    if text.startswith("十"):
+    if text.startswith(_ZH_TEN):
         return 10 + (lx.ZH_NUMERALS.get(text[1:], 0))
-    if text.endswith("十"):
+    if text.endswith(_ZH_TEN):
         return lx.ZH_NUMERALS.get(text[0], 0) * 10
-    if len(text) == 3 and text[1] == "十":
+    if len(text) == 3 and text[1] == _ZH_TEN:
         return lx.ZH_NUMERALS.get(text[0], 0) * 10 + lx.ZH_NUMERALS.get(text[2], 0)
     return None
 
@@ -155,12 +162,12 @@ def _zh_noun_patterns(nouns: frozenset[str]) -> tuple[re.Pattern[str] | None, re
     noun_alt = _kind_noun_alternation(nouns, True)
     cls = lx.ZH_CLASSIFIERS
     noun_part = rf"({noun_alt})?" if noun_alt else "()"
-    ordinal = re.compile(rf"第([{_ZH_NUM}\d]+)([{cls}])?{noun_part}")
+    ordinal = re.compile(rf"{lx.ZH_ORDINAL_PREFIX}([{_ZH_NUM}\d]+)([{cls}])?{noun_part}")
     if not noun_alt:
         return None, None, ordinal
     prefix = _alternation(lx.ZH_DEFINITE_PREFIXES)
-    return (re.compile(rf"(?:{prefix})(?:那个|这个)?({noun_alt})"),
-            re.compile(rf"([这那])一?[{cls}]?({noun_alt})"), ordinal)
+    return (re.compile(rf"(?:{prefix})(?:{_ZH_DEMONSTRATIVE}{lx.ZH_GENERIC_CLASSIFIER})?({noun_alt})"),
+            re.compile(rf"({_ZH_DEMONSTRATIVE}){_ZH_ONE}?[{cls}]?({noun_alt})"), ordinal)
 
 
 @functools.lru_cache(maxsize=128)
@@ -196,7 +203,7 @@ def _zh_definites(text: str, definite: re.Pattern[str], near_far: re.Pattern[str
     found = [(0, Reference(m.group(), m.start(), m.end(), "definite", noun=m.group(1)))
              for m in definite.finditer(text)]
     for m in near_far.finditer(text):
-        direction = "near" if m.group(1) == "这" else "far"
+        direction = "near" if m.group(1) in lx.ZH_NEAR else "far"
         found.append((1, Reference(m.group(), m.start(), m.end(), "definite", direction=direction,
                                    noun=m.group(2))))
     return found
@@ -221,14 +228,15 @@ def _zh_ordinals(text: str, ordinal: re.Pattern[str]) -> list[tuple[int, Referen
 def _zh_demonstratives(text: str) -> list[tuple[int, Reference]]:
     """"这个", "那位" with a classifier, and a bare 这/那 where it stands for a thing ("这还没到")."""
     found: list[tuple[int, Reference]] = []
-    for m in re.finditer(rf"([这那])一?([{lx.ZH_CLASSIFIERS}])", text):
+    for m in re.finditer(rf"({_ZH_DEMONSTRATIVE}){_ZH_ONE}?([{lx.ZH_CLASSIFIERS}])", text):
         kinds = lx.PERSON_KINDS if m.group(2) in lx.ZH_PERSON_CLASSIFIERS else lx.THING_KINDS
         found.append((2, Reference(m.group(), m.start(), m.end(), "demonstrative",
-                                   direction="near" if m.group(1) == "这" else "far", kinds=kinds)))
-    for m in re.finditer("[这那]", text):
+                                   direction="near" if m.group(1) in lx.ZH_NEAR else "far", kinds=kinds)))
+    for m in re.finditer(_ZH_DEMONSTRATIVE, text):
         if _clause_end(text, m.end()) or text.startswith(lx.ZH_BARE_DEMONSTRATIVE_NEXT, m.end()):
             found.append((3, Reference(m.group(), m.start(), m.end(), "demonstrative",
-                                       direction="near" if m.group() == "这" else "far", kinds=lx.THING_KINDS)))
+                                       direction="near" if m.group() in lx.ZH_NEAR else "far",
+                                       kinds=lx.THING_KINDS)))
     return found
 
 
@@ -623,17 +631,17 @@ def _same_case(expression: str, written: str) -> str:
 
 def _join(labels: list[str], language: str) -> str:
     if language == "zh":
-        return "和".join(labels)
+        return _ZH_JOINER.join(labels)
     return labels[0] if len(labels) == 1 else ", ".join(labels[:-1]) + " and " + labels[-1]
 
 
 # Every Chinese referring expression starts with one of these characters (pronouns, 这/那, 第,
 # position words, definite prefixes, ellipsis verbs): a turn with none of them skips resolution.
 _ZH_HINT = re.compile("[" + re.escape("".join(sorted({
-    w[0] for w in (*lx.ZH_PRONOUNS, "这", "那", "第", "哪", *lx.ZH_POSITION_WORDS, *lx.ZH_DEFINITE_PREFIXES,
-                   *_ZH_ELLIPSIS_VERBS)}))) + "]")
+    w[0] for w in (*lx.ZH_PRONOUNS, lx.ZH_NEAR, lx.ZH_FAR, lx.ZH_ORDINAL_PREFIX, *lx.ZH_WHICH, *lx.ZH_POSITION_WORDS,
+                   *lx.ZH_DEFINITE_PREFIXES, *_ZH_ELLIPSIS_VERBS)}))) + "]")
 _EN_COPULA = re.compile(r"(?<!\s)(?:\s*+(?:'s|’s)|\s++(?:is|was))\b", re.IGNORECASE)  # linear
-_ZH_COPULA = re.compile(r"(?<!\s)\s*+(?:应该是|其实是|是|为)")  # linear
+_ZH_COPULA = re.compile(rf"(?<!\s)\s*+(?:{alternation(_ZH.words('copula'))})")  # linear
 _EN_NOUN_COMPOUND = re.compile(r"(?<!\s)\s++(?:number|no\.?|id|code|#)(?=\W|$)", re.IGNORECASE)  # linear
 _EN_COUNT_WORDS = "|".join(word.replace(" ", r"\s+") for word in lx.EN_COUNT_WORDS)
 _EN_COUNT_OF = re.compile(rf"\b(?:\d+|{_EN_COUNT_WORDS})\s+of\s+$", re.IGNORECASE)
@@ -774,7 +782,8 @@ def _open_references(session: Session, text: str, language: str, mentions: Seque
             and not _states_its_value(r, mentions, text, noun_types, reads_as)]
 
 
-_CHANGED_TO = re.compile(r"(?<!\s)\s*+(?:to|改成|改为|换成|改到)(?=\s|[^A-Za-z])", re.IGNORECASE)   # linear: anchored
+_CHANGED_TO = re.compile(rf"(?<!\s)\s*+(?:{_alternation(words('change_to'))})(?=\s|[^A-Za-z])",
+                         re.IGNORECASE)   # linear: anchored
 
 
 def _states_its_value(ref: Reference, mentions: Sequence[Mention], text: str,
@@ -885,4 +894,4 @@ def _ellipsis_text(ref: Reference, label: str, language: str) -> str:
     """zh inserts "将会议" before the verb; en puts "the meeting" after it (or in place of "it")."""
     if ref.expression:
         return label
-    return f"将{label}" if language == "zh" else f" {label}"
+    return f"{_ZH_OBJECT_MARKER}{label}" if language == "zh" else f" {label}"

@@ -30,214 +30,27 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
+from dialogkit.lexicon import alternation, lexicon, words
 from dialogkit.strings.cjk import count_cjk, has_cjk, is_cjk_char
 from dialogkit.understanding.choices import asks_alternatives, is_any
 from dialogkit.understanding.language import LATIN_WORD
 
 CUE_WINDOW = 300  # cues are about how an utterance starts or what it is as a whole
+_ZH = lexicon("zh")
 
-YES_WORDS = (
-    "是",
-    "是的",
-    "是啊",
-    "是滴",
-    "是是",
-    "对",
-    "对的",
-    "对啊",
-    "对对",
-    "对对对",
-    "好",
-    "好的",
-    "好啊",
-    "好吧",
-    "好滴",
-    "好好",
-    "好嘞",
-    "确认",
-    "确定",
-    "可以",
-    "没问题",
-    "行",
-    "行啊",
-    "嗯",
-    "嗯嗯",
-    "没错",
-    "同意",
-    "就这样",
-    "当然",
-    "当然可以",
-    "要",
-    "需要",
-    "有",
-    "ok",
-    "okay",
-    "o.k.",
-    "yes",
-    "yeah",
-    "yep",
-    "yup",
-    "ya",
-    "sure",
-    "confirm",
-    "confirmed",
-    "correct",
-    "go ahead",
-    "that's right",
-    "thats right",
-    "right",
-    "sounds good",
-    "please do",
-    "do it",
-    "of course",
-    "absolutely",
-    "yes please",
-    "no problem",
-    "that's correct",
-    "looks good",
-    "alright",
-    "all right",
-    "fine",
-    "affirmative",
-)
-VERB_ANSWERS = frozenset({"确认", "确定", "同意"})
-NO_WORDS = (
-    "不",
-    "不是",
-    "不是的",
-    "不要",
-    "否",
-    "不用",
-    "不行",
-    "不对",
-    "不好",
-    "没有",
-    "不可以",
-    "不需要",
-    "错了",
-    "wrong",
-    "that's wrong",
-    "no",
-    "nope",
-    "nah",
-    "don't",
-    "dont",
-    "do not",
-    "not really",
-    "no thanks",
-    "no thank you",
-    "negative",
-    "not now",
-    "not yet",
-)
-FILLERS = (
-    "啊",
-    "呀",
-    "吧",
-    "呢",
-    "啦",
-    "了",
-    "哦",
-    "噢",
-    "的",
-    "哈",
-    "请",
-    "谢谢",
-    "谢了",
-    "麻烦了",
-    "麻烦你了",
-    "um",
-    "uh",
-    "oh",
-    "well",
-    "so",
-    "thanks",
-    "thank you",
-    "please",
-    "thx",
-    "ty",
-)
-CANCEL_WORDS = (
-    "算了",
-    "取消",
-    "不要了",
-    "不用了",
-    "不办了",
-    "不弄了",
-    "不做了",
-    "不需要了",
-    "不想要了",
-    "放弃",
-    "退出",
-    "停止",
-    "别弄了",
-    "cancel",
-    "never mind",
-    "nevermind",
-    "stop",
-    "forget it",
-    "forget about it",
-    "quit",
-    "abort",
-    "i give up",
-)
-CANCEL_FILLERS = (
-    *FILLERS,
-    "还是",
-    "我要",
-    "我想",
-    "帮我",
-    "那",
-    "那就",
-    "这个",
-    "那个",
-    "它",
-    "这",
-    "任务",
-    "操作",
-    "一下",
-    "先",
-    "就",
-    "都",
-    "全部",
-    "吧",
-    "本次",
-    "这次",
-    "i",
-    "want",
-    "to",
-    "i want to",
-    "i'd like to",
-    "let's",
-    "lets",
-    "just",
-    "it",
-    "that",
-    "this",
-    "the",
-    "task",
-    "request",
-    "my",
-    "everything",
-    "all",
-    "ok",
-    "okay",
-    "for now",
-    "then",
-    "actually",
-    "can you",
-    "please",
-)
+YES_WORDS = words("yes_words")
+VERB_ANSWERS = frozenset(words("yes_verbs"))
+NO_WORDS = words("no_words")
+FILLERS = words("fillers")
+CANCEL_WORDS = words("cancel")
+CANCEL_FILLERS = (*FILLERS, *words("cancel_fillers"))
 
 _SEPARATORS = " \t\r\n,，。.!！?？;；:：、~～…-—\"'“”‘’()（）[]【】"
-_QUESTION_END = re.compile(r"(?:吗|么|嘛|\?|？)[\s?？!！。.~]*$")
+_QUESTION_END = re.compile(rf"(?:{alternation(words('question_particles'))}|\?|？)[\s?？!！。.~]*$")
 
 
-_ZH_CORRECTION = (
-    r"不对|(?<!是)不是.{0,20}?是|改成|改为|换成|改到|应该是|我是说|我说的是|说错了|更正|纠正|弄错了|搞错了"
-    r"|(?:其实|实际上).{0,6}?是"
-    r"|写错了|打错了"
-)
+_ZH_CORRECTION = "|".join([alternation([*_ZH.words("correction"), *_ZH.words("change_to")]),
+                           *_ZH.words("correction_patterns")])
 _EN_CORRECTION = (
     r"\b(?:actually|i meant|i mean|change (?:it |that |this |(?:the |my )[a-z][a-z -]{0,30}? )?to|make it"
     r"|should be|correction"
@@ -250,18 +63,12 @@ _VALUE_AFTER_NO = re.compile(
     r"\d|\b(?:it's|it is|its|that's|make it|should be|i meant|i said)\b|是"
     r"|^(?:the|my|our)\s+[a-z][a-z ]{0,30}?\s+(?:is|was)\s"     # "no, the reason is damaged"
 )
-_ZH_HELP = (
-    r"你能做什么|你会什么|你会做什么|你可以做什么|你能干什么|你能帮我做什么|有什么功能|有哪些功能|怎么用|如何使用"
-    r"|使用说明|功能列表"
-)
+_ZH_HELP = alternation(_ZH.words("help"))
 _EN_HELP = (
     r"\b(?:what can you do|what do you do|what can i do|what are my options|how does this work"
     r"|how do i use (?:this|you)|what can you help (?:me )?with)\b"
 )
-_ZH_FORGET = (
-    r"(?:忘记|忘掉|忘了|删掉|删除|撤回|别管|不要管)(?:我)?(?:刚才|刚刚|上一句)(?:说的|讲的|的话|那句|的)?"
-    r"|(?:刚才|刚刚)(?:说|讲)的(?:话)?(?:不算|作废|无效)"
-)
+_ZH_FORGET = "|".join(_ZH.words("forget_patterns"))
 _EN_FORGET = (
     r"\b(?:(?:forget|ignore|disregard|delete|never mind)\s+(?:what|everything)\s+i\s+(?:just\s+)?"
     r"(?:said|told you|wrote|typed)|scratch that|disregard (?:that|my last message)"
@@ -283,7 +90,7 @@ def _phrases(*, chinese: bool) -> _Phrases:
         return re.compile(f"{zh}|{en}" if chinese else en)
 
     return _Phrases(both(_ZH_CORRECTION, _EN_CORRECTION), both(_ZH_HELP, _EN_HELP),
-                    both(r"帮助|菜单", r"\b(?:help|menu)\b"), both(_ZH_FORGET, _EN_FORGET))
+                    both(alternation(_ZH.words("help_words")), r"\b(?:help|menu)\b"), both(_ZH_FORGET, _EN_FORGET))
 
 
 _ALL_PHRASES = _phrases(chinese=True)
@@ -291,7 +98,7 @@ _ENGLISH_PHRASES = _phrases(chinese=False)
 """ASCII text (most English turns) can hold no Chinese phrase, so it is scanned with the English
 halves alone: the Chinese half cost as much again."""
 _GREETING = re.compile(
-    r"^\s*(?:你好|您好|嗨|哈喽|哈啰|早上好|上午好|下午好|晚上好|早安|"
+    rf"^\s*(?:{alternation(_ZH.words('greetings'))}|"
     r"(?:hello|hi|hey|hiya|howdy|greetings|good (?:morning|afternoon|evening))\b)"
 )
 
@@ -410,7 +217,7 @@ def reply_answer(text: str) -> Answer | None:
     return leading_answer(text, tail_cjk=12, tail_words=10, tail_digits=True)
 
 
-_ZH_ASKING = re.compile(r"什么|怎么|怎样|如何|几|哪|多少|为什么|为何|是否|能不能|可不可以|有没有|吗|呢|么")
+_ZH_ASKING = re.compile(alternation(_ZH.words("question_words")))
 _EN_ASKING = re.compile(r"^\s*(?:what|when|where|how|why|who|which|whose|is|are|am|was|were|can|could|do|does|did|"
                         r"will|would|should|shall|may|have|has)\b", re.IGNORECASE)
 
@@ -425,14 +232,14 @@ def is_question(text: str) -> bool:
 # A tail that puts the answer off ("嗯……让我想想", "ok, wait", "yes, maybe later") makes no answer:
 # a filler or a word of assent in front of it is hesitation, never a confirmation.
 _HESITATION = re.compile(
-    r"想想|想一下|考虑|等一?下|等等|稍等|不确定|不一定|也许|可能|再说|回头|以后|晚点|犹豫|"
+    rf"{alternation(_ZH.words('hesitations'))}|"
     r"\b(?:let me think|think about|wait|hold on|hang on|not sure|unsure|maybe|perhaps|later|"
     r"give me a (?:sec|second|minute|moment)|one (?:sec|second|moment))\b"
 )
 
 
 # "好的，但是先别寄" / "yes, but not yet": what follows takes the answer back, so there is none.
-_CONTRAST = re.compile(r"但|不过|可是|\bbut\b")
+_CONTRAST = re.compile(rf"{alternation(_ZH.words('contrast'))}|\bbut\b")
 
 
 _CLAUSE_BREAK = re.compile(r"[,，。.!！?？;；、\n]+")

@@ -37,9 +37,17 @@ from typing import NamedTuple
 from dialogkit.strings.cjk import is_cjk_char
 from dialogkit.understanding import relative_times
 from dialogkit.understanding.language import case_blind, may_hold_latin
-from dialogkit.understanding.numbers import CN_DIGITS, EN_UNITS, Found, longest_first, parse_cn_integer
+from dialogkit.understanding.numbers import (
+    CN_DIGITS,
+    CN_EVERYDAY_DIGITS,
+    CN_TEN,
+    EN_UNITS,
+    Found,
+    longest_first,
+    parse_cn_integer,
+)
 
-_CN_NUM_CHAR = "[零〇一二两三四五六七八九十]"
+_CN_NUM_CHAR = f"[{CN_EVERYDAY_DIGITS}{CN_TEN}]"
 _CN_NUM = f"{_CN_NUM_CHAR}{{1,3}}"
 _CN_OR_DIGITS = rf"(?:\d{{1,2}}|{_CN_NUM})"
 
@@ -386,7 +394,7 @@ _CN_TIME = re.compile(   # the hour never starts inside a weekday: "下周三三
     rf"({_CN_PERIOD})?\s?(?<![周期拜])({_CN_OR_DIGITS})\s?[点點时時]"
     rf"(?:(半)|([一三])刻|({_CN_OR_DIGITS})\s?分|(\d{{2}}|{_CN_NUM_CHAR}{{2,3}}))?"
 )
-_CN_NOON = re.compile(r"正午|中午(?!\s?(?:\d|[零〇一二两三四五六七八九十]))|午夜")
+_CN_NOON = re.compile(rf"正午|中午(?!\s?(?:\d|{_CN_NUM_CHAR}))|午夜")
 _CLOCK = re.compile(
     rf"({_CN_PERIOD})?\s?(?<![\d:])(\d{{1,2}})\s?[:：]\s?(\d\d)(?![\d:])"
     r"(?:\s*([ap])\.?m\.?(?![A-Za-z]))?",

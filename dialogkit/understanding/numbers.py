@@ -27,6 +27,7 @@ from collections.abc import Callable, Iterable
 from decimal import Decimal, InvalidOperation
 from typing import Any, NamedTuple, Protocol, TypeVar
 
+from dialogkit.lexicon import alternation, lexicon
 from dialogkit.strings.cjk import has_cjk, is_cjk_char
 
 
@@ -75,98 +76,50 @@ def longest_first(found: Iterable[Found]) -> list[Found]:
     return non_overlapping(found, lambda f: (f.start - f.end, f.start))
 
 
-CN_DIGITS: dict[str, int] = {
-    "零": 0,
-    "〇": 0,
-    "一": 1,
-    "二": 2,
-    "两": 2,
-    "三": 3,
-    "四": 4,
-    "五": 5,
-    "六": 6,
-    "七": 7,
-    "八": 8,
-    "九": 9,
-    "壹": 1,
-    "贰": 2,
-    "叁": 3,
-    "肆": 4,
-    "伍": 5,
-    "陆": 6,
-    "柒": 7,
-    "捌": 8,
-    "玖": 9,
-}
-CN_SMALL_UNITS: dict[str, int] = {"十": 10, "拾": 10, "百": 100, "佰": 100, "千": 1000, "仟": 1000}
-CN_BIG_UNITS: dict[str, int] = {"万": 10_000, "亿": 100_000_000}
-CN_TENS: dict[str, str] = {"廿": "二十", "卅": "三十", "卌": "四十"}   # 廿五 is 二十五
+_ZH = lexicon("zh")
+_EN = lexicon("en")
+
+CN_DIGITS: dict[str, int] = _ZH.values("numerals") | _ZH.values("counting_numerals") | _ZH.values("formal_numerals")
+CN_SMALL_UNITS: dict[str, int] = _ZH.values("numeral_units") | _ZH.values("formal_numeral_units")
+CN_BIG_UNITS: dict[str, int] = _ZH.values("numeral_big_units")
+CN_TENS: dict[str, str] = _ZH.spellings("numeral_tens")
+CN_EVERYDAY_DIGITS = "".join([*_ZH.values("numerals"), *_ZH.values("counting_numerals")])
+"""零〇一二…九 and 两: the digits people type (not the financial ones), for character classes."""
+CN_TEN = next(u for u, v in _ZH.values("numeral_units").items() if v == 10)
+CN_HUNDRED = next(u for u, v in _ZH.values("numeral_units").items() if v == 100)
 MAX_DIGIT_STRING = 30
 CN_NUMERAL_CHARS = "".join([*CN_DIGITS, *CN_SMALL_UNITS, *CN_BIG_UNITS, *CN_TENS])
 _TENS_TABLE = str.maketrans(CN_TENS)
+_POINT = _ZH.words("decimal_point")[0]
+_TEN_THOUSAND = 10_000
 
 # Measure words (and money units) after which a numeral is a quantity: longer ones first, so
 # that "十分钟" is ten minutes while "十分" alone is the adverb "very".
-CN_COUNTERS = frozenset(
-    "个件台部只本次元块张位天月年周号岁份条双套箱瓶分角斤米笔单毛遍回人名家间层楼倍"
-    "晚夜趟场顿杯碗盒包袋颗粒根支辆架艘栋座页章节项批轮届期秒克升站票种组"
-)
-CN_MEASURE_WORDS = ("小时", "钟头", "分钟", "公斤", "公里", "星期", "礼拜", "个月")
+CN_COUNTERS = frozenset(_ZH.words("counters"))
+CN_MEASURE_WORDS = _ZH.words("measure_words")
 _MEASURE = re.compile("|".join([*CN_MEASURE_WORDS, f"[{''.join(sorted(CN_COUNTERS))}]"]))
 _MEASURE_AFTER_DIGITS = re.compile(rf"\s?(?:{_MEASURE.pattern})")
-_DIGITLESS_LEAD = frozenset("十拾")   # "十件" is ten items; "万一", "千万别" are words
+# "十件" is ten items; "万一", "千万别" are words: of the numerals without a digit only ten leads.
+_DIGITLESS_LEAD = frozenset(u for u, v in CN_SMALL_UNITS.items() if v == 10)
+_VERY = frozenset(_ZH.words("very"))   # "十分满意": very satisfied, no ten of anything
 
 _CURRENCY_PREFIX = frozenset("$¥€£")
 _ARABIC = re.compile(r"(?<![\d.A-Za-z_])(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?!\d)")
-_MULTIPLIER = re.compile(r"\s?([kK])(?![A-Za-z])|([万千亿])|\s?(thousand|million|billion)\b", re.I)
-_UNIT = re.compile(r"\s?(?:dollars?|bucks|usd|rmb|yuan|euros?)\b|块钱|块|元|美元|美金|刀|\$", re.I)
-_MULTIPLIERS: dict[str, int] = {
-    "k": 1000,
-    "千": 1000,
-    "万": 10_000,
-    "亿": 100_000_000,
-    "thousand": 1000,
-    "million": 1_000_000,
-    "billion": 1_000_000_000,
-}
-_CN_NUMERAL = re.compile(f"[{CN_NUMERAL_CHARS}]+(?:点[零〇一二三四五六七八九]+)?")
-_CN_UNIT = re.compile(r"块钱|块|元|美元|美金|刀")
+_MULTIPLIERS: dict[str, int] = _EN.values("multipliers") | _ZH.values("multipliers")
+_MULTIPLIER = re.compile(
+    rf"\s?({alternation(w for w in _EN.values('multipliers') if len(w) == 1)})(?![A-Za-z])"
+    rf"|([{''.join(_ZH.values('multipliers'))}])"
+    rf"|\s?({alternation(w for w in _EN.values('multipliers') if len(w) > 1)})\b", re.I)
+_CN_UNIT = re.compile(alternation(_ZH.words("currency_units")))
+_UNIT = re.compile(rf"\s?(?:{alternation(_EN.words('currency_units'))})\b|{_CN_UNIT.pattern}|\$", re.I)
+_CN_NUMERAL = re.compile(f"[{CN_NUMERAL_CHARS}]+(?:{re.escape(_POINT)}[{''.join(_ZH.values('numerals'))}]+)?")
 
-EN_UNITS: dict[str, int] = {
-    "zero": 0,
-    "one": 1,
-    "two": 2,
-    "three": 3,
-    "four": 4,
-    "five": 5,
-    "six": 6,
-    "seven": 7,
-    "eight": 8,
-    "nine": 9,
-    "ten": 10,
-    "eleven": 11,
-    "twelve": 12,
-    "thirteen": 13,
-    "fourteen": 14,
-    "fifteen": 15,
-    "sixteen": 16,
-    "seventeen": 17,
-    "eighteen": 18,
-    "nineteen": 19,
-    "twenty": 20,
-    "thirty": 30,
-    "forty": 40,
-    "fifty": 50,
-    "sixty": 60,
-    "seventy": 70,
-    "eighty": 80,
-    "ninety": 90,
-}
-EN_SCALES: dict[str, int] = {"hundred": 100, "thousand": 1000, "million": 1_000_000}
+EN_UNITS: dict[str, int] = _EN.values("numerals")
+EN_SCALES: dict[str, int] = _EN.values("numeral_scales")
 _EN_WORD = "|".join(sorted([*EN_UNITS, *EN_SCALES], key=len, reverse=True))
 _EN_NUMBER = re.compile(
     rf"\b(?:{_EN_WORD})(?:(?:[\s-]+|[\s-]+and[\s-]+)(?:{_EN_WORD}))*\b"
-    rf"(?:\s+point(?:\s+(?:{'|'.join(list(EN_UNITS)[:10])}))+\b)?",
+    rf"(?:\s+point(?:\s+(?:{'|'.join(w for w, v in EN_UNITS.items() if v < 10)}))+\b)?",
     re.I,
 )
 
@@ -203,10 +156,10 @@ def parse_cn_integer(text: str) -> int | None:
         elif ch in CN_SMALL_UNITS:
             section += (1 if digit is None else digit) * CN_SMALL_UNITS[ch]
             digit, last_unit, zero_since_unit = None, CN_SMALL_UNITS[ch], False
-        elif ch == "万":
-            wan = (section + (digit or 0)) * 10_000 if (section or digit) else 10_000
+        elif CN_BIG_UNITS[ch] == _TEN_THOUSAND:
+            wan = (section + (digit or 0)) * _TEN_THOUSAND if (section or digit) else _TEN_THOUSAND
             section, digit, last_unit, zero_since_unit = 0, None, 10_000, False
-        else:  # 亿
+        else:  # 亿, a hundred million
             total = (total + wan + section + (digit or 0)) * 100_000_000
             wan = section = 0
             digit, last_unit, zero_since_unit = None, 100_000_000, False
@@ -218,7 +171,7 @@ def parse_cn_integer(text: str) -> int | None:
 
 def parse_cn_number(text: str) -> Decimal | None:
     """A Chinese numeral, possibly with a decimal part ("零点五", "三点一四")."""
-    whole, _, fraction = text.partition("点")
+    whole, _, fraction = text.partition(_POINT)
     integer = parse_cn_integer(whole)
     if integer is None:
         return None
@@ -274,12 +227,15 @@ def _arabic_numbers(text: str) -> list[Found]:
     return found
 
 
+_NOT_A_COUNT_AFTER = frozenset(_ZH.words("ordinal_prefix") + _ZH.words("same"))
+
+
 def _cn_numbers(text: str, whole_text: str) -> list[Found]:
     found: list[Found] = []
     for match in _CN_NUMERAL.finditer(text):
         start, end = match.span()
         literal = match.group()
-        if start > 0 and text[start - 1] in "第同":
+        if start > 0 and text[start - 1] in _NOT_A_COUNT_AFTER:
             continue  # an ordinal (第一个, 第二: references, not quantities) or "同一个" (the same one)
         after = _CN_UNIT.match(text, end) or _MEASURE.match(text, end)
         if literal != whole_text and (not _numeral_is_number(literal, text, end, after)
@@ -299,7 +255,7 @@ def _numeral_is_number(literal: str, text: str, end: int, after: re.Match[str] |
     """
     if not any(ch in CN_DIGITS or ch in CN_TENS for ch in literal):
         # "十件" is ten items, "十分满意" very satisfied; "千万别忘了" and "万一" are words.
-        return literal[0] in _DIGITLESS_LEAD and after is not None and after.group() != "分"
+        return literal[0] in _DIGITLESS_LEAD and after is not None and after.group() not in _VERY
     if (literal[0] in CN_SMALL_UNITS and literal[0] not in _DIGITLESS_LEAD) or literal[0] in CN_BIG_UNITS:
         return False  # "万一", "千万": a numeral starts with a digit or with 十
     if len(literal) == 1 and after is None:
@@ -308,10 +264,9 @@ def _numeral_is_number(literal: str, text: str, end: int, after: re.Match[str] |
     return True
 
 
-_SURNAMES = frozenset("张王李赵刘陈杨黄吴周徐孙马朱胡郭林罗高郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘蒋蔡"
-                      "杜叶程魏苏吕丁沈任姚卢姜崔钟谭陆汪范廖石金韦贾夏邱侯孟熊秦白江阎薛尹段雷黎史龙陶贺顾毛郝龚邵万钱严覃洪")
+_SURNAMES = frozenset(_ZH.words("surnames"))
 """Common single-character surnames: a lone numeral after one is a given name ("张三", "李四")."""
-_NAME_LEADS = frozenset("叫是为")
+_NAME_LEADS = frozenset(_ZH.words("name_leads"))
 
 
 def _ends_a_name(text: str, start: int, end: int) -> bool:

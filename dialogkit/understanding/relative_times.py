@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from datetime import UTC, datetime, timedelta
 
-from dialogkit.understanding.numbers import EN_UNITS, Found, parse_cn_integer
+from dialogkit.understanding.numbers import CN_EVERYDAY_DIGITS, CN_HUNDRED, CN_TEN, EN_UNITS, Found, parse_cn_integer
 
 WORDS: tuple[str, ...] = ("小时", "钟头", "分钟", "hour", "hr", "minute", "mins")
 """Every match holds one of these (Latin ones at a word start) or ``LATIN_SHAPES``: ``datetimes``
@@ -30,7 +30,7 @@ _EN_IN = re.compile(
 _EN_FROM_NOW = re.compile(
     rf"\b(\d{{1,3}}|{_EN_COUNT})\s+{_EN_UNIT}\s+(?:from\s+now|later)\b", re.I
 )
-_CN_COUNT = r"\d{1,3}|[零〇一二两三四五六七八九十百]{1,4}"
+_CN_COUNT = rf"\d{{1,3}}|[{CN_EVERYDAY_DIGITS}{CN_TEN}{CN_HUNDRED}]{{1,4}}"
 _CN_SPAN = re.compile(
     rf"(?:({_CN_COUNT})\s?(?:个\s?)?(半)?|(半)\s?个?)\s?(小时|钟头|分钟)\s?(?:以后|之后|后)"
 )

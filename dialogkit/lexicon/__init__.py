@@ -1,0 +1,142 @@
+"""The words of each language, read from ``lexicon/<language>.yaml``: language knowledge as data.
+
+Code asks the lexicon by meaning — ``lexicon("zh").words("cancel")``, ``words("yes_words")``, ``.values("numerals")`` —
+never by spelling a word, so supporting a language, or a better word for one, is an edit of a
+YAML file. Each file maps a meaning to one of three shapes:
+
+- a list of words or phrases (``words``): yes, no, cancel, pronouns, joiners ...;
+- words mapped to numbers (``values``): numerals, ordinals, position words;
+- words mapped to words (``spellings``): what a word is short for (廿 -> 二十), what a pronoun
+  points at (它 -> thing);
+- names mapped to lists of words (``groups``): the nouns of each common entity type.
+
+A meaning whose entries are regular-expression fragments rather than plain words ends in
+``_patterns`` (a correction phrase "不是…是" has a gap in it); code joins them into its regexes at
+import time, once. The files are read once per process and cached; a file that breaks the
+shapes is refused with the meaning and the entry named, so a typo never reaches a turn.
+
+A bot file may add words of its own under ``lexicon:`` (``BotLexicon`` in the schema): today the
+nouns that name a slot (包裹 / parcel for a tracking number).
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from importlib import resources
+from typing import Any
+
+import yaml
+
+from dialogkit.errors import DialogkitError
+
+__all__ = ["Lexicon", "LexiconError", "alternation", "languages", "lexicon", "words"]
+
+LANGUAGES: tuple[str, ...] = ("zh", "en")
+"""The languages with a lexicon, in the order their words are merged (``words(meaning)``)."""
+
+
+class LexiconError(DialogkitError):
+    """A lexicon file that does not have the shapes this module reads."""
+
+
+@dataclass(frozen=True, slots=True)
+class Lexicon:
+    """One language's words by meaning (read-only; get one with :func:`lexicon`)."""
+
+    language: str
+    entries: Mapping[str, Any]
+
+    def words(self, meaning: str) -> tuple[str, ...]:
+        """The words with this meaning, in the file's order (a word map gives its words)."""
+        entry = self._entry(meaning)
+        return tuple(entry)
+
+    def values(self, meaning: str) -> dict[str, int]:
+        """Words mapped to numbers: a numeral's value, an ordinal's 0-based position."""
+        entry = self._entry(meaning)
+        if not isinstance(entry, dict) or not all(isinstance(v, int) for v in entry.values()):
+            raise LexiconError(f"lexicon {self.language}: {meaning!r} maps words to numbers")
+        return dict(entry)
+
+    def spellings(self, meaning: str) -> dict[str, str]:
+        """Words mapped to the words they stand for."""
+        entry = self._entry(meaning)
+        if not isinstance(entry, dict) or not all(isinstance(v, str) for v in entry.values()):
+            raise LexiconError(f"lexicon {self.language}: {meaning!r} maps words to words")
+        return dict(entry)
+
+    def groups(self, meaning: str) -> dict[str, tuple[str, ...]]:
+        """Names mapped to lists of words (order -> 订单, 单子)."""
+        entry = self._entry(meaning)
+        if not isinstance(entry, dict) or not all(isinstance(v, list) for v in entry.values()):
+            raise LexiconError(f"lexicon {self.language}: {meaning!r} maps names to lists of words")
+        return {name: tuple(group) for name, group in entry.items()}
+
+    def chars(self, meaning: str) -> str:
+        """A meaning made of single characters (classifiers, counters) as one string."""
+        return "".join(self.words(meaning))
+
+    def has(self, meaning: str) -> bool:
+        return meaning in self.entries
+
+    def _entry(self, meaning: str) -> Any:
+        try:
+            return self.entries[meaning]
+        except KeyError:
+            raise LexiconError(f"lexicon {self.language} has no words for {meaning!r}") from None
+
+
+@functools.cache
+def lexicon(language: str) -> Lexicon:
+    """The lexicon of ``language`` (read once per process)."""
+    if language not in LANGUAGES:
+        raise LexiconError(f"no lexicon for language {language!r}; there are: {', '.join(LANGUAGES)}")
+    text = resources.files(__package__).joinpath(f"{language}.yaml").read_text(encoding="utf-8")
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    data = yaml.load(text, Loader=loader)   # a safe loader, the C one when built
+    return Lexicon(language, _checked(language, data))
+
+
+def languages() -> tuple[str, ...]:
+    return LANGUAGES
+
+
+def words(meaning: str, language: str | None = None) -> tuple[str, ...]:
+    """The words of ``meaning`` in ``language``, or in every language (their order, no repeats)."""
+    if language is not None:
+        return lexicon(language).words(meaning)
+    merged = (w for lang in LANGUAGES if lexicon(lang).has(meaning) for w in lexicon(lang).words(meaning))
+    return tuple(dict.fromkeys(merged))
+
+
+def alternation(items: Iterable[str]) -> str:
+    """Words as one regex alternation, escaped, the longest first so the longest match wins."""
+    return "|".join(re.escape(w) for w in sorted(dict.fromkeys(items), key=len, reverse=True))
+
+
+def _checked(language: str, data: Any) -> dict[str, Any]:
+    """The file's meanings, each a list of strings or a map of strings to numbers or strings."""
+    if not isinstance(data, dict):
+        raise LexiconError(f"lexicon {language}: the file must map meanings to words")
+    for meaning, entry in data.items():
+        if not isinstance(meaning, str):   # YAML reads a bare yes/no/on/off key as a boolean
+            raise LexiconError(f"lexicon {language}: the meaning {meaning!r} must be a name (quote it)")
+        if isinstance(entry, list):
+            bad = next((w for w in entry if not isinstance(w, str) or not w), None)
+        elif isinstance(entry, dict):
+            bad = next((f"{k}: {v}" for k, v in entry.items() if not isinstance(k, str) or not _entry_value(v)), None)
+        else:
+            bad = repr(entry)
+        if bad is not None:
+            raise LexiconError(f"lexicon {language}: {meaning!r} holds {bad!r}; a meaning holds words, "
+                               "or words mapped to numbers, words or lists of words")
+    return data
+
+
+def _entry_value(value: Any) -> bool:
+    if isinstance(value, list):
+        return all(isinstance(w, str) and w for w in value)
+    return isinstance(value, int | str) and not isinstance(value, bool)
