@@ -4,7 +4,8 @@ An order-id slot whose pattern is "5 to 12 digits" also takes an 11-digit mobile
 (13812345678), and the bot would then echo a phone number as the order in its confirmation. When a
 value offered to a slot of another type has the exact shape of a mobile number or an e-mail
 address, the slot is not filled silently: the bot says what the value looks like and asks for the
-slot again. The same value given again right after is taken: the user means it.
+slot again. A value read through a typo ("lattee" for latte, ``fuzzy:`` on its type) is asked
+about the same way. The same value given again right after is taken: the user means it.
 """
 
 from __future__ import annotations
@@ -17,11 +18,13 @@ from dialogkit.spec.schema import SlotSpec
 from dialogkit.strings.redaction import EMAIL
 from dialogkit.text.labels import slot_name_label
 
-__all__ = ["doubt", "doubted"]
+__all__ = ["doubt", "doubted", "typo_doubt"]
 
 # A mobile number only: the log-masking PHONE also takes ten plain digits, a common order-id shape.
 _SHAPES = {"phone": re.compile(r"(?:\+?86[\s-]?)?1[3-9]\d{9}"), "email": EMAIL}
 _KIND = {"phone": {"zh": "手机号", "en": "a phone number"}, "email": {"zh": "邮箱地址", "en": "an e-mail address"}}
+_TYPO = {"zh": "您说的“{said}”是指 {value} 吗？是的话请再说一遍。",
+         "en": "By \"{said}\" do you mean {value}? If so, please say it again."}
 _SAID = {"zh": "{value} 看起来像{kind}，不像{label}。", "en": "{value} looks like {kind}, not like the {label}."}
 
 
@@ -38,13 +41,23 @@ def doubt(slot: SlotSpec, value: Any, language: str) -> str | None:
     return _SAID[language].format(value=text, kind=_KIND[kind][language], label=slot_name_label(slot, language))
 
 
+def typo_doubt(ctx: TurnContext, entity: str | None, value: Any) -> str | None:
+    """What the bot says when ``value`` was read through a typo ("lattee" for latte, ``fuzzy:`` on
+    its type); None when it was said as written."""
+    typo = next((m for m in ctx.interp.mentions
+                 if m.fuzzy and m.type == entity and str(m.value) == str(value)), None)
+    if typo is None:
+        return None
+    return _TYPO["zh" if ctx.language == "zh" else "en"].format(said=typo.text, value=value)
+
+
 def doubted(ctx: TurnContext, name: str, value: Any) -> bool:
     """Whether ``value`` must not fill slot ``name`` this turn (the reason is added to ``ctx.say``)."""
     task, flow = ctx.task, ctx.flow
     slot = flow.spec.slot(name) if flow is not None else None
     if task is None or slot is None or name in ctx.prefilled:
         return False
-    said = doubt(slot, value, ctx.language)
+    said = doubt(slot, value, ctx.language) or typo_doubt(ctx, slot.entity, value)
     text = str(value).strip()
     if said is None or task.doubted.pop(name, None) == text:
         return False

@@ -17,6 +17,7 @@ class Mention:
     end: int
     kind: str = "other"  # person | thing | place | time | other
     builtin: bool = False  # a built-in helper type (number, date, ...), not one the bot file declares
+    fuzzy: bool = False    # read through a typo (``fuzzy: N`` on its type): asked about before it is written
 
 
 @dataclass(frozen=True, slots=True)

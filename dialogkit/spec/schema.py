@@ -142,6 +142,15 @@ class EntityTypeSpec(_Model):
                     "person; 它/it/this/that never bind a person and prefer a thing.",
         examples=["thing"],
     )
+    fuzzy: int = Field(
+        default=0, ge=0, le=2,
+        description="Typos accepted in the Latin aliases of 5 letters or more: at most this many edits (a "
+                    "letter added, dropped, changed, or two neighbours swapped), so \"lattee\" names latte and "
+                    "\"iphnoe\" iPhone. A word within reach of two values names neither. The bot asks about a "
+                    "value read through a typo before writing it, as about any doubted value; 0 reads aliases "
+                    "exactly.",
+        examples=[1],
+    )
     any: str | None = Field(
         default=None,
         description="The canonical value that \"随便 / 都可以 / 无所谓 / any / anything / I don't care / doesn't "

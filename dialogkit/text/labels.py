@@ -190,6 +190,12 @@ class Texts:
                     noun = label_noun(prompt_text(slot.label, language), language)
                     if noun and noun not in nouns.setdefault(slot.entity, []):
                         nouns[slot.entity].append(noun)
+        for language, words in self.spec.lexicon.items():     # the bot's own nouns for a slot: 包裹, parcel
+            for flow in self.spec.flows.values():
+                for slot in flow.slots:
+                    if slot.entity in self.spec.entities and slot.name in words.slot_nouns:
+                        held = found.setdefault(language, {}).setdefault(slot.entity, [])
+                        held += [n for n in words.slot_nouns[slot.name] if n not in held]
         return {language: {t: tuple(n) for t, n in nouns.items()} for language, nouns in found.items()}
 
     def labelled_value(self, slot: SlotSpec | None, value: Any, language: str) -> str:

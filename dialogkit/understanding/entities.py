@@ -31,6 +31,7 @@ from dialogkit.strings.cjk import has_cjk
 from dialogkit.understanding.alias_automaton import AliasAutomaton
 from dialogkit.understanding.builtins import BUILTIN_FINDERS, READERS
 from dialogkit.understanding.datetimes import Impossible
+from dialogkit.understanding.fuzzy_aliases import FuzzyAliases
 from dialogkit.understanding.numbers import (
     Found,
     find_numbers,
@@ -94,9 +95,12 @@ class CustomType:
         except re.error as exc:  # the loader reports this with a position; be clear here too
             raise ValueError(f"entity type {name!r}: bad pattern {spec.pattern!r}: {exc}") from exc
         self.synonyms: SynonymMatcher | None = None
+        self.typos: FuzzyAliases | None = None
         if spec.values:
             every = claimed or (lambda: AliasAutomaton(()))
             self.synonyms = SynonymMatcher(spec.synonyms(), lambda taken: _labels(spec, set(taken), every))
+            if spec.fuzzy:
+                self.typos = FuzzyAliases(self.synonyms.canonical, spec.fuzzy)
 
     def find(self, text: str, *, labels: bool = False) -> list[Found]:
         """``labels``: a value's labels count as its aliases too (reading one slot's value)."""
@@ -171,6 +175,9 @@ class EntityExtractor:
             custom = self.custom.get(type_name)
             if custom is not None:
                 found = custom.find(folded, labels=labels)
+                if custom.typos is not None:
+                    typos = custom.typos.find(folded, found)
+                    mentions += [replace(m, fuzzy=True) for m in self._mentions(type_name, typos, original)]
             elif type_name in _NUMERIC:
                 if numbers is None:
                     numbers = find_numbers(folded)
