@@ -836,6 +836,18 @@ class HttpActionSpec(_Model):
     )
 
 
+class BotLexicon(_Model):
+    """Words a bot adds to the built-in lexicon of one language (``dialogkit/lexicon/<language>.yaml``)."""
+
+    slot_nouns: dict[str, list[Annotated[str, Field(min_length=1)]]] = Field(
+        default_factory=dict, json_schema_extra=_shown_default({}),
+        description="Nouns that name a slot's value, by slot name, beside the noun of the slot's label: "
+                    "with {tracking_no: [包裹]}, '那个包裹' points back at the tracking number as '那个运单号' "
+                    "does. They name the slot's entity type wherever it is remembered.",
+        examples=[{"tracking_no": ["包裹", "快递"]}],
+    )
+
+
 class BotFile(_Model):
     """A dialogkit bot file: settings, entity types and flows, and optionally the context window
     and an LLM."""
@@ -875,6 +887,25 @@ class BotFile(_Model):
                     "choices) gives them; for backends not written in Python.",
         examples=[{"create_ticket": {"url_env": "TICKETS_URL", "timeout_s": 3, "retries": 2}}],
     )
+
+    lexicon: dict[str, BotLexicon] = Field(
+        default_factory=dict, json_schema_extra=_shown_default({}),
+        description="Words this bot adds to the built-in lexicon, by language (zh, en): today the nouns that "
+                    "name a slot (docs/bot-file.md, 'lexicon').",
+        examples=[{"zh": {"slot_nouns": {"tracking_no": ["包裹"]}}, "en": {"slot_nouns": {"tracking_no": ["parcel"]}}}],
+    )
+
+    @model_validator(mode="after")
+    def _lexicon_names_slots(self) -> BotFile:
+        slots = {slot.name for flow in self.flows.values() for slot in flow.slots}
+        for language, words in self.lexicon.items():
+            if language not in ("zh", "en"):
+                raise ValueError(f"lexicon: no language '{language}'; the languages are zh and en")
+            for name in words.slot_nouns:
+                if name not in slots:
+                    raise ValueError(f"lexicon.{language}.slot_nouns: no slot is named '{name}'"
+                                     + (f"; the slots are {', '.join(sorted(slots))}" if slots else ""))
+        return self
 
     def entity_kind(self, type_name: str) -> str:
         if type_name in self.entities:
