@@ -103,7 +103,7 @@ class Simulation:
         self.catalog.request_types = request_types(bot, self.catalog)
         self.values = SlotValues(self.catalog, options.seed, listed_choices(bot, self.catalog))
         self.values.prepare(options.languages)
-        self.move_tables = {lang: move_table(options.languages, lang) for lang in options.languages}
+        self.move_tables = {lang: move_table(options.languages, lang, self.catalog) for lang in options.languages}
         self.facts: BotFacts = bot_facts(self.catalog)
         self.tally = Tally()
         self.turns = 0                 # turns of counted conversations

@@ -13,20 +13,19 @@ import itertools
 import re
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
-from typing import TypeVar
 
 from hypothesis import strategies as st
 
+from dialogkit.simulation import list_moves, role_moves
 from dialogkit.simulation import vocabulary as words
 from dialogkit.simulation.catalog import Catalog, FlowInfo, SlotInfo, language_of, word_pattern
 from dialogkit.simulation.observation import Snapshot
+from dialogkit.simulation.scene_view import ASKING, pick
 from dialogkit.simulation.user_memory import UserMemory, value_key
 from dialogkit.simulation.utterances import Move, Reference, Utterance
 from dialogkit.simulation.values import YES_NO, PoolKey, Said, SlotValues
 
 IN_TASK = ("TASK_INIT", "PARAM_COLLECT", "CONFIRMATION", "EXECUTION")
-ASKING = ("PARAM_COLLECT", "CONFIRMATION")
-T = TypeVar("T")
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,12 +71,7 @@ class MoveKind:
     weight: int
     applies: Callable[[Scene], bool]
     make: Make
-
-
-def _pick(data: st.DataObject, options: Sequence[T], label: str) -> T:
-    """One of ``options``, drawn by its index: hypothesis labels a ``sampled_from`` of the options
-    by hashing every one of them, on every draw (a catalogue's 20,000 values)."""
-    return options[data.draw(st.sampled_from(range(len(options))), label=label)]
+    offered: Callable[[Catalog], bool] = lambda catalog: True   # whether the bot file gives it anything to say
 
 
 def _utterance(scene: Scene, text: str, move: Move, *, flow: str | None = None, slot: str | None = None,
@@ -107,7 +101,7 @@ def _requests(scene: Scene, keywords: bool, flows: Sequence[FlowInfo] | None = N
 
 def trigger(data: st.DataObject, scene: Scene) -> Utterance:
     """A flow's trigger example or keyword: a start in IDLE, a digression inside another task."""
-    flow, text = _pick(data, _requests(scene, keywords=True), "request")
+    flow, text = pick(data, _requests(scene, keywords=True), "request")
     return _utterance(scene, text, "trigger", flow=flow.name)
 
 
@@ -147,7 +141,7 @@ def _combinations(slots: list[SlotInfo], sizes: Sequence[int]) -> list[tuple[Slo
 
 def _draw_fills(data: st.DataObject, scene: Scene, slots: tuple[SlotInfo, ...]) -> dict[str, Said]:
     """A value for each slot, to be said after its label."""
-    return {slot.name: _pick(data, _label_values(scene, slot), slot.name) for slot in slots}
+    return {slot.name: pick(data, _label_values(scene, slot), slot.name) for slot in slots}
 
 
 def _unsaid(scene: Scene, flow: FlowInfo, request: str) -> list[SlotInfo]:
@@ -161,8 +155,8 @@ def trigger_with_values(data: st.DataObject, scene: Scene) -> Utterance:
     """A trigger example with one or two of the flow's slot values, named, in the same utterance."""
     flows = [f for f in scene.catalog.flows.values() if _fillable(scene, f)]
     requests = [(f, text) for f, text in _requests(scene, keywords=False, flows=flows) if _unsaid(scene, f, text)]
-    flow, request = _pick(data, requests, "request")
-    fills = _draw_fills(data, scene, _pick(data, _combinations(_unsaid(scene, flow, request), (1, 2)), "slots"))
+    flow, request = pick(data, requests, "request")
+    fills = _draw_fills(data, scene, pick(data, _combinations(_unsaid(scene, flow, request), (1, 2)), "slots"))
     text = words.WITH_VALUES[scene.language].format(request=request, values=_labelled(scene, flow, fills))
     return _utterance(scene, text, "trigger_with_values", flow=flow.name, fills=fills)
 
@@ -173,7 +167,7 @@ def answer(data: st.DataObject, scene: Scene) -> Utterance:
     """A bare value for the slot just asked: valid, or one its rules refuse."""
     slot = scene.asked()
     assert slot is not None
-    said = _pick(data, scene.said_for(slot, True) + scene.said_for(slot, False), slot.name)
+    said = pick(data, scene.said_for(slot, True) + scene.said_for(slot, False), slot.name)
     if said.valid:
         return _utterance(scene, said.text, "answer", slot=slot.name, fills={slot.name: said})
     return _utterance(scene, said.text, "answer", slot=slot.name, mentions=(said,))
@@ -190,7 +184,7 @@ def cooperate(data: st.DataObject, scene: Scene) -> Utterance:
         return yes(data, scene)
     slot = scene.asked()
     assert slot is not None
-    said = _pick(data, scene.said_for(slot), slot.name)
+    said = pick(data, scene.said_for(slot), slot.name)
     return _utterance(scene, said.text, "answer", slot=slot.name, fills={slot.name: said})
 
 
@@ -203,7 +197,7 @@ def several(data: st.DataObject, scene: Scene) -> Utterance:
     """Two of the active task's slots, each named with its label, in one utterance."""
     flow = scene.active()
     assert flow is not None
-    fills = _draw_fills(data, scene, _pick(data, _combinations(_labellable(scene, flow), (2,)), "slots"))
+    fills = _draw_fills(data, scene, pick(data, _combinations(_labellable(scene, flow), (2,)), "slots"))
     return _utterance(scene, _labelled(scene, flow, fills), "several", fills=fills)
 
 
@@ -252,8 +246,8 @@ def _other_types(scene: Scene, slot: SlotInfo) -> set[str | None]:
 
 def correct(data: st.DataObject, scene: Scene) -> Utterance:
     """A correction of a filled slot to another value, in one of the correction phrasings."""
-    slot, frame = _pick(data, _corrections(scene), "correction")
-    said = _pick(data, _correction_values(scene, slot, frame), slot.name)
+    slot, frame = pick(data, _corrections(scene), "correction")
+    said = pick(data, _correction_values(scene, slot, frame), slot.name)
     text = frame.format(label=slot.label[scene.language], value=said.text)
     return _utterance(scene, text, "correct", slot=slot.name, fills={slot.name: said})
 
@@ -278,8 +272,8 @@ def _flips(scene: Scene) -> list[tuple[SlotInfo, Said]]:
 
 def flip_condition(data: st.DataObject, scene: Scene) -> Utterance:
     """A correction, naming the slot, to a value that makes a conditional slot needed or unneeded."""
-    slot, said = _pick(data, _flips(scene), "flip")
-    frame = _pick(data, [f for f in words.CORRECTIONS[scene.language] if "{label}" in f], "frame")
+    slot, said = pick(data, _flips(scene), "flip")
+    frame = pick(data, [f for f in words.CORRECTIONS[scene.language] if "{label}" in f], "frame")
     text = frame.format(label=slot.label[scene.language], value=said.text)
     return _utterance(scene, text, "correct", slot=slot.name, fills={slot.name: said})
 
@@ -300,14 +294,14 @@ def offer(data: st.DataObject, scene: Scene) -> Utterance:
     ("紧急：否", "the area is north"), as a user says what they know before being asked."""
     flow = scene.active()
     assert flow is not None
-    slot = _pick(data, _offerable(scene), "slot")
+    slot = pick(data, _offerable(scene), "slot")
     fills = _draw_fills(data, scene, (slot,))
     return _utterance(scene, _labelled(scene, flow, fills), "offer", slot=slot.name, fills=fills)
 
 
 def faq(data: st.DataObject, scene: Scene) -> Utterance:
     """A question the bot's FAQ answers, asked in any state."""
-    name, text = _pick(data, _faq_questions(scene), "faq")
+    name, text = pick(data, _faq_questions(scene), "faq")
     return _utterance(scene, text, "faq", faq=name)
 
 
@@ -317,7 +311,7 @@ def _faq_questions(scene: Scene) -> list[tuple[str, str]]:
 
 def _phrase(table: words.Phrases, move: Move) -> Make:
     def make(data: st.DataObject, scene: Scene) -> Utterance:
-        return _utterance(scene, _pick(data, table[scene.language], move), move)
+        return _utterance(scene, pick(data, table[scene.language], move), move)
 
     make.__name__ = move
     return make
@@ -330,7 +324,7 @@ forget = _phrase(words.FORGET, "forget")
 
 
 def off_topic(data: st.DataObject, scene: Scene) -> Utterance:
-    return _utterance(scene, _pick(data, scene.catalog.off_topic(scene.language), "off_topic"), "off_topic")
+    return _utterance(scene, pick(data, scene.catalog.off_topic(scene.language), "off_topic"), "off_topic")
 
 
 # -- mentions and references --------------------------------------------------------------------------
@@ -348,8 +342,8 @@ def _named(scene: Scene, slot: SlotInfo) -> tuple[Said, ...]:
 
 def bare_value(data: st.DataObject, scene: Scene) -> Utterance:
     """A value of any slot said on its own: a mention, unless it answers the question asked."""
-    slot = _pick(data, [s for s in _mentionable(scene) if _named(scene, s)], "slot")
-    said = _pick(data, _named(scene, slot), slot.name)
+    slot = pick(data, [s for s in _mentionable(scene) if _named(scene, s)], "slot")
+    said = pick(data, _named(scene, slot), slot.name)
     return _utterance(scene, said.text, "bare_value", mentions=(said,), entity=slot.entity)
 
 
@@ -376,7 +370,7 @@ def _pair_text(scene: Scene, slot: SlotInfo, first: Said, second: Said) -> str:
 
 def two_candidates(data: st.DataObject, scene: Scene) -> Utterance:
     """Two values of one type named together ("我有两个订单号 A 和 B"): a pronoun after them is ambiguous."""
-    slot = _pick(data, _pairable(scene), "slot")
+    slot = pick(data, _pairable(scene), "slot")
     values = st.sampled_from(_named(scene, slot))
     first, second = data.draw(st.tuples(values, values).filter(
         lambda pair: value_key(pair[0].canonical) != value_key(pair[1].canonical)
@@ -415,7 +409,7 @@ def refer(data: st.DataObject, scene: Scene) -> Utterance:
     candidates = scene.memory.candidates
     kind = scene.catalog.entities[candidates.entity].kind if candidates is not None else None
     options = [o for o in _references(scene) if kind not in words.PRONOUNS or o[1] in (None, kind)]
-    reference, family, text, flow = _pick(data, options, "reference")
+    reference, family, text, flow = pick(data, options, "reference")
     return _utterance(scene, text, "refer", reference=reference, entity=family, flow=flow)
 
 
@@ -444,16 +438,22 @@ MOVES: tuple[MoveKind, ...] = (
     MoveKind("faq", 1, lambda s: bool(_faq_questions(s)), faq),
     MoveKind("flip_condition", 2, lambda s: bool(_flips(s)), flip_condition),
     MoveKind("offer", 2, lambda s: bool(_offerable(s)), offer),
+    MoveKind("list_values", 2, list_moves.can_list, list_moves.list_values, list_moves.has_lists),
+    MoveKind("add_value", 2, list_moves.can_add, list_moves.add_value, list_moves.has_lists),
+    MoveKind("drop_value", 2, list_moves.can_drop, list_moves.drop_value, list_moves.has_lists),
+    MoveKind("roles", 2, role_moves.can_say_roles, role_moves.roles, role_moves.has_roles),
 )
 
 Turn = tuple[MoveKind, str]
 
 
-def move_table(languages: tuple[str, ...], primary: str) -> tuple[Turn, ...]:
+def move_table(languages: tuple[str, ...], primary: str, catalog: Catalog | None = None) -> tuple[Turn, ...]:
     """Every (move, language) pair, weighted: the conversation's language four times as often as
-    the other one when both are simulated."""
+    the other one when both are simulated. With a bot's ``catalog``, only the moves its file offers
+    anything to: a bot without list slots draws the conversations it drew before they existed."""
     spoken = [primary] * 4 + [lang for lang in languages if lang != primary]
-    return tuple((move, lang) for move in MOVES for _ in range(move.weight) for lang in spoken)
+    moves = [move for move in MOVES if catalog is None or move.offered(catalog)]
+    return tuple((move, lang) for move in moves for _ in range(move.weight) for lang in spoken)
 
 
 def draw_move(data: st.DataObject, scene: Scene, table: tuple[Turn, ...]) -> Utterance:

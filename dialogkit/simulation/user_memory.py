@@ -21,6 +21,9 @@ from dialogkit.simulation.values import Said
 from dialogkit.text.phrases import format_value
 
 Reason = Literal["corrected", "denied", "forgotten"]
+REPLACING = ("correct", "roles", "list_values", "drop_value")
+"""Moves whose values replace what their slots held: a correction, role words naming a slot, a new
+list for a list slot, a value dropped from one."""
 
 
 def value_key(value: Any) -> str:
@@ -84,8 +87,8 @@ class UserMemory:
         keys = self.keys_said(turn)
         self.taken_back = [t for t in self.taken_back if value_key(t.value) not in keys]
         move = turn.utterance.move
-        if move == "correct":
-            self._corrected(turn)
+        if move in REPLACING:
+            self._replaced(turn)
         elif move == "no" and turn.before.state == "CONFIRMATION" and turn.before.flow:
             for slot, value in turn.before.slots.items():
                 self._add(turn, turn.before.flow, slot, value, "denied")
@@ -96,16 +99,19 @@ class UserMemory:
         """The values this turn names: those meant, those whose aliases or text it holds, and —
         for a reference or a trigger example ("明天下午开会") — those it brought into a slot."""
         utterance = turn.utterance
-        keys = {value_key(s.canonical) for s in utterance.said} | {value_key(v) for v in utterance.named}
-        keys |= {value_key(v) for v in turn.after.slots.values()
-                 if v is not None and re.search(word_pattern(format_value(v)), utterance.text, re.IGNORECASE)}
+        keys = {k for s in utterance.said for k in member_keys(s.canonical)} | {value_key(v) for v in utterance.named}
+        keys |= {value_key(v) for held in turn.after.slots.values() for v in members(held)
+                 if re.search(word_pattern(format_value(v)), utterance.text, re.IGNORECASE)}
         # Pointing back names what it points at: either of the last two. So does an ordinal ("订单号是第一个"),
         # which picks from the list the user named last rather than from the options shown before it.
         if utterance.move == "refer" or any(s.form == "ordinal" for s in utterance.said):
             keys |= {value_key(s.canonical) for s in self.last_list}
         if utterance.move == "refer" or utterance.flow is not None:
-            keys |= {value_key(turn.after.slots[slot]) for slot in self.entering(turn)}
+            keys |= {k for slot in self.entering(turn) for k in member_keys(turn.after.slots[slot])}
             keys |= self._ran_with_new(turn)
+        if utterance.move == "drop_value":      # the value a list slot drops is named, not said again
+            keys -= {k for slot in utterance.fills for k in member_keys(turn.before.slots.get(slot))
+                     if k not in member_keys(utterance.fills[slot].canonical)}
         return frozenset(keys)
 
     def _ran_with_new(self, turn: TurnRecord) -> set[str]:
@@ -114,8 +120,8 @@ class UserMemory:
         if turn.reply is None or turn.before.flow is None:
             return set()
         seen = self.seen.get(turn.before.flow, turn.before.slots)
-        return {value_key(v) for run in turn.reply.actions for slot, v in run.inputs.items()
-                if v is not None and value_key(v) != value_key(seen.get(slot))}
+        return {k for run in turn.reply.actions for slot, v in run.inputs.items()
+                for k in member_keys(v) - member_keys(seen.get(slot))}
 
     def entering(self, turn: TurnRecord) -> list[str]:
         """The slots of the active task whose value came in this turn (a resumed task's old values did not)."""
@@ -124,20 +130,25 @@ class UserMemory:
             return []
         seen = self.seen.get(flow, {})
         return [slot for slot, value in turn.after.slots.items()
-                if value is not None and value_key(value) != value_key(seen.get(slot))]
+                if value is not None and slot_key(value) != slot_key(seen.get(slot))]
 
     def _add(self, turn: TurnRecord, flow: str, slot: str, value: Any, reason: Reason,
              replacement: Any = None) -> None:
+        """Take back ``value``; a list slot's values one by one (one of them may come back alone)."""
         since = self.entered.get((flow, slot), turn.index)
-        self.taken_back.append(TakenBack(flow, slot, value, reason, turn.index, since, replacement))
+        for one in members(value):
+            self.taken_back.append(TakenBack(flow, slot, one, reason, turn.index, since, replacement))
 
-    def _corrected(self, turn: TurnRecord) -> None:
-        slot, flow = turn.utterance.slot, turn.before.flow
-        if slot is None or flow is None or slot not in turn.utterance.fills:
+    def _replaced(self, turn: TurnRecord) -> None:
+        """What the turn's values replace in their slots: a list slot loses the values not in its new list."""
+        flow = turn.before.flow
+        if flow is None:
             return
-        old, new = turn.before.slots.get(slot), turn.utterance.fills[slot].canonical
-        if old is not None and value_key(old) != value_key(new):
-            self._add(turn, flow, slot, old, "corrected", new)
+        for slot, said in turn.utterance.fills.items():
+            old, new = turn.before.slots.get(slot), said.canonical
+            gone = [v for v in members(old) if value_key(v) not in member_keys(new)]
+            if gone:
+                self._add(turn, flow, slot, gone, "corrected", new)
 
     def _forgotten(self, turn: TurnRecord, last: TurnRecord) -> None:
         """What the last turn put into the task's slots is taken back, and what it took back is not.
@@ -148,8 +159,11 @@ class UserMemory:
             return
         self.taken_back = [t for t in self.taken_back if t.turn != last.index]
         for slot, value in last.after.slots.items():
-            if value is not None and self.entered.get((flow, slot)) == last.index:
-                self.taken_back.append(TakenBack(flow, slot, value, "forgotten", turn.index, last.index))
+            if value is None or self.entered.get((flow, slot)) != last.index:
+                continue
+            had = member_keys(last.before.slots.get(slot))      # a list slot keeps what it held before
+            for one in (v for v in members(value) if value_key(v) not in had):
+                self.taken_back.append(TakenBack(flow, slot, one, "forgotten", turn.index, last.index))
 
     # -- after the invariants ----------------------------------------------------------------------
 
@@ -206,5 +220,23 @@ def _holders(turn: TurnRecord) -> list[tuple[str | None, str]]:
     holders: list[tuple[str | None, dict[str, Any]]] = [(turn.after.flow, turn.after.slots)]
     if turn.reply is not None:
         holders += [(f"action:{run.name}", run.inputs) for run in turn.reply.actions]
-    return [(holder, value_key(v)) for holder, values in holders for v in values.values() if v is not None]
+    return [(holder, value_key(v)) for holder, values in holders for held in values.values() for v in members(held)]
 
+
+def members(value: Any) -> tuple[Any, ...]:
+    """The values a slot holds: a list slot's items, another slot's one value, none for None."""
+    if value is None:
+        return ()
+    return tuple(value) if isinstance(value, (list, tuple)) else (value,)
+
+
+def member_keys(value: Any) -> frozenset[str]:
+    return frozenset(value_key(v) for v in members(value))
+
+
+def slot_key(value: Any) -> str:
+    """``value_key`` of what a slot holds, a list as the set of its values: ["spa", "gym"] and
+    ["gym", "spa"] are one list, and ["spa"] is "spa" (one value written to a list slot)."""
+    if not isinstance(value, (list, tuple)):
+        return value_key(value)
+    return "|".join(sorted(member_keys(value)))

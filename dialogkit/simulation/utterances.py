@@ -15,6 +15,7 @@ from dialogkit.simulation.values import Said
 Move = Literal[
     "trigger", "trigger_with_values", "answer", "several", "correct", "yes", "no", "cancel",
     "two_candidates", "refer", "forget", "off_topic", "bare_value", "faq", "offer",
+    "list_values", "add_value", "drop_value", "roles",
 ]
 Reference = Literal["pronoun", "demonstrative", "ordinal"]
 

@@ -9,7 +9,7 @@ from dialogkit.engine.doubtful_values import doubt
 from dialogkit.simulation.catalog import SlotInfo
 from dialogkit.simulation.invariants.base import Finding, Invariant, Judge, slots_of_task
 from dialogkit.simulation.observation import TurnRecord
-from dialogkit.simulation.user_memory import value_key
+from dialogkit.simulation.user_memory import member_keys, slot_key, value_key
 from dialogkit.simulation.values import Said, rule_passes
 from dialogkit.simulation.vocabulary import LANGUAGES
 from dialogkit.spec.schema import prompt_text
@@ -29,7 +29,7 @@ def rule_messages(slot: SlotInfo, language: str | None = None, broken_by: Said |
 def _other_slot_filled(turn: TurnRecord, slot: SlotInfo, after: dict[str, Any]) -> Finding | None:
     for name, value in after.items():
         before = turn.before.slots.get(name)
-        if name != slot.name and value is not None and value_key(value) != value_key(before):
+        if name != slot.name and value is not None and slot_key(value) != slot_key(before):
             message = f"the answer to the question for {slot.name} filled {name}={value!r} instead"
             return Finding("filled_another_slot", message, {"slots": {name: before}})
     return None
@@ -42,7 +42,7 @@ def _answer_taken(turn: TurnRecord, slot: SlotInfo, said: Said, after: dict[str,
         return None
     held = after.get(slot.name) if after is not None else None
     if said.valid:
-        if after is not None and value_key(held) == value_key(said.canonical):
+        if after is not None and slot_key(held) == slot_key(said.canonical):
             return None
         if _doubted_aloud(turn, slot, said):
             return None
@@ -51,7 +51,7 @@ def _answer_taken(turn: TurnRecord, slot: SlotInfo, said: Said, after: dict[str,
             return Finding("label_not_understood", message + " (a label of the value, not an alias)",
                            {"slots": {slot.name: said.canonical}})
         return Finding("answer_not_taken", message, {"slots": {slot.name: said.canonical}})
-    if after is not None and held is not None and value_key(held) == value_key(said.canonical):
+    if after is not None and value_key(said.canonical) in member_keys(held):     # a list slot's values too
         return Finding("invalid_value_accepted", f"{slot.name} took the invalid value {said.text!r}",
                        {"slots": {slot.name: turn.before.slots.get(slot.name)}})
     if turn.reply is None or (handoff is not None and turn.reply.flow == handoff != turn.before.flow):

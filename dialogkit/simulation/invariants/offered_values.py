@@ -9,12 +9,13 @@ from dialogkit.simulation.catalog import FlowInfo, SlotInfo
 from dialogkit.simulation.invariants.asked_slot import rule_messages
 from dialogkit.simulation.invariants.base import Finding, Invariant, Judge, slots_of_task
 from dialogkit.simulation.observation import TurnRecord
-from dialogkit.simulation.user_memory import value_key
+from dialogkit.simulation.user_memory import slot_key
 from dialogkit.simulation.values import YES_NO, Said
 
-OFFERING = ("offer", "several", "trigger_with_values", "correct")
-"""The moves that give values for slots by name or as a correction; a bare answer to the question
-asked is (b)'s to judge."""
+OFFERING = ("offer", "several", "trigger_with_values", "correct", "list_values", "add_value", "drop_value", "roles")
+"""The moves that give values for slots by name, by role words, as a correction or as an edit of a
+list slot; a bare answer to the question asked is (b)'s to judge."""
+LIST_EDITS = ("add_value", "drop_value")
 
 
 def _kind(turn: TurnRecord, slot: SlotInfo) -> str:
@@ -22,14 +23,21 @@ def _kind(turn: TurnRecord, slot: SlotInfo) -> str:
     (yes/no ones apart, which the engine reads by their own rules) break in different ways."""
     if turn.utterance.move == "correct":
         return "correction_ignored"
+    if turn.utterance.move in LIST_EDITS:
+        return "list_edit_ignored"
+    if turn.utterance.move == "roles":
+        return "role_value_ignored"
     if slot.name == turn.before.asked and turn.before.flow == slot.flow:
         return "asked_value_ignored"
     return "unasked_yes_no_ignored" if slot.entity == YES_NO else "unasked_value_ignored"
 
 
 def _held(value: Any, said: Said) -> bool:
-    """The slot holds the value meant ("r00000" and "R00000" are one order number)."""
-    return value is not None and value_key(value).lower() == value_key(said.canonical).lower()
+    """The slot holds the value meant ("r00000" and "R00000" are one order number); a list slot the
+    values meant, in any order, and nothing when its last value was dropped."""
+    if said.canonical is None:
+        return value is None
+    return value is not None and slot_key(value).lower() == slot_key(said.canonical).lower()
 
 
 def _explained(turn: TurnRecord, slot: SlotInfo, said: Said) -> bool:
@@ -44,7 +52,7 @@ def _explained(turn: TurnRecord, slot: SlotInfo, said: Said) -> bool:
 
 def _flow_of(turn: TurnRecord, judge: Judge) -> FlowInfo | None:
     """The task the values are for: the flow a request names, else the task active before."""
-    name = turn.utterance.flow if turn.utterance.move == "trigger_with_values" else turn.before.flow
+    name = turn.utterance.flow or turn.before.flow
     return judge.catalog.flows.get(name) if name else None
 
 

@@ -6,7 +6,7 @@ from typing import Any
 
 from dialogkit.simulation.invariants.base import Finding, Invariant, Judge
 from dialogkit.simulation.observation import TurnRecord
-from dialogkit.simulation.user_memory import TakenBack, value_key
+from dialogkit.simulation.user_memory import TakenBack, member_keys, value_key
 
 HOW = {
     "corrected": "corrected away",
@@ -29,7 +29,7 @@ def action_never_runs_with_taken_back_value(turn: TurnRecord, judge: Judge) -> F
     corrected away, answered "no" to at a confirmation, or forgot (docs/behaviours.md, item 19).
 
     Every ``reply.actions`` entry's inputs are compared with the values taken back in the task
-    of the flow that names the action.
+    of the flow that names the action; a list slot's input must hold none of them.
     """
     if turn.reply is None:
         return None
@@ -37,7 +37,7 @@ def action_never_runs_with_taken_back_value(turn: TurnRecord, judge: Judge) -> F
         for flow in judge.catalog.action_flows(run.name):
             for taken in judge.memory.taken_back_from(flow):
                 ran_with = run.inputs.get(taken.slot)
-                if ran_with is not None and value_key(ran_with) == value_key(taken.value):
+                if value_key(taken.value) in member_keys(ran_with):
                     message = (f"action {run.name} ran with {taken.slot}={ran_with!r}, which the user "
                                f"{HOW[taken.reason]} at turn {taken.turn + 1}")
                     return Finding(taken.reason, message, _expect(taken))

@@ -8,7 +8,7 @@ from typing import Any
 from dialogkit.simulation.catalog import Catalog, word_pattern
 from dialogkit.simulation.invariants.base import Finding, Invariant, Judge
 from dialogkit.simulation.observation import TurnRecord
-from dialogkit.simulation.user_memory import TakenBack, value_key
+from dialogkit.simulation.user_memory import TakenBack, member_keys, members, value_key
 from dialogkit.text.labels import flow_description
 from dialogkit.text.phrases import format_value
 
@@ -29,7 +29,8 @@ def _other_labels(catalog: Catalog, taken: TakenBack, held: dict[str, Any]) -> l
     inside "2027-02-11"). They are read past before looking for the form."""
     slot = catalog.slot(taken.flow, taken.slot)
     entity = catalog.entities.get(slot.entity) if slot is not None and slot.entity else None
-    labels = {format_value(v) for v in held.values() if v is not None and value_key(v) != value_key(taken.value)}
+    labels = {format_value(v) for value in held.values() for v in members(value)
+              if value_key(v) != value_key(taken.value)}
     if entity is not None:
         labels |= {label for v in entity.values if v.canonical != taken.value for label in v.shown.values() if label}
     return sorted(labels, key=len, reverse=True)
@@ -56,7 +57,7 @@ def _holds(summary: str, form: str, others: list[str], slot_labels: list[str]) -
 
 
 def _still_held(taken: TakenBack, slots: dict[str, Any]) -> bool:
-    return any(value_key(v) == value_key(taken.value) for v in slots.values() if v is not None)
+    return any(value_key(taken.value) in member_keys(v) for v in slots.values())
 
 
 def summary_holds_no_taken_back_value(turn: TurnRecord, judge: Judge) -> Finding | None:
