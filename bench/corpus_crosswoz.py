@@ -9,7 +9,8 @@ messages, so a miss's id is ``<dialogue>/<message index>/<measure>``.
   ``(酒店, 酒店设施-X, 是)``, counts as ``(酒店, 酒店设施, X)``. The bot's triples are the slot
   values it set or changed in that turn, in any task: each task on the session's stack after the
   turn, and each task whose action ran in the turn, against that task's values before the turn
-  (none for a task begun in it). A task's flow names its domain and its slot names map to the
+  (none for a task begun in it). A list slot's value is several triples, one per value, and a turn
+  gives those its list did not hold before ("再加一个健身房" gives the gym alone). A task's flow names its domain and its slot names map to the
   corpus's (``FLOWS``). Counted over all turns, micro-averaged.
 - **domain accuracy**: over the user turns whose dialog acts (``General`` ones aside) name exactly
   one domain. The bot's domain after a turn is the flow of the task whose action ran in it (a
@@ -97,6 +98,15 @@ def gold_domain(acts: Iterable[list[str]]) -> str | None:
     return domains.pop() if len(domains) == 1 else None
 
 
+def new_values(value: Any, held: Any) -> list[Any]:
+    """The values a slot holds that it did not hold before: a list slot's values not in its old list,
+    another slot's value when it changed."""
+    if not isinstance(value, list):
+        return [value] if value is not None and value != held else []
+    old = held if isinstance(held, list) else [held]
+    return [v for v in value if v not in old]
+
+
 def changed(before: Tasks, after: Tasks) -> set[Triple]:
     """The triples of the values each task in ``after`` holds that it did not hold in ``before``."""
     out: set[Triple] = set()
@@ -104,8 +114,8 @@ def changed(before: Tasks, after: Tasks) -> set[Triple]:
         domain, names = FLOWS.get(flow, ("", {}))
         held = before.get(task, (flow, {}))[1]
         for slot, value in slots.items():
-            if value is not None and slot in names and held.get(slot) != value:
-                out.add((domain, names[slot], normalise(value)))
+            if slot in names:
+                out |= {(domain, names[slot], normalise(v)) for v in new_values(value, held.get(slot))}
     return out
 
 

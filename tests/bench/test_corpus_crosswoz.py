@@ -52,6 +52,19 @@ def test_only_values_set_or_changed_count() -> None:
     assert cw.changed(before, after) == {("餐馆", "评分", "5"), ("出租", "出发地", "白塔寺")}
 
 
+def test_a_list_slots_values_are_triples_each_and_a_turn_counts_those_it_added() -> None:
+    """"有棋牌室和叫醒服务的酒店" sets two facilities; "再加一个健身房" then adds the gym alone."""
+    hotel = "find_hotel"
+    first = cw.changed({}, {"t1": (hotel, {"facility": ["棋牌室", "叫醒服务"]})})
+    assert first == {("酒店", "酒店设施", "棋牌室"), ("酒店", "酒店设施", "叫醒服务")}
+    before: cw.Tasks = {"t1": (hotel, {"facility": ["棋牌室", "叫醒服务"]})}
+    added = cw.changed(before, {"t1": (hotel, {"facility": ["棋牌室", "叫醒服务", "健身房"]})})
+    assert added == {("酒店", "酒店设施", "健身房")}
+    assert cw.changed(before, {"t1": (hotel, {"facility": ["叫醒服务"]})}) == set()
+    assert cw.changed({"t1": (hotel, {"facility": "棋牌室"})}, {"t1": (hotel, {"facility": ["棋牌室", "暖气"]})}) \
+        == {("酒店", "酒店设施", "暖气")}
+
+
 @dataclass
 class ScriptedBot:
     """A bot whose every turn is written out: the tasks on its stack and the actions run."""
