@@ -30,14 +30,15 @@ def _part_of_free_text(offer: SlotOffer, layout: SlotLayout, interp: Interpretat
     """Asked for free text, values the rules read inside a longer answer are part of it: a number or a
     date with no measure word ("王小二", "Agent 47", "Louis the 14th"; "三个人" and "两晚" count), and
     anything for a slot already filled ("一开Excel就蓝屏" describes the blue screen held; "3 new hires
-    start in 2027" gives a reason, not a licence count), unless the user corrects."""
+    start in 2027" gives a reason, not a licence count), unless the user corrects or says the value
+    after its slot's label ("开始时间是上午八点" / "the start time is 5:30pm" gives the time)."""
     asked = layout.flow.slot(pending_slot) if pending_slot else None
     if asked is None or asked.entity is not None or offer.empty or interp.cues & {"correction", "no"} \
             or any(filled.get(name) is None for name in offer.conflicts):
         return False
     rest = interp.text
     for name, surface in offer.surfaces.items():
-        if not _incidental(layout.flow.slot(name), surface, filled):
+        if name in offer.labelled or not _incidental(layout.flow.slot(name), surface, filled):
             return False
         rest = rest.replace(surface, " ")
     for mention in (m for mentions in offer.conflicts.values() for m in mentions):

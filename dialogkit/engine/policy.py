@@ -744,7 +744,8 @@ class Policy:
         not fit that slot it never silently lands in a number slot of the task instead.
 
         A plain number is the weakest evidence there is (ids, amounts and counts are all digits);
-        a value of any other kind ("耳机", "下午三点") or a correction cue says which slot is meant.
+        a value of any other kind ("耳机", "下午三点"), a correction cue, or the label said before it
+        ("数量是1" / "the quantity is 1" while the medicine is asked) says which slot is meant.
         """
         task, flow = ctx.task, ctx.flow
         if task is None or flow is None or not task.pending_slot or "correction" in ctx.interp.cues:
@@ -753,7 +754,7 @@ class Policy:
         kinds = {m.type for m in ctx.interp.mentions}
         if asked is None or asked.entity in NUMERIC or not kinds or not kinds <= NUMERIC or not self._is_bare(ctx):
             return
-        for name in [n for n in offer.values if n != task.pending_slot]:
+        for name in [n for n in offer.values if n != task.pending_slot and n not in offer.labelled]:
             del offer.values[name]
             offer.surfaces.pop(name, None)
         for name in [n for n in offer.conflicts if n != task.pending_slot]:

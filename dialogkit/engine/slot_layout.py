@@ -13,6 +13,7 @@ from typing import Any
 
 from dialogkit.engine.roles import RoleWords, role_words
 from dialogkit.engine.slot_units import Units, slot_units
+from dialogkit.engine.yes_no_statements import AnswerWords, answer_words
 from dialogkit.model.interpretation import Mention
 from dialogkit.spec.schema import FlowSpec, SlotSpec
 
@@ -46,6 +47,7 @@ class SlotLayout:
     names_by_type: dict[str, frozenset[str]]
     free_text: tuple[tuple[SlotSpec, re.Pattern[str]], ...]   # slots without a type, with their "label:" pattern
     answer_names: dict[str, re.Pattern[str]]          # yes/no slot -> the words that name it
+    answer_words: dict[str, AnswerWords]              # yes/no slot -> the words a statement of its answer uses
     units: dict[str, Units]                           # slot sharing its type with another -> what it counts
     labels: tuple[tuple[SlotSpec, re.Pattern[str]], ...]   # typed slots, with "label (is)" before a value
     roles: dict[str, RoleWords]                       # slot -> the role words said beside its values
@@ -62,6 +64,7 @@ class SlotLayout:
             names_by_type={t: frozenset(s.name for s in slots) for t, slots in by_type.items()},
             free_text=tuple((s, _label_pattern(_label_names(s))) for s in flow.slots if s.entity is None),
             answer_names={s.name: _naming_pattern(_label_names(s)) for s in by_type.get(ANSWER_TYPE, ())},
+            answer_words={s.name: answer_words(s) for s in by_type.get(ANSWER_TYPE, ())},
             units={s.name: slot_units(s) for t, shared in by_type.items() if t in COUNTS and len(shared) > 1
                    for s in shared},
             labels=tuple((s, _value_label_pattern(_label_names(s))) for s in flow.slots
@@ -94,7 +97,7 @@ def _value_label_pattern(names: tuple[str, ...]) -> re.Pattern[str]:
     """A slot's label and what may join it to its value: "联系电话13812345678", "订单号是12345",
     "contact phone: +1 415 555 0100", "the order number is 12345"."""
     alternation = "|".join(re.escape(n) for n in names)
-    return re.compile(rf"(?:{alternation})\s*(?:是|为|:|：|\bis\b|=)?\s*", re.IGNORECASE)
+    return re.compile(rf"(?:\b(?:the|my|our|your)\s+)?(?:{alternation})\s*(?:是|为|:|：|\bis\b|=)?\s*", re.IGNORECASE)
 
 
 def _label_pattern(names: tuple[str, ...]) -> re.Pattern[str]:

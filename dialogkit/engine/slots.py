@@ -17,7 +17,7 @@ from dialogkit.engine.list_slots import as_list, counts_of_listed, offer_list
 from dialogkit.engine.roles import by_role
 from dialogkit.engine.slot_layout import ANSWER_TYPE, COUNTS, SlotLayout, SlotOffer
 from dialogkit.engine.slot_units import unit_after
-from dialogkit.engine.yes_no_slots import answered, offer_named_answers
+from dialogkit.engine.yes_no_slots import answered, offer_named_answers, offer_stated_answers
 from dialogkit.memory.tracker import counting_numbers
 from dialogkit.model.interpretation import Interpretation, Mention
 from dialogkit.spec.schema import FlowSpec, SlotSpec, prompt_text
@@ -72,7 +72,8 @@ def offer_slots(
         slots = tuple(s for s in slots if s.name not in offer.values)
         if not slots:
             continue
-        said = [m for m in mentions if m.type == type_name and m.start not in counts and not _inside(m, used)]
+        said = [m for m in mentions if _reads(layout, m.type, type_name) and m.start not in counts
+                and not _inside(m, used)]
         if said:
             _offer_typed(offer, layout, slots, said, interp, filled, pending_slot)
             used += said
@@ -88,8 +89,16 @@ def offer_slots(
             _offer_typed(offer, layout, slots, said, interp, filled, pending_slot)
             used += said
     offer_named_answers(offer, layout, interp.text)
+    offer_stated_answers(offer, layout, interp.text)
     offer_free_text(offer, layout, interp, pending_slot, filled)
     return offer
+
+
+def _reads(layout: SlotLayout, said: str, type_name: str) -> bool:
+    """A mention of type ``said`` is a value of ``type_name``: its own type, or a whole number for a
+    ``number`` slot ("15元", "12 yuan" are read as integers first) when no slot of the flow counts
+    in integers."""
+    return said == type_name or (said == "integer" and type_name == "number" and "integer" not in layout.by_type)
 
 
 def _inside(mention: Mention, spans: Sequence[Mention]) -> bool:
@@ -106,15 +115,21 @@ def _offer_labelled(offer: SlotOffer, layout: SlotLayout, text: str,
         for match in pattern.finditer(text):
             assert slot.entity is not None
             found = extract(text, {slot.entity})
-            value = next((m for m in found if m.start == match.end() and not _inside(m, taken)), None)
+            value = next((m for m in found if _right_after(m, match.end(), text) and not _inside(m, taken)), None)
             # Another value of its type said too ("没收到，问题是碎了") leaves it a question, as ever.
-            if value is not None and all(str(m.value) == str(value.value) for m in found if not _inside(m, [value])):
+            others = [m for m in found if not _inside(m, [value, *taken])] if value is not None else []
+            if value is not None and all(str(m.value) == str(value.value) for m in others):
                 offer.values[slot.name], offer.surfaces[slot.name] = value.value, value.text
                 offer.labelled[slot.name] = text[match.start():value.end]
                 # The label's own words are no value either: the 邮箱 of "联系邮箱 a@b.com" is no system.
                 taken.append(replace(value, start=match.start()))
                 break
     return taken
+
+
+def _right_after(mention: Mention, end: int, text: str) -> bool:
+    """The value starts where the label ends, or at the blank before that ("is 5:30pm" read with its space)."""
+    return mention.start == end or (mention.start < end and not text[mention.start:end].strip())
 
 
 _BARE_EDGES = " \t\n。.!！~～,，"

@@ -10,10 +10,12 @@ from __future__ import annotations
 import re
 
 from dialogkit.engine.slot_layout import SlotLayout, SlotOffer
+from dialogkit.engine.yes_no_statements import stated_answer
+from dialogkit.lexicon import alternation, lexicon
 from dialogkit.spec.schema import SlotSpec
 from dialogkit.strings.cjk import is_cjk_char
 
-__all__ = ["answered", "echo_answer", "offer_named_answers"]
+__all__ = ["answered", "echo_answer", "offer_named_answers", "offer_stated_answers"]
 
 
 def answered(layout: SlotLayout, slots: tuple[SlotSpec, ...], pending_slot: str | None,
@@ -50,6 +52,16 @@ def offer_named_answers(offer: SlotOffer, layout: SlotLayout, text: str) -> None
                 break
 
 
+def offer_stated_answers(offer: SlotOffer, layout: SlotLayout, text: str) -> None:
+    """A yes/no slot's answer said in a clause of its own, asked or not: "紧急：否", "没有人有危险",
+    "很紧急，家里有老人" / "urgent: no", "nobody here is at risk", "it's urgent"."""
+    for name, words in layout.answer_words.items():
+        if name in offer.values:
+            continue
+        stated = stated_answer(words, text)
+        if stated is not None:
+            offer.values[name], offer.surfaces[name] = stated
+
 
 
 _ZH_EDGES = "嗯哦噢啊呀吧呢了的啦，,。.!！~～ "
@@ -64,7 +76,26 @@ _EN_NOT = frozenset({"not", "isn't", "wasn't", "no"})
 def echo_answer(questions: list[str], text: str) -> bool | None:
     """An answer that repeats the question's own word, or denies it: asked "这个问题紧急吗？" / "Is it
     urgent?", "很急" / "紧急" / "urgent" is yes and "不紧急" / "不急" / "not urgent" no. None when the
-    words are not the question's."""
+    words are not the question's. Only the first clause counts ("很紧急，家里有老人", "可以进门，钥匙在
+    门卫"), unless what follows takes it back ("很急，但是可以等")."""
+    stripped = text.strip(_ZH_EDGES)
+    head, _, rest = _split(stripped)
+    if rest and _TAKEN_BACK.search(rest):
+        return None
+    return _echo(questions, head)
+
+
+_FIRST_CLAUSE_BREAK = re.compile(r"[,，。;；!！\n]")
+_TAKEN_BACK = re.compile(rf"{alternation(lexicon('zh').words('contrast'))}|\bbut\b", re.IGNORECASE)
+
+
+def _split(text: str) -> tuple[str, str, str]:
+    """The first clause, the break after it, and the rest."""
+    found = _FIRST_CLAUSE_BREAK.search(text)
+    return (text, "", "") if found is None else (text[:found.start()], found.group(), text[found.end():])
+
+
+def _echo(questions: list[str], text: str) -> bool | None:
     zh = text.strip(_ZH_EDGES)
     if zh and all(is_cjk_char(ch) for ch in zh):
         negated = _ZH_NOT.match(zh)

@@ -209,6 +209,44 @@ class TestReasking:
         assert ctx.say == [phrase("give_up_default", lang), {"zh": "怎么联系您？", "en": "How can we reach you?"}[lang]]
 
 
+# A bakery: a cake asked first, then how many (a plain integer).
+BAKERY = r"""
+bot: {name: bakery}
+entities:
+  cake:
+    values:
+      cheesecake: {aliases: [芝士蛋糕, cheesecake]}
+      tiramisu: {aliases: [提拉米苏, tiramisu]}
+flows:
+  order:
+    description: 订蛋糕 / Order a cake
+    trigger: {keywords: [订蛋糕, order a cake]}
+    slots:
+      - {name: cake, entity: cake, label: {zh: 蛋糕, en: cake}, ask: {zh: 要哪种蛋糕？, en: Which cake?}}
+      - {name: count, entity: integer, label: {zh: 数量, en: quantity}, ask: {zh: 要几个？, en: How many?}}
+"""
+
+
+class TestNumberForAnotherSlot:
+    @pytest.mark.parametrize(("text", "lang"), [("数量是2", "zh"), ("the quantity is 2", "en")])
+    def test_a_number_after_its_label_fills_that_slot_while_another_is_asked(self, text: str, lang: str) -> None:
+        """The label says which slot the number is for; the asked question stays open."""
+        parts = build(BAKERY, actions={})
+        session = new_session(lang)
+        task = parts.task(session, "order", "PARAM_COLLECT", pending_slot="cake")
+        ctx = parts.respond(session, text)
+        assert task.slots == {"count": 2}
+        assert ctx.say == [{"zh": "要哪种蛋糕？", "en": "Which cake?"}[lang]]
+
+    @LANGS
+    def test_a_bare_number_is_no_answer_to_another_question(self, lang: str) -> None:
+        parts = build(BAKERY, actions={})
+        session = new_session(lang)
+        task = parts.task(session, "order", "PARAM_COLLECT", pending_slot="cake")
+        parts.respond(session, "2")
+        assert task.slots == {}
+
+
 class TestCancel:
     @LANGS
     def test_cancel_ends_the_only_task(self, parts: Parts, lang: str) -> None:

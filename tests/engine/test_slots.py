@@ -304,6 +304,74 @@ class TestNamedAnswers:
         assert offer(hotel, "book", text, lang, pending="nights").values == {"breakfast": value}
 
 
+# A repair desk: free text, a time, a yes/no slot; a fee paid in a ``number`` slot beside an id, while
+# another flow counts in integers (so a whole number is read as an integer first).
+REPAIR = """
+bot: {name: repair}
+entities:
+  ticket: {pattern: '(?<![\\d.])(\\d{6,10})(?![\\d.])', kind: thing}
+flows:
+  report:
+    description: 报修 / Report a fault
+    trigger: {keywords: [报修, repair]}
+    slots:
+      - {name: address, label: {zh: 地址, en: address}}
+      - {name: since, entity: time, label: {zh: 开始时间, en: start time}}
+      - {name: rush, entity: yes_no, label: {zh: 加急, en: rush}}
+  pay:
+    description: 缴费 / Pay a fee
+    trigger: {keywords: [缴费, pay a fee]}
+    slots:
+      - {name: ticket, entity: ticket, label: {zh: 工单号, en: ticket number}}
+      - {name: fee, entity: number, label: {zh: 金额, en: amount}}
+  visit:
+    description: 预约上门 / Book a visit
+    trigger: {keywords: [上门, visit]}
+    slots:
+      - {name: visits, entity: integer, label: {zh: 次数, en: visits}}
+"""
+
+
+@pytest.fixture(scope="module")
+def repair() -> Parts:
+    return build(REPAIR, actions={})
+
+
+class TestLabelledValueBesideFreeText:
+    @pytest.mark.parametrize(("text", "lang", "time"), [("开始时间是上午八点", "zh", "08:00"),
+                                                        ("the start time is 5:30pm", "en", "17:30")])
+    def test_a_labelled_value_is_its_slots_not_the_free_text_asked(self, repair: Parts, text: str, lang: str,
+                                                                   time: str) -> None:
+        assert offer(repair, "report", text, lang, pending="address").values == {"since": time}
+
+    @pytest.mark.parametrize(("text", "lang", "address"), [("建国路88号，开始时间是8点", "zh", "建国路88号"),
+                                                           ("88 Jianguo Road, the start time is 8am", "en",
+                                                            "88 Jianguo Road")])
+    def test_the_free_text_is_the_rest(self, repair: Parts, text: str, lang: str, address: str) -> None:
+        assert offer(repair, "report", text, lang, pending="address").values == {"address": address,
+                                                                                 "since": "08:00"}
+
+
+class TestWholeNumbersForANumberSlot:
+    @pytest.mark.parametrize(("text", "lang"), [("我来缴费，交15元", "zh"), ("I want to pay a fee of 15 yuan", "en")])
+    def test_an_amount_said_unasked_fills_the_number_slot(self, repair: Parts, text: str, lang: str) -> None:
+        assert offer(repair, "pay", text, lang).values == {"fee": 15}
+
+    @pytest.mark.parametrize(("text", "lang"), [("工单号是20481234，金额是200", "zh"),
+                                                ("the ticket number is 20481234, the amount is 200", "en")])
+    def test_two_labelled_numbers_each_go_to_their_slot(self, repair: Parts, text: str, lang: str) -> None:
+        assert offer(repair, "pay", text, lang, pending="ticket").values == {"ticket": "20481234", "fee": 200}
+
+
+class TestStatedYesNo:
+    @pytest.mark.parametrize(("text", "lang", "value"), [("加急：否", "zh", False), ("rush: no", "en", False),
+                                                         ("不加急", "zh", False), ("it's not a rush", "en", False),
+                                                         ("要加急，明天就要用", "zh", True),
+                                                         ("it's a rush, the pipe burst", "en", True)])
+    def test_answered_while_another_slot_is_asked(self, repair: Parts, text: str, lang: str, value: bool) -> None:
+        assert offer(repair, "report", text, lang, pending="since").values == {"rush": value}
+
+
 class TestListedValues:
     @pytest.mark.parametrize(("text", "lang"), [("H1234567890和H2234567890都改到明天", "zh"),
                                                 ("change H1234567890 and H2234567890 to tomorrow", "en")])
