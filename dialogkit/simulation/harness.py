@@ -25,6 +25,7 @@ from dialogkit.simulation.catalog import Catalog
 from dialogkit.simulation.invariants import BotFacts, Finding, Invariant, bot_facts
 from dialogkit.simulation.moves import move_table
 from dialogkit.simulation.observation import TurnRecord
+from dialogkit.simulation.utterances import Utterance
 from dialogkit.simulation.values import SlotValues
 from dialogkit.simulation.vocabulary import LANGUAGES
 
@@ -112,6 +113,24 @@ class Simulation:
         self._ids = itertools.count(1)
         self._progress = progress
         self._last_report = 0.0
+
+    def refusals(self, utterance: Utterance) -> tuple[str, ...]:
+        """What the bot's own validators say of the values this turn offers: a rule its code runs
+        (``validate: - action: ...``) refuses with a message the bot file does not hold, which the
+        reply may give as that slot's rule message."""
+        offered = [*utterance.fills.items(), *((utterance.slot, said) for said in utterance.said if utterance.slot)]
+        messages: list[str] = []
+        for name, said in offered:
+            for flow in self.catalog.flows.values():
+                slot = flow.slot(name)
+                for action in (r.action for r in slot.rules if r.action) if slot is not None else ():
+                    try:
+                        message = self.bot.actions.validate(action, said.canonical)
+                    except ActionError:
+                        continue
+                    if message and message not in messages:
+                        messages.append(message)
+        return tuple(messages)
 
     def new_conversation(self) -> str:
         return f"sim-{next(self._ids)}"

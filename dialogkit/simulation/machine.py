@@ -70,7 +70,8 @@ class ConversationMachine(RuleBasedStateMachine):
         except Exception:
             error = traceback.format_exc()
             self.length = 0            # a crashed turn ends the conversation
-        record = TurnRecord(len(self.memory.turns), utterance, language, self.before, after, reply, error)
+        record = TurnRecord(len(self.memory.turns), utterance, language, self.before, after, reply, error,
+                            sim.refusals(utterance))
         self.memory.take_back(record)
         found = check_turn(record, Judge(sim.facts, self.memory))
         self.memory.settle(record)

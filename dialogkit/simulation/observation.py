@@ -63,6 +63,11 @@ class TurnRecord:
     after: Snapshot
     reply: Reply | None
     error: str | None = None           # the traceback when the turn raised
+    refusals: tuple[str, ...] = ()     # what the bot's validator code says of the values offered
+
+    def refused_aloud(self) -> bool:
+        """The reply gives a message the bot's validator code has for a value this turn offered."""
+        return any(message in self.text for message in self.refusals)
 
     @property
     def text(self) -> str:

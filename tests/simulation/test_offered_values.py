@@ -4,12 +4,14 @@ that offer such values."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from dialogkit.model.reply import ActionRun
-from dialogkit.simulation.harness import listed_choices, request_types
+from dialogkit.simulation.harness import Options, Simulation, listed_choices, request_types
 from dialogkit.simulation.invariants.offered_values import offered_value_is_set
 from dialogkit.simulation.moves import Scene, offer, several, trigger_with_values
 from dialogkit.simulation.observation import Snapshot
@@ -215,3 +217,29 @@ def test_a_value_is_named_after_its_label_only_where_the_bots_pattern_reads_it_t
 
     check()
     assert ("card_last4" in offered) is read and "send_replacement" in offered
+
+
+PHARMACY = ROOT / "examples" / "pharmacy" / "pharmacy.yaml"
+PICKING_UP = Snapshot("PARAM_COLLECT", "refill", {"medicine": "metformin"}, ("refill",), (), "rx_number")
+CLOSED = "周日不营业，请另选一天。/ We are closed on Sundays; please pick another day."
+ASK_RX = {"zh": "请提供处方号（例如 RX123456）。", "en": "What is your prescription number (for example RX123456)?"}
+
+
+@pytest.mark.parametrize(("language", "text"), [("zh", "取药日期是2026年9月27日"),
+                                                ("en", "the pick-up day is September 27, 2026")])
+def test_a_refusal_by_the_bots_validator_code_says_why(language: str, text: str) -> None:
+    """The pharmacy's ``not_on_sunday`` refuses a Sunday with a message of its own; the simulation
+    runs that validator on the value offered, so the message counts as the slot's rule message."""
+    bot, stubs = open_bot(PHARMACY)
+    sim = Simulation(bot, Options(conversations=1), stubs)
+    sunday = utterance(text, "offer", language, fills={"pickup_date": said(text, "2026-09-27", "date")})
+    refusals = sim.refusals(sunday)
+    assert refusals == (CLOSED,)
+    told = reply(f"{CLOSED}{ASK_RX[language]}", state="PARAM_COLLECT", flow="refill",
+                 slots={"medicine": "metformin"}, language=language)
+    turn = replace(record(sunday, told, before=PICKING_UP), refusals=refusals)
+    assert offered_value_is_set(turn, judge(PHARMACY)) is None
+    silent = replace(turn, reply=reply(ASK_RX[language], state="PARAM_COLLECT", flow="refill",
+                                       slots={"medicine": "metformin"}, language=language))
+    finding = offered_value_is_set(silent, judge(PHARMACY))
+    assert finding is not None and finding.kind == "unasked_value_ignored"

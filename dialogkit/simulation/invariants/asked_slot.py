@@ -38,7 +38,8 @@ def _other_slot_filled(turn: TurnRecord, slot: SlotInfo, after: dict[str, Any]) 
 def _answer_taken(turn: TurnRecord, slot: SlotInfo, said: Said, after: dict[str, Any] | None,
                   handoff: str | None) -> Finding | None:
     text = turn.text
-    if any(m and m in text for m in rule_messages(slot, broken_by=None if said.valid else said)):
+    if any(m and m in text for m in rule_messages(slot, broken_by=None if said.valid else said)) \
+            or turn.refused_aloud():
         return None
     held = after.get(slot.name) if after is not None else None
     if said.valid:

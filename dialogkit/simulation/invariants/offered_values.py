@@ -41,10 +41,11 @@ def _held(value: Any, said: Said) -> bool:
 
 
 def _explained(turn: TurnRecord, slot: SlotInfo, said: Said) -> bool:
-    """The reply says why the value is not set: a rule message of the slot, or a question about
-    a value shaped like another type (a mobile number given as an order number)."""
+    """The reply says why the value is not set: a rule message of the slot (one the bot's validator
+    code gives included), or a question about a value shaped like another type (a mobile number
+    given as an order number)."""
     text = turn.text
-    if any(message and message in text for message in rule_messages(slot)):
+    if any(message and message in text for message in rule_messages(slot)) or turn.refused_aloud():
         return True
     doubted = doubt(slot.spec, said.text, turn.language)
     return doubted is not None and doubted in text
