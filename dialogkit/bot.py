@@ -28,10 +28,12 @@ from dialogkit.logging import configure_unless_configured, get_logger
 from dialogkit.memory.summary import render_summary
 from dialogkit.model.reply import Reply
 from dialogkit.model.session import Entity, Message, Session, user_scope
+from dialogkit.spec import build_cache
 from dialogkit.spec.compiler import Callback, compile_bot
 from dialogkit.store import SessionStore, open_store
 from dialogkit.strings.redaction import Redactor, mask_pii
 from dialogkit.text.labels import Texts
+from dialogkit.understanding.intents import example_reader
 from dialogkit.understanding.rules import RuleUnderstanding
 
 __all__ = ["Bot", "SessionView"]
@@ -75,16 +77,18 @@ def collection_paused() -> Iterator[None]:
 class Bot:
     """A loaded bot: compiled flows, understanding, store, actions; ``handle`` runs one turn."""
 
-    def __init__(self, loaded: LoadedBot, store: SessionStore, *, llm: Any = None, clock: Clock = time.time) -> None:
+    def __init__(self, loaded: LoadedBot, store: SessionStore, *, llm: Any = None, clock: Clock = time.time,
+                 understanding: RuleUnderstanding | None = None) -> None:
         configure_unless_configured()
         self.store = store
         self.clock = clock
         self._llm_given = llm
         self._actions_given: Mapping[str, Any] | None = None     # ``from_file(actions=)``, applied again by reload
-        self._wire(loaded)
+        self._wire(loaded, understanding)
 
-    def _wire(self, loaded: LoadedBot) -> None:
-        """Build every part from one loaded bot file, the pipeline last.
+    def _wire(self, loaded: LoadedBot, understanding: RuleUnderstanding | None = None) -> None:
+        """Build every part from one loaded bot file, the pipeline last (the understanding may
+        come built, from the cache, for ``loaded.spec`` and this bot's clock).
 
         ``__init__`` and ``reload`` share it, so a reloaded bot is wired exactly as a new one; a
         turn already running keeps the parts it started with.
@@ -94,7 +98,7 @@ class Bot:
         self.path = loaded.path
         self.actions = loaded.actions
         self.texts = Texts(spec)
-        self.understanding = RuleUnderstanding(spec, clock=self.clock)
+        self.understanding = understanding or RuleUnderstanding(spec, clock=self.clock)
         self.memory = MemoryActions(self.texts, loaded.memory_actions)
         hooks: dict[str, list[Callback]] = {"start_task": [apply_updates], "provide_param": [apply_updates]}
         self.flows = compile_bot(spec, self.memory.callback, before_hooks=hooks)
@@ -117,11 +121,20 @@ class Bot:
 
     @classmethod
     def from_file(cls, path: str | Path, *, store: str | SessionStore | None = None, llm: Any = None,
-                  actions: Mapping[str, Any] | None = None, clock: Clock = time.time) -> Bot:
-        with collection_paused():
+                  actions: Mapping[str, Any] | None = None, clock: Clock = time.time, cache: bool = True) -> Bot:
+        """Load the bot file at ``path``. Its checked values and built understanding are kept in
+        ``.dialogkit/cache/`` beside it and read back while the files stay the same, unless
+        ``cache`` is False or ``DIALOGKIT_CACHE=0`` (docs/bot-file.md)."""
+        live = build_cache.Live({"clock": clock}, {"example_reader.<locals>.read": example_reader})
+        with collection_paused(), build_cache.caching(path, live, requested=cache) as build:
             loaded = load_bot_file(path, actions=actions)
             opened = store if store is not None and not isinstance(store, str) else open_store(store)
-            bot = cls(loaded, opened, llm=llm, clock=clock)
+            cached = build.found.get("understanding") if build is not None else None
+            fits = isinstance(cached, RuleUnderstanding) and cached.spec is loaded.spec
+            bot = cls(loaded, opened, llm=llm, clock=clock, understanding=cached if fits else None)
+            if build is not None and "checked" in build.built:
+                build.built["understanding"] = bot.understanding
+                build.save()
         bot._actions_given = actions
         return bot
 

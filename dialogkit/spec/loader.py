@@ -27,10 +27,10 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from dialogkit.errors import Problem
-from dialogkit.spec import validation
+from dialogkit.spec import build_cache, validation
 from dialogkit.spec.checks_aliases import alias_collisions, with_values_files
 from dialogkit.spec.schema import BotFile
-from dialogkit.spec.yaml_source import YamlDocument, YamlPath, decode, read_yaml, read_yaml_file
+from dialogkit.spec.yaml_source import YamlDocument, YamlPath, decode, lazy_document, read_yaml, read_yaml_file
 from dialogkit.strings.suggest import did_you_mean
 
 # Names other bot frameworks (or fingers) use for our keys: matched fuzzily, then mapped.
@@ -73,8 +73,22 @@ class CheckedBotFile:
 
 
 def check_bot_file(path: str | Path) -> CheckedBotFile:
-    """Read and check a bot file; raises ``FlowError`` only when its text is not readable YAML."""
-    return check_document(read_yaml_file(path))
+    """Read and check a bot file; raises ``FlowError`` only when its text is not readable YAML.
+
+    While a bot loads with its cache on (``build_cache``), a file that checked clean before is
+    taken from the cache, and one that checks clean now is kept for it.
+    """
+    build = build_cache.current(path)
+    if build is not None and "checked" in build.found:
+        data, spec, declared, digests = build.found["checked"]
+        return CheckedBotFile(lazy_document(data, decode(build.text, str(path)), str(path)), spec,
+                              declared=declared, digests=digests)
+    checked = check_document(read_yaml_file(path))
+    if build is not None and checked.spec is not None and not checked.problems:
+        build.built["checked"] = (checked.document.data, checked.spec, checked.declared, checked.digests)
+        entities = (checked.declared or checked.spec).entities
+        build.values_files = {entities[name].values_file or "": digest for name, digest in checked.digests.items()}
+    return checked
 
 
 def check_bot_text(text: str | bytes, filename: str = "<string>") -> CheckedBotFile:

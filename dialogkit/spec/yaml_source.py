@@ -362,8 +362,13 @@ def read_yaml(text: str, filename: str = "<string>", *, kind: FileKind = BOT_FIL
     except Refused:
         return _careful_read(text, filename, kind)
     if isinstance(data, dict):
-        return YamlDocument(data, lambda: _careful_read(text, filename, kind).positions, filename)
+        return lazy_document(data, text, filename, kind)
     return _careful_read(text, filename, kind)
+
+
+def lazy_document(data: Any, text: str, filename: str, kind: FileKind = BOT_FILE) -> YamlDocument:
+    """``data`` read from ``text`` already; positions are read by ruamel when first asked for."""
+    return YamlDocument(data, lambda: _careful_read(text, filename, kind).positions, filename)
 
 
 def _careful_read(text: str, filename: str, kind: FileKind) -> YamlDocument:
