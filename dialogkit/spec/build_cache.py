@@ -34,6 +34,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from functools import cache
 from pathlib import Path
+from types import FunctionType
 from typing import Any
 
 import pydantic
@@ -177,6 +178,9 @@ def _environment() -> bytes:
     return f"{version}|{code.hexdigest()}|{pydantic.VERSION}|{sys.version}".encode()
 
 
+_PLAIN = frozenset({str, int, float, bool, bytes, tuple, list, dict, set, frozenset, type(None)})
+
+
 class _Pickler(pickle.Pickler):
     def __init__(self, out: io.BytesIO, live: Live) -> None:
         super().__init__(out, protocol=pickle.HIGHEST_PROTOCOL)
@@ -184,11 +188,14 @@ class _Pickler(pickle.Pickler):
         self._factories = live.factories
 
     def persistent_id(self, obj: Any) -> Any:
+        """Called for every object written (millions for a catalogue): plain data leaves first."""
+        if type(obj) in _PLAIN:
+            return None
         name = self._names.get(id(obj))
         if name is not None:
             return ("object", name)
         qualname = getattr(obj, "__qualname__", None)
-        if inspect.isfunction(obj) and qualname in self._factories:
+        if type(obj) is FunctionType and qualname in self._factories:
             cells = dict(zip(obj.__code__.co_freevars, (c.cell_contents for c in obj.__closure__ or ()), strict=True))
             if set(cells) != set(inspect.signature(self._factories[qualname]).parameters):
                 raise pickle.PicklingError(f"{qualname} no longer closes over its factory's parameters")
