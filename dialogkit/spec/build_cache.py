@@ -45,6 +45,10 @@ ENV = "DIALOGKIT_CACHE"
 OFF = frozenset({"0", "off", "false", "no"})
 FOLDER = Path(".dialogkit") / "cache"
 FORMAT = 1
+MIN_BYTES = 256 * 1024
+"""Bot files (with their values files) smaller than this are not cached: they build in a few
+milliseconds, which is what writing and reading a pickle costs. ``DIALOGKIT_CACHE_MIN_BYTES``
+overrides it (0 caches every bot)."""
 
 log = get_logger("dialogkit.spec.build_cache")
 _current: ContextVar[BuildCache | None] = ContextVar("dialogkit_build_cache", default=None)
@@ -82,7 +86,7 @@ class BuildCache:
 
     def save(self) -> None:
         """Write ``built`` (after a miss): to a temporary file beside the entry, then renamed."""
-        if self.found or not self.built:
+        if self.found or not self.built or self._input_bytes() < _min_bytes():
             return
         try:
             self.entry.parent.mkdir(parents=True, exist_ok=True)
@@ -98,6 +102,13 @@ class BuildCache:
             log.info("build_cache_not_written", path=str(self.entry), error=repr(error))
             return
         self._forget_older()
+
+    def _input_bytes(self) -> int:
+        folder = self.bot_file.parent
+        try:
+            return len(self.text) + sum((folder / name).stat().st_size for name in self.values_files)
+        except OSError:
+            return 0
 
     def _forget_older(self) -> None:
         """Entries this bot file left under other keys: they can never be read again."""
@@ -130,6 +141,13 @@ class BuildCache:
                        for name, digest in recorded.items())
         except OSError:
             return False
+
+
+def _min_bytes() -> int:
+    try:
+        return int(os.environ.get("DIALOGKIT_CACHE_MIN_BYTES", MIN_BYTES))
+    except ValueError:
+        return MIN_BYTES
 
 
 @contextmanager

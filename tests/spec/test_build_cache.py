@@ -41,7 +41,9 @@ TURNS = {"zh": ["你好", "我想买一杯拿铁", "我想买东西", "摩卡"],
 
 @pytest.fixture(autouse=True)
 def cache_on(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Caching on, and for these small catalogues too (by default only large ones are cached)."""
     monkeypatch.delenv("DIALOGKIT_CACHE", raising=False)
+    monkeypatch.setenv("DIALOGKIT_CACHE_MIN_BYTES", "0")
 
 
 def write_bot(folder: Path, csv: str = CSV, bot: str = BOT) -> Path:
@@ -165,3 +167,11 @@ def test_two_processes_starting_at_once_both_load_and_leave_a_valid_entry(tmp_pa
     assert [entry.suffix for entry in entries(tmp_path)] == [".pickle"], "no temporary file left"
     not_checked_again(monkeypatch)
     assert load(path).handle("s", "我想买一杯拿铁").slots.get("product") == "latte"
+
+
+def test_a_small_bot_is_not_cached_by_default(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A few lines build in milliseconds: a pickle written and read back would cost as much."""
+    monkeypatch.delenv("DIALOGKIT_CACHE_MIN_BYTES")
+    bot = load(write_bot(tmp_path))
+    assert entries(tmp_path) == []
+    assert bot.handle("s", TURNS["en"][1]).slots == {"product": "latte"}
