@@ -158,14 +158,27 @@ class Limiter:
         if key_rate is not None:
             wanted.append(key_rate)
         session = _turn_session(scope["method"], scope["path"])
-        if session is not None and self.limits.session is not None:
-            wanted.append((f"session:{session}", self.limits.session))
+        session_rate = self._session_bucket(session) if session is not None else None
+        if session_rate is not None:
+            wanted.append(session_rate)
         return await self._take(wanted)
 
     async def take_session(self, session_id: str) -> float:
         if self.limits.session is None:
             return 0.0
         return await self._take([(f"session:{session_id}", self.limits.session)])
+
+    async def take_turn(self, key: ApiKey | None, client: str, session_id: str) -> float:
+        """A turn that came by another way than an HTTP request (the widget's socket, whose key
+        arrives in its hello): the same buckets a turn on the JSON API takes from."""
+        if not self.active:
+            return 0.0
+        wanted = [bucket for bucket in (self._bucket_of(key, client), self._session_bucket(session_id))
+                  if bucket is not None]
+        return await self._take(wanted)
+
+    def _session_bucket(self, session_id: str) -> tuple[str, Rate] | None:
+        return None if self.limits.session is None else (f"session:{session_id}", self.limits.session)
 
     async def _take(self, wanted: list[tuple[str, Rate]]) -> float:
         if not wanted:
@@ -177,10 +190,13 @@ class Limiter:
             return 0.0
 
     def _key_bucket(self, scope: Scope) -> tuple[str, Rate] | None:
-        key = key_of(Request(scope))
+        client = scope.get("client")
+        return self._bucket_of(key_of(Request(scope)), client[0] if client else "-")
+
+    def _bucket_of(self, key: ApiKey | None, client: str) -> tuple[str, Rate] | None:
+        """The key's bucket; the client address's on a server without keys."""
         if key is None:
-            client = scope.get("client")
-            return None if self.limits.key is None else (f"client:{client[0] if client else '-'}", self.limits.key)
+            return None if self.limits.key is None else (f"client:{client}", self.limits.key)
         rate = _rate_of(key, self.limits.key)
         return None if rate is None else (f"key:{key.name}", rate)
 

@@ -33,6 +33,7 @@ from dialogkit.service.errors import ApiError, error_body
 from dialogkit.service.ids import check_id
 from dialogkit.service.inspection import HISTORY_SHOWN, history_json
 from dialogkit.service.keys import ApiKey, with_token
+from dialogkit.service.limits import Limiter, refused
 from dialogkit.service.payloads import reply_json
 from dialogkit.service.state import Service
 
@@ -66,6 +67,7 @@ class _Conversation:
     session_id: str
     user_id: str | None
     stream: bool
+    key: ApiKey | None = None
 
 
 def parse_origins(text: str) -> tuple[str, ...]:
@@ -166,7 +168,7 @@ def _start(websocket: WebSocket, service: Service, hello: dict[str, Any]) -> _Co
     user_id = check_id(fields["user_id"], "user id") if "user_id" in fields else None
     if user_id is not None:
         check_user_naming(websocket)
-    return _Conversation(session_id, user_id, bool(fields.get("stream", False)))
+    return _Conversation(session_id, user_id, bool(fields.get("stream", False)), key)
 
 
 def _admit(websocket: WebSocket, service: Service, given: str | None) -> ApiKey | None:
@@ -233,6 +235,7 @@ async def _turn(websocket: WebSocket, service: Service, talk: _Conversation, fie
                 tag: dict[str, Any]) -> None:
     if "text" not in fields:
         raise _Invalid("text", "a turn needs 'text', the user's message")
+    await _within_limits(websocket, talk)
     if talk.stream:
         await _send(websocket, {"type": "typing", **tag})
     reply, seconds = await service.turn(talk.session_id, fields["text"], talk.user_id)
@@ -243,6 +246,17 @@ async def _turn(websocket: WebSocket, service: Service, talk: _Conversation, fie
         if body["options"]:
             await _send(websocket, {"type": "options", "options": body["options"], **tag})
     await _send(websocket, {"type": "reply", "reply": body, **tag})
+
+
+async def _within_limits(websocket: WebSocket, talk: _Conversation) -> None:
+    """The rate limits of the JSON API's turns (its key's bucket, its session's): 429
+    ``rate_limited`` with ``retry_after``, and the conversation goes on."""
+    limiter = getattr(websocket.app.state, "limiter", None)
+    if isinstance(limiter, Limiter):
+        client = websocket.client.host if websocket.client else "-"
+        wait = await limiter.take_turn(talk.key, client, talk.session_id)
+        if wait > 0:
+            raise refused(wait)
 
 
 def _paragraphs(text: str) -> list[str]:
@@ -292,7 +306,8 @@ async def _error(websocket: WebSocket, service: Service, exc: ApiError, tag: dic
     service.metrics.error(exc.code)
     message = exc.detail if isinstance(exc.detail, str) else exc.code
     body = error_body(exc.code, message, getattr(exc, "details", None), exc.hint)
-    await _send(websocket, {"type": "error", **body, **(tag or {})})
+    wait = (exc.headers or {}).get("Retry-After")
+    await _send(websocket, {"type": "error", **body, **({"retry_after": int(wait)} if wait else {}), **(tag or {})})
 
 
 async def _send(websocket: WebSocket, message: dict[str, Any]) -> None:

@@ -107,6 +107,25 @@ def test_each_session_has_its_own_bucket(bot: Bot, lang: str) -> None:
         assert client.get(f"/v1/sessions/a-{lang}", headers={"Authorization": f"Bearer {OPS}"}).status_code == 200
 
 
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_the_widgets_socket_takes_from_the_same_buckets_and_goes_on(bot: Bot, lang: str) -> None:
+    """The widget's key comes in its hello, not a header the middleware sees: its turns are limited
+    all the same, each refusal an error message with retry_after, the conversation left open."""
+    with app_client(bot, Limits(key=Rate(0.5, 5), session=Rate(0.1, 2)), Clock()) as client:
+        with client.websocket_connect("/v1/ws") as ws:
+            ws.send_json({"type": "hello", "key": WIDGET, "session_id": f"ws-{lang}"})
+            assert ws.receive_json()["type"] == "ready"
+            answers = []
+            for _ in range(3):
+                ws.send_json({"type": "turn", "text": FIRST[lang]})
+                answers.append(ws.receive_json())
+            assert [a["type"] for a in answers] == ["reply", "reply", "error"]
+            assert answers[2]["error"]["code"] == "rate_limited" and answers[2]["retry_after"] >= 1
+            ws.send_json({"type": "ping"})
+            assert ws.receive_json()["type"] == "pong"
+        assert turn(client, f"ws-{lang}", FIRST[lang]).status_code == 429    # one session, one bucket
+
+
 def test_the_rasa_channel_takes_its_senders_bucket_after_reading_the_body(bot: Bot) -> None:
     with app_client(bot, Limits(session=Rate(0.1, 2)), Clock()) as client:
         def say(sender: str) -> Response:
