@@ -245,6 +245,9 @@ def _mark_problem(filename: str, error: MarkedYAMLError, kind: FileKind) -> Prob
         hint = "YAML indentation must use spaces, not tabs"
     elif "mapping values are not allowed" in what:
         hint = "a value containing ': ' must be quoted, e.g. ask: \"Note: ...\""
+    elif "while parsing a flow" in context:
+        hint = ("inside {...} or [...], a value holding ',', ':', brackets or braces must be quoted, "
+                "e.g. {bot: '/order [0-9]{5}/'}")
     return Problem(filename, line, col, message, hint)
 
 

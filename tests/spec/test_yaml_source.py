@@ -102,3 +102,10 @@ class TestNodeTree:
         """The node tree keeps both: a test-file reader reports them in its own words."""
         root = compose_yaml("a: 1\na: 2\n", "t.yaml", kind=OTHER)
         assert [key.value for key, _ in root.value] == ["a", "a"]
+
+
+@pytest.mark.parametrize("line", ["expect: {bot: /订单号|order [0-9]{5}/}", "expect: {bot: /T-[0-9]+/, state: IDLE}"])
+def test_an_unquoted_regex_inside_braces_gets_the_quoting_hint(line: str) -> None:
+    """A /regex/ written inside {...} ends at its first comma or bracket: the hint says to quote it."""
+    problem = _only_problem(read_yaml, f"steps:\n  - user: hi\n    {line}\n", "t.yaml", kind=OTHER)
+    assert problem.hint is not None and "must be quoted" in problem.hint and "{bot: '/" in problem.hint
