@@ -111,13 +111,24 @@ def _offer_labelled(offer: SlotOffer, layout: SlotLayout, text: str,
     claims the words: "联系电话13812345678" is the contact phone even where the bot's tracking-number
     pattern also takes eleven digits. The values taken, so no other slot reads them again."""
     taken: list[Mention] = []
-    for slot, pattern in layout.labels:
-        for match in pattern.finditer(text):
-            assert slot.entity is not None
-            found = extract(text, {slot.entity})
+    found_by_type: dict[str, list[Mention]] = {}
+    after_labels: dict[str, list[Mention]] = {}     # slot -> the values said right after its label
+    matches = [(slot, [*pattern.finditer(text)]) for slot, pattern in layout.labels]
+    for slot, found_matches in matches:
+        assert slot.entity is not None
+        if found_matches and slot.entity not in found_by_type:
+            found_by_type[slot.entity] = extract(text, {slot.entity})
+        after_labels[slot.name] = [m for match in found_matches for m in found_by_type.get(slot.entity, ())
+                                   if _right_after(m, match.end(), text)]
+    for slot, found_matches in matches:
+        assert slot.entity is not None
+        found = found_by_type.get(slot.entity, [])
+        for match in found_matches:
             value = next((m for m in found if _right_after(m, match.end(), text) and not _inside(m, taken)), None)
-            # Another value of its type said too ("没收到，问题是碎了") leaves it a question, as ever.
-            others = [m for m in found if not _inside(m, [value, *taken])] if value is not None else []
+            # Another value of its type said too ("没收到，问题是碎了", "护照号A和护照号B") leaves it a
+            # question, as ever; one said after another slot's label ("入住晚数是1，人数是4") is that slot's.
+            claimed = [m for name, said in after_labels.items() if name != slot.name for m in said]
+            others = [m for m in found if not _inside(m, [value, *taken, *claimed])] if value is not None else []
             if value is not None and all(str(m.value) == str(value.value) for m in others):
                 offer.values[slot.name], offer.surfaces[slot.name] = value.value, value.text
                 offer.labelled[slot.name] = text[match.start():value.end]

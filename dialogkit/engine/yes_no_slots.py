@@ -61,6 +61,7 @@ def offer_stated_answers(offer: SlotOffer, layout: SlotLayout, text: str) -> Non
         stated = stated_answer(words, text)
         if stated is not None:
             offer.values[name], offer.surfaces[name] = stated
+            offer.labelled[name] = stated[1]      # the clause names the slot: no part of a free-text answer
 
 
 

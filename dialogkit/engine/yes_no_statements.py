@@ -76,7 +76,9 @@ def stated_answer(words: AnswerWords, text: str) -> tuple[bool, str] | None:
     """The answer a clause of ``text`` states for the slot, with that clause as written; None when
     no clause does, or two say different things."""
     found: dict[bool, str] = {}
-    for clause in _clauses(fold(text)):
+    folded = fold(text)              # as long as the text: a clause's span is the same in both
+    for start, end in _clauses(folded):
+        clause = folded[start:end]
         if is_question(clause):
             continue
         value = _labelled(words, clause)
@@ -85,12 +87,20 @@ def stated_answer(words: AnswerWords, text: str) -> tuple[bool, str] | None:
         if value is None and words.en_words:
             value = _en_statement(words.en_words, clause)
         if value is not None:
-            found.setdefault(value, clause.strip())
+            found.setdefault(value, text[start:end].strip())
     return next(iter(found.items())) if len(found) == 1 else None
 
 
-def _clauses(text: str) -> list[str]:
-    return [part for piece in _CLAUSES.findall(text) for part in _EN_JOINS.split(piece) if part.strip()]
+def _clauses(text: str) -> list[tuple[int, int]]:
+    """The spans of the clauses: between punctuation, and around "and" / "but"."""
+    spans: list[tuple[int, int]] = []
+    for piece in _CLAUSES.finditer(text):
+        at = piece.start()
+        for join in _EN_JOINS.finditer(piece.group()):
+            spans.append((at, piece.start() + join.start()))
+            at = piece.start() + join.end()
+        spans.append((at, piece.end()))
+    return [(a, b) for a, b in spans if text[a:b].strip()]
 
 
 def _labelled(words: AnswerWords, clause: str) -> bool | None:

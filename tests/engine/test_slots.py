@@ -285,6 +285,18 @@ class TestLabelledValues:
         assert got.values == {"phone": "13812345678", "guest_name": name}
 
 
+class TestTwoLabelledValuesOfOneType:
+    @pytest.mark.parametrize(("text", "lang"), [("入住晚数是1，人数是4", "zh"), ("nights: 1, guests: 4", "en")])
+    def test_each_goes_to_the_slot_its_label_names(self, hotel: Parts, text: str, lang: str) -> None:
+        """The other number is no second answer for either slot: its own label claims it."""
+        got = offer(hotel, "book", text, lang, pending="guests", filled={"nights": 2})
+        assert got.values == {"nights": 1, "guests": 4}
+
+    @pytest.mark.parametrize(("text", "lang"), [("人数是3", "zh"), ("guests: 3", "en")])
+    def test_one_labelled_value_is_not_the_asked_slots(self, hotel: Parts, text: str, lang: str) -> None:
+        assert offer(hotel, "book", text, lang, pending="nights").values == {"guests": 3}
+
+
 class TestFreeTextWithNumbers:
     @pytest.mark.parametrize(("text", "lang"), [("王小二", "zh"), ("李十一", "zh"), ("Agent 47", "en"),
                                                 ("Jane Doe 2", "en")])
@@ -370,6 +382,12 @@ class TestStatedYesNo:
                                                          ("it's a rush, the pipe burst", "en", True)])
     def test_answered_while_another_slot_is_asked(self, repair: Parts, text: str, lang: str, value: bool) -> None:
         assert offer(repair, "report", text, lang, pending="since").values == {"rush": value}
+
+    @pytest.mark.parametrize(("text", "lang", "address"), [("建国路88号，不加急", "zh", "建国路88号"),
+                                                           ("88 Jianguo Road, rush: no", "en", "88 Jianguo Road")])
+    def test_its_clause_is_no_part_of_the_free_text_asked(self, repair: Parts, text: str, lang: str,
+                                                          address: str) -> None:
+        assert offer(repair, "report", text, lang, pending="address").values == {"address": address, "rush": False}
 
 
 class TestListedValues:
