@@ -11,6 +11,7 @@ fires for an utterance that is that act, not for one that merely contains the wo
   "确认创建" is, as 确认/确定/同意 take objects).
 - ``correction``: 不对 / 不是…是 / 改成 / 改为 / 换成 / 应该是 / 其实…是 / actually / I meant / change it to /
   not X but Y / (no,) not X, Y ("no, not the terrace, inside please", as "不是露台，是室内") ...
+  An offer of another value ("what about X?", "那X呢？") corrects too: it replaces the value held.
   In Chinese a leading 不/不是/不对 followed by the new value is *only* a
   correction ("不对，订单号是67890"), because there the negation is part of the correction phrase;
   in English a leading "no" stays an answer too, so "no, it's 67890" is ``correction`` + ``no``.
@@ -50,7 +51,7 @@ _QUESTION_END = re.compile(rf"(?:{alternation(words('question_particles'))}|\?|�
 
 
 _ZH_CORRECTION = "|".join([alternation([*_ZH.words("correction"), *_ZH.words("change_to")]),
-                           *_ZH.words("correction_patterns")])
+                           *_ZH.words("correction_patterns"), *_ZH.words("offer_patterns")])
 _EN_CORRECTION = (
     r"\b(?:actually|i meant|i mean|change (?:it |that |this |(?:the |my )[a-z][a-z -]{0,30}? )?to|make it"
     r"|should be|correction"
@@ -58,6 +59,7 @@ _EN_CORRECTION = (
     r"|switch (?:it |that )?to|move it to|reschedule (?:it )?to"
     r"|^(?:no,?\s+)?not (?!sure|yet|now|really|quite|exactly)(?:the |a |an |my )?[a-z0-9][^,.;!?]{0,30}?,"
     r"\s*(?!thanks|thank|please|sorry|sure|maybe|perhaps)[a-z0-9]+)\b"
+    + "".join(f"|{pattern}" for pattern in lexicon("en").words("offer_patterns"))
 )
 _VALUE_AFTER_NO = re.compile(
     r"\d|\b(?:it's|it is|its|that's|make it|should be|i meant|i said)\b|是"
