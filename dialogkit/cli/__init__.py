@@ -30,11 +30,14 @@ def chat(
     reload: Annotated[bool, typer.Option(
         "--reload", help="Reload the bot file when it changes between turns; sessions are kept.")] = False,
     stub_actions: Annotated[bool, typer.Option("--stub-actions", help=STUB_HELP)] = False,
+    explain: Annotated[bool, typer.Option(
+        "--explain", help="Under each reply, the decisions that made it: rule → what (words).")] = False,
 ) -> None:
     """Chat with a bot; /help lists the in-chat commands."""
     from dialogkit.cli.chat import run_chat
 
-    raise typer.Exit(run_chat(bot_file, user, session, store, log_level, reload=reload, stub_actions=stub_actions))
+    raise typer.Exit(run_chat(bot_file, user, session, store, log_level, reload=reload, stub_actions=stub_actions,
+                              explain=explain))
 
 
 @app.command("test")

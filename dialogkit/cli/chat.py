@@ -23,6 +23,7 @@ from dialogkit.engine.ownership import SessionOwnerError
 from dialogkit.errors import DialogkitError, FlowError
 from dialogkit.logging import configure_logging
 from dialogkit.model.reply import Reply
+from dialogkit.service.inspection import reply_redactor
 from dialogkit.spec.watch import FileWatch
 from dialogkit.strings.redaction import MASK, Redactor, mask_deep
 
@@ -40,7 +41,7 @@ def _lines(console: Console, interactive: bool) -> Iterator[str]:
         yield line.rstrip("\n")
 
 
-def _render_reply(console: Console, reply: Reply, said: str, hidden: frozenset[str]) -> None:
+def _render_reply(console: Console, reply: Reply, said: str, hidden: frozenset[str], explain: bool = False) -> None:
     console.print("[bold green]bot>[/] ", end="")
     console.print(reply.text, highlight=False, markup=False)
     slots = ", ".join(f"{k}={MASK if k in hidden and v is not None else v}" for k, v in reply.slots.items()) or "-"
@@ -48,6 +49,16 @@ def _render_reply(console: Console, reply: Reply, said: str, hidden: frozenset[s
     if reply.options:
         extra += "  options: " + " / ".join(reply.options)
     console.print(f"[dim]  [{reply.state}] flow={reply.flow or '-'} slots: {slots}{extra}[/]", highlight=False)
+    if explain:
+        _render_explain(console, reply, hidden)
+
+
+def _render_explain(console: Console, reply: Reply, hidden: frozenset[str]) -> None:
+    """Why the bot answered so: one dim line per decision, sensitive values masked."""
+    redact = reply_redactor(reply, hidden)
+    for record in reply.explain:
+        line = record.line()
+        console.print("  " + (redact(line) if redact else line), style="dim", highlight=False, markup=False)
 
 
 def _shown(bot: Bot, sid: str) -> tuple[SessionView, Redactor]:
@@ -154,7 +165,7 @@ def _reload(console: Console, bot: Bot, bot_file: Path) -> None:
     console.print(f"reloaded {bot_file}", markup=False, soft_wrap=True)
 
 
-def _answer(console: Console, bot: Bot, sid: str, text: str, user: str | None) -> str:
+def _answer(console: Console, bot: Bot, sid: str, text: str, user: str | None, explain: bool = False) -> str:
     """Run one line, an in-chat command or a turn; the session id after it (/clear starts a new one)."""
     head, _, arg = text.partition(" ")
     if text == "/help":
@@ -169,11 +180,11 @@ def _answer(console: Console, bot: Bot, sid: str, text: str, user: str | None) -
     elif text.startswith("/"):
         console.print(f"unknown command {head}; commands: {HELP}")
     else:
-        sid = _turn(console, bot, sid, text, user)
+        sid = _turn(console, bot, sid, text, user, explain)
     return sid
 
 
-def _turn(console: Console, bot: Bot, sid: str, text: str, user: str | None) -> str:
+def _turn(console: Console, bot: Bot, sid: str, text: str, user: str | None, explain: bool = False) -> str:
     """Answer ``text``; a session of another user is never joined: a fresh one starts instead."""
     try:
         reply = bot.handle(sid, text, user_id=user)
@@ -182,17 +193,18 @@ def _turn(console: Console, bot: Bot, sid: str, text: str, user: str | None) -> 
         whose = "a user (name them with --user)" if refused.anonymous else "another user"
         console.print(f"that session belongs to {whose}; new session {sid}", markup=False)
         reply = bot.handle(sid, text, user_id=user)
-    _render_reply(console, reply, text, bot.view.sensitive_names)
+    _render_reply(console, reply, text, bot.view.sensitive_names, explain)
     return sid
 
 
 def run_chat(bot_file: Path, user: str | None, session: str | None, store: str | None,
-             log_level: str = "error", reload: bool = False, stub_actions: bool = False) -> int:
+             log_level: str = "error", reload: bool = False, stub_actions: bool = False, explain: bool = False) -> int:
     """Chat until /exit or the end of input; 1 when the bot cannot be loaded, else 0.
 
     Through a pipe each line is echoed after ``you>``, so a saved transcript reads like a chat.
     With ``reload`` a bot file changed since the last line is reloaded before the next is
-    answered; the session goes on (docs/lifecycle.md).
+    answered; the session goes on (docs/lifecycle.md). With ``explain`` each reply is followed
+    by the decisions that made it (``reply.explain``).
     """
     configure_logging(level=log_level, force=True)
     console = plain_console()
@@ -214,7 +226,7 @@ def run_chat(bot_file: Path, user: str | None, session: str | None, store: str |
             if watch is not None and watch.changed():
                 _reload(console, bot, bot_file)
             try:
-                sid = _answer(console, bot, sid, text, user)
+                sid = _answer(console, bot, sid, text, user, explain)
             except DialogkitError as exc:
                 console.print(f"error: {exc}", markup=False)
     return 0

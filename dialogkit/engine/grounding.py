@@ -23,6 +23,7 @@ import re
 from collections.abc import Iterator, Sequence
 from typing import Any
 
+from dialogkit.engine import explaining
 from dialogkit.engine.slot_writes import user_values
 from dialogkit.engine.turn import TurnContext
 from dialogkit.llm import commands as llm_commands
@@ -98,6 +99,7 @@ class Grounding:
             if reason is None:
                 kept.append(command)
                 continue
+            ctx.explain("grounding", f"dropped the LLM's {explaining.command_text(command)}: {reason}")
             slot = getattr(command, "slot", None)
             log.warning("llm_command_dropped", command=command.command, session_id=ctx.session.id, turn=ctx.turn,
                         reason=reason, **({"slot": slot} if slot else {}))

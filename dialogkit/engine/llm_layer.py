@@ -25,6 +25,7 @@ import time
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, TypeVar
 
+from dialogkit.engine import explaining
 from dialogkit.engine.context_view import ContextView
 from dialogkit.engine.grounding import Grounding
 from dialogkit.engine.sensitive_reading import SensitiveReading
@@ -38,6 +39,7 @@ from dialogkit.llm.exchange import Exchange, LLMRejected, Steps
 from dialogkit.llm.once import log_once
 from dialogkit.logging import get_logger
 from dialogkit.model.interpretation import IntentScore, Mention
+from dialogkit.model.reply import Explanation
 from dialogkit.spec.schema import BotFile, LLMSpec, SlotSpec
 from dialogkit.strings.redaction import MASK, mask_values
 from dialogkit.understanding.rules import RuleUnderstanding
@@ -188,9 +190,12 @@ class LLMLayer:
         if len(kept) < len(proposed):
             dropped = LLMError(f"{len(proposed) - len(kept)} command(s) dropped by validation")
             self._failed(ctx, "understanding", dropped)
+            ctx.explain("llm", f"{len(proposed) - len(kept)} proposed command(s) refused by the rules")
         # What the user's words do not ground is dropped too, and logged, but is no failure of the
         # call: the model heard something else (a value other than the one typed, say).
-        self._merge(ctx, self.grounding.keep(ctx, kept))
+        grounded = self.grounding.keep(ctx, kept)
+        ctx.explained.extend(Explanation("llm", f"proposed {explaining.command_text(c)}") for c in grounded)
+        self._merge(ctx, grounded)
 
     def _value_validator(self, ctx: TurnContext) -> llm_commands.ValueValidator:
         """The rule layer's check of a proposed value: entity type parse, then the slot's rules."""

@@ -17,6 +17,7 @@ from functools import partial
 from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar, cast
 
 from dialogkit import tracing
+from dialogkit.engine import explaining
 from dialogkit.engine.context_view import AsyncSummarizer, ContextView
 from dialogkit.engine.lookahead import LookAhead
 from dialogkit.engine.memory_actions import MemoryActions
@@ -215,6 +216,7 @@ class Turns:
         """Look ahead, let the policy act, run every-turn memory; the reply's text (not rephrased)."""
         with tracing.span(tracing.POLICY) as span:
             self.lookahead.run(ctx)
+            explaining.bound_references(ctx)
             self.policy.respond(ctx)
             for name in self.spec.bot.memory.every_turn:
                 self.memory.run(name, ctx)
@@ -295,7 +297,7 @@ class Turns:
             # The turn's own lists: the context is dropped after the turn, so they need no copy.
             resolved=ctx.resolved_text or ctx.text, actions=ctx.action_runs, options=ctx.options,
             trigger=ctx.transitions[-1] if ctx.transitions else None, transitions=ctx.transitions,
-            memory_actions=ctx.memory_run,
+            memory_actions=ctx.memory_run, explain=ctx.explained,
             summary=_summary_snapshot(session.summary, ctx.language),
         )
 

@@ -14,7 +14,7 @@ from typing import Any
 from dialogkit.actions.registry import ActionContext
 from dialogkit.actions.table import ActionTable
 from dialogkit.engine import choices as choice_lists
-from dialogkit.engine import conditional_slots, memory_actions, slot_writes
+from dialogkit.engine import conditional_slots, explaining, memory_actions, slot_writes
 from dialogkit.engine.execution import run_at_most_once
 from dialogkit.engine.faq import FaqIndex
 from dialogkit.engine.forget_value import ForgetValue
@@ -108,6 +108,7 @@ class Policy:
     def _idle(self, ctx: TurnContext) -> None:
         if "cancel" in ctx.interp.cues:
             if not self._instead(ctx, None):
+                ctx.explain("cancel", "nothing to cancel", explaining.cue_words(ctx))
                 ctx.say.append(R.phrase("nothing_to_cancel", ctx.language))
             return
         if self._faq(ctx):
@@ -119,15 +120,20 @@ class Policy:
         if self._clarify_reference(ctx):
             return
         if "greeting" in ctx.interp.cues:
+            ctx.explain("greeting", "greeted back", explaining.cue_words(ctx))
             ctx.say.append(R.phrase("greeting", ctx.language))
         elif (declared := self._noted(ctx)) and "help" not in ctx.interp.cues:
             # Facts offered with no request ("我有两个订单 12345 和 67890") are remembered, not refused;
             # the acknowledgement names things of the bot's own types, never helper matches ("两").
             names = (self.texts.entity_value_label(m.type, m.value, ctx.language) for m in declared)
             items = R.enumerate_items(list(dict.fromkeys(names)), ctx.language)
+            ctx.explain("noted", f"noted {items}, with no request")
             ctx.say.append(R.phrase("noted", ctx.language, items=items))
         elif "help" not in ctx.interp.cues:
+            ctx.explain("not_understood", "no flow, FAQ or value matched", ctx.interp.text.strip() or None)
             ctx.say.append(R.phrase("not_understood", ctx.language))
+        else:
+            ctx.explain("help", "listed what the bot can do", explaining.cue_words(ctx))
         ctx.say.append(self.texts.help(ctx.language))
 
     @staticmethod
@@ -193,6 +199,7 @@ class Policy:
             if cues & {"no", "correction"} and not self._fits(ctx, offer):
                 # A rejection whose new value cannot be taken as it is (invalid, or two of them): the
                 # confirmed values no longer hold, so a later bare "yes" can never run the old ones.
+                ctx.explain("deny", "denied, with a value that cannot be taken as it is", explaining.cue_words(ctx))
                 self._fire(ctx, "deny")
             if not self._apply_offer(ctx, offer):
                 return
@@ -201,10 +208,12 @@ class Policy:
         if self._aside(ctx, offer) or (not cues & {"yes", "no"} and self._faq(ctx)):
             return
         if "yes" in cues and "no" not in cues:
+            ctx.explain("confirm", "confirmed", explaining.cue_words(ctx))
             self._fire(ctx, "confirm")
             self._execute(ctx)
             return
         if "no" in cues or "correction" in cues:
+            ctx.explain("deny", "denied: asked what to change", explaining.cue_words(ctx))
             self._fire(ctx, "deny")
             assert ctx.task is not None
             if self._impossible_value(ctx):
@@ -230,6 +239,7 @@ class Policy:
     def _start(self, ctx: TurnContext, flow_name: str, carried: Mapping[str, Any] | None = None) -> None:
         """Start ``flow_name``; ``carried`` are values of a finished task handed on by ``then``."""
         session = ctx.session
+        explaining.flow_chosen(ctx, self.flows[flow_name], carried is not None)
         task = Task(flow=flow_name, state="IDLE", started_turn=ctx.turn)
         ctx.task, ctx.flow = task, self.flows[flow_name]
         offer = self._offer(ctx, free_text=False) if carried is None else SlotOffer()
@@ -240,6 +250,7 @@ class Policy:
         prefilled.update(carried)
         ctx.updates = {**prefilled, **offer.values}
         ctx.prefilled = list(prefilled)      # prefill already skipped the slots the utterance offers
+        written = explaining.slot_writes(ctx, ctx.updates, offer.surfaces, "then" if carried else "prefill")
         session.stack.append(task)
         try:
             self._fire(ctx, "start_task")
@@ -249,6 +260,7 @@ class Policy:
             self._ask_clarification(ctx, question.pending)
             return
         task.prefilled = list(ctx.prefilled)
+        ctx.explained += written
         self._fire(ctx, "collect")
         if errors:
             ctx.say.append(errors[0][1])
@@ -324,6 +336,7 @@ class Policy:
         assert ctx.task is not None and ctx.flow is not None
         cancelled = ctx.flow.name
         label = self.texts.task_label(cancelled, ctx.language)
+        ctx.explain("cancel", f"cancelled {ctx.flow.name}", explaining.cue_words(ctx))
         self._fire(ctx, "cancel")
         self._end_task(ctx, "cancel")
         ctx.say.append(R.phrase("cancelled", ctx.language, task=label))
@@ -454,6 +467,7 @@ class Policy:
         assert ctx.task is not None and ctx.flow is not None
         label = self.texts.task_label(ctx.flow.name, ctx.language)
         flow, slots = ctx.flow, dict(ctx.task.slots)      # before cancel's memory actions erase secrets
+        ctx.explain("give_up", f"gave up {flow.name}: asked {self.settings.max_reprompts + 1} times")
         self._fire(ctx, "cancel")
         self._end_task(ctx, "cancel")
         handoff, to_person = self.settings.handoff, self.settings.handoff_action
@@ -512,6 +526,7 @@ class Policy:
             message = validate_slot(slot, value, ctx.language, self.actions.validate)
             if message and not self._fits_elsewhere(ctx, offer, slot):
                 errors.append((name, message))
+                explaining.refused(ctx, name, message, offer.surfaces.get(name))
                 del offer.values[name]
                 if self._rejects_held(ctx, name, value):
                     slot_writes.drop_rejected(ctx, name)
@@ -519,6 +534,7 @@ class Policy:
             errors += self._valid_candidates(ctx, offer, name, mentions)
         return errors
 
+    @explaining.offer_step("valid_candidates")
     def _valid_candidates(self, ctx: TurnContext, offer: SlotOffer, name: str,
                           mentions: list[Mention]) -> list[tuple[str, str]]:
         """"20个人还是30个人" with at most 12: no question between values the slot refuses. Those
@@ -538,6 +554,7 @@ class Policy:
             offer.values[name], offer.surfaces[name] = kept[0].value, kept[0].text
         return [] if kept else [(name, next(m for m in messages if m))]
 
+    @explaining.offer_step("fits_elsewhere")
     def _fits_elsewhere(self, ctx: TurnContext, offer: SlotOffer, refused: SlotSpec) -> bool:
         """A value one slot refuses that another slot's type reads whole and whose rules it passes is
         that slot's ("把它改成18000000000" at a confirmation: eleven digits the tracking-number pattern
@@ -570,11 +587,13 @@ class Policy:
         resolution = ctx.resolution
         if offer.values or (resolution is not None and (resolution.bindings or resolution.ambiguity is not None)):
             ctx.updates = dict(offer.values)
+            written = explaining.slot_writes(ctx, ctx.updates, offer.surfaces)
             try:
                 self._fire(ctx, "provide_param")
             except ClarificationNeeded as question:
                 self._ask_clarification(ctx, question.pending)
                 return False
+            ctx.explained += written
             if ctx.updates:
                 assert ctx.task is not None
                 ctx.task.reprompts = 0
@@ -611,11 +630,13 @@ class Policy:
             return False
         if self.faq and self.faq.match(ctx.interp.text) is not None:
             return False          # "出国怎么用手机" asks the roaming FAQ, not how to use the bot
+        ctx.explain("help" if "help" in cues else "alternatives", "answered; asked again", explaining.cue_words(ctx))
         if "help" in cues:
             ctx.say.append(self.texts.help(ctx.language))
         self._reask(ctx)
         return True
 
+    @explaining.offer_step("any_answer")
     def _any_answer(self, ctx: TurnContext, offer: SlotOffer) -> None:
         """"随便" / "I don't care" to a question fills the asked slot with its type's ``any`` value;
         said about a slot by name ("价格无所谓" / "I don't care about the price"), that slot instead."""
@@ -645,6 +666,7 @@ class Policy:
                 offer.surfaces[slot.name] = ctx.interp.text
         return [slot.name for slot in named]
 
+    @explaining.offer_step("yes_no_reply")
     def _yes_no_reply(self, ctx: TurnContext, offer: SlotOffer) -> None:
         """Asked a yes/no question, "yes, please send me a new one" / "要的，麻烦寄一张新卡给我" is a
         yes: a reply to that question may say more after its answer than a confirmation's yes may
@@ -661,6 +683,7 @@ class Policy:
             offer.values[slot.name] = value
             offer.surfaces[slot.name] = ctx.interp.text
 
+    @explaining.offer_step("label_answer")
     def _label_answer(self, ctx: TurnContext, offer: SlotOffer) -> bool:
         """An answer that is exactly a value's label ("平板电脑", or a quick reply the bot offered) names
         that value, even where the label holds another value's alias ("电脑"); True when it does."""
@@ -739,6 +762,7 @@ class Policy:
                 if slot.entity == rejected.type:
                     slot_writes.drop_rejected(ctx, slot.name)
         key = "impossible_date" if rejected.type == "date" else "impossible_time"
+        ctx.explain("impossible_value", f"refused {rejected.type}: no such {rejected.reason}", rejected.text)
         self._failure(ctx, R.phrase(key, ctx.language, text=rejected.text))
         return True
 
@@ -753,6 +777,7 @@ class Policy:
                 return slot
         return None
 
+    @explaining.offer_step("keep_to_asked_slot")
     def _keep_to_asked_slot(self, ctx: TurnContext, offer: SlotOffer) -> None:
         """A bare number ("12345" after "请提供订单号") is an answer to the asked slot: when it does
         not fit that slot it never silently lands in a number slot of the task instead.
@@ -774,6 +799,7 @@ class Policy:
         for name in [n for n in offer.conflicts if n != task.pending_slot]:
             del offer.conflicts[name]
 
+    @explaining.offer_step("keep_filled_slots")
     def _keep_filled_slots(self, ctx: TurnContext, offer: SlotOffer) -> None:
         """A filled slot changes only when the user corrects it ("不对，是耳机" / "actually it's
         67890") or names it ("the attendee is Supervisor Li"): a value that merely appears in
@@ -881,6 +907,7 @@ class Policy:
             log.warning("choices_failed", action=slot.choices.action, session_id=ctx.session.id, error=str(exc))
             return None
 
+    @explaining.offer_step("outside_choices")
     def _outside_choices(self, ctx: TurnContext, offer: SlotOffer) -> list[tuple[str, str]]:
         """Values a new task's first utterance offers for slots with choices: a choice it names is
         taken, any other value is dropped and refused like an invalid one."""
@@ -899,6 +926,7 @@ class Policy:
             refused.append((slot.name, choice_lists.outside(value, ctx.language)))
         return refused
 
+    @explaining.offer_step("choose")
     def _choose(self, ctx: TurnContext, offer: SlotOffer) -> bool:
         """An answer to a question with choices: the choice it names fills the slot; a value outside
         them is refused with the list (False: the turn is answered)."""
@@ -921,6 +949,7 @@ class Policy:
         self._failure(ctx, choice_lists.outside(refused, ctx.language))
         return False
 
+    @explaining.offer_step("choice_by_name")
     def _choice_by_name(self, ctx: TurnContext, offer: SlotOffer) -> None:
         """"不对，订单号是第二个" / "no, the order number is the last one": a correction that names a
         slot with choices, and no value for it, picks from that slot's options (by ordinal, label
@@ -954,6 +983,7 @@ class Policy:
         asked again as it was, first wording included."""
         task = ctx.task
         assert task is not None
+        ctx.explain("not_understood" if message is None else "reask", message or "asked again")
         if not ctx.meant_for_removed_task:
             task.reprompts += 1
         if task.reprompts > self.settings.max_reprompts:
@@ -1007,6 +1037,7 @@ class Policy:
         top = ctx.interp.top_intent
         if hit is None or (top is not None and top.flow in self.flows and top.score >= hit[1]):
             return False
+        ctx.explain("faq", f"answered FAQ {hit[0]}", ctx.interp.text.strip())
         ctx.say.append(R.prompt(self.faq.faq[hit[0]].answer, ctx.language, {}))
         return True
 
@@ -1042,6 +1073,7 @@ class Policy:
         ctx.clarification = pending
         ctx.say.append(clar.clarification_question(pending.candidates, ctx.language, texts=self.texts))
         ctx.options = clar.option_labels(pending.candidates, ctx.language, self.texts)
+        ctx.explain("clarify", f"asked which {pending.slot or 'one'} is meant: {' / '.join(ctx.options)}")
 
     def _answer_clarification(self, ctx: TurnContext) -> bool:
         """Resolve a pending question; False when the answer names none of the candidates."""
@@ -1057,13 +1089,16 @@ class Policy:
                 return False
             ctx.updates = {pending.slot: choice.value} if pending.slot else {}
             ctx.resolved_text = clar.candidate_label(choice, ctx.language, self.texts)
+            written = explaining.slot_writes(ctx, ctx.updates, {}, "clarification_answer")
             try:
                 self._fire(ctx, "provide_param")
             except ClarificationNeeded as question:     # the answer itself holds an ambiguous reference
                 self._ask_clarification(ctx, question.pending)
                 return True
+            ctx.explained += written
             self._advance(ctx)
             return True
+        ctx.explain("clarification_answer", f"chose {choice.value}", ctx.interp.text.strip())
         self.lookahead.replay_with_choice(ctx, pending, choice)
         self.respond(ctx)
         return True
@@ -1088,10 +1123,12 @@ class Policy:
                 or self._fills_active_task(ctx) or (top is not None and top.score >= INTENT_THRESHOLD)):
             return False
         if "help" in cues:
+            ctx.explain("help", "listed what the bot can do; the question stays", explaining.cue_words(ctx))
             ctx.say.append(self.texts.help(ctx.language))
         elif "greeting" in cues:
             ctx.say.append(R.phrase("greeting", ctx.language))
         elif not self._faq_answer(ctx):
+            ctx.explain("not_understood", "no answer to the question; it stays", ctx.interp.text.strip() or None)
             ctx.say.append(R.phrase("not_understood", ctx.language))
         self._ask_clarification(ctx, pending.model_copy(update={"kept": pending.kept + 1}))
         return True
@@ -1101,6 +1138,7 @@ class Policy:
         task = ctx.session.task
         written = [n for n, t in task.slot_turns.items() if t == ctx.turn - 1] if task is not None else []
         removed = slot_writes.forget_turn(ctx, ctx.turn - 1)
+        ctx.explain("forget_turn", f"forgot the last turn: {', '.join(written) or 'nothing'}", ctx.interp.text)
         ctx.say.append(R.phrase("forgot" if removed else "nothing_to_forget", ctx.language))
         self._bind(ctx)
         memory_actions.restate_facts(ctx, self.texts, written)     # the values given back, if any
@@ -1122,6 +1160,7 @@ class Policy:
         if not persisted and not held:
             return False
         forgotten = [name for name in persisted if slot_writes.forget_persisted(ctx, name)]
+        ctx.explain("forget_value", f"forgot {', '.join(names)}", ctx.interp.text.strip())
         for name in names:
             slot_writes.clear_slot(ctx, name)
         if persisted:

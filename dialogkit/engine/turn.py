@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 from dialogkit.errors import DialogkitError
 from dialogkit.logging import get_logger
 from dialogkit.model.interpretation import Interpretation, Mention
-from dialogkit.model.reply import ActionRun
+from dialogkit.model.reply import ActionRun, Explanation
 from dialogkit.model.session import PendingClarification, Session, Task
 
 if TYPE_CHECKING:
@@ -65,6 +65,12 @@ class TurnContext:
     options: list[str] = field(default_factory=list)
     llm_deadline: float | None = None                               # monotonic time the turn's LLM calls end
     meant_for_removed_task: bool = False                            # answered a task whose flow a new bot file removed
+    explained: list[Explanation] = field(default_factory=list)      # why: each decision, in order (reply.explain)
+    value_rules: dict[str, str] = field(default_factory=dict)       # slot -> the step that put its value in the offer
+
+    def explain(self, rule: str, did: str, words: str | None = None) -> None:
+        """Record a decision of this turn; ``words`` are the user's, found in the text for their span."""
+        self.explained.append(Explanation.read(rule, did, words, self.interp.text))
 
     def fire(self, trigger: str) -> None:
         """Fire ``trigger`` on the active flow's shared machine for this turn's task."""

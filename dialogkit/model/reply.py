@@ -17,6 +17,31 @@ class ActionRun:
     error: str | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class Explanation:
+    """One decision of a turn: the step that decided (``rule``: a stable snake_case name such as
+    ``label_answer`` or ``confirm``), what it did, and the user's words it read, where known."""
+
+    rule: str
+    did: str
+    words: str | None = None
+    span: tuple[int, int] | None = None     # of ``words`` in the user's text, when they are a span of it
+
+    @classmethod
+    def read(cls, rule: str, did: str, words: str | None, text: str) -> Explanation:
+        """A record of ``words`` read in the user's ``text``, with their span when they are in it."""
+        start = text.find(words) if words else -1
+        return cls(rule, did, words, (start, start + len(words)) if words and start >= 0 else None)
+
+    def line(self) -> str:
+        """``rule → what (words)``: how a terminal or a test report shows it."""
+        return f"{self.rule} → {self.did}" + (f" ({self.words})" if self.words else "")
+
+    def as_json(self) -> dict[str, Any]:
+        return {"rule": self.rule, "did": self.did, "words": self.words,
+                "span": list(self.span) if self.span is not None else None}
+
+
 @dataclass(frozen=True, slots=True, init=False)
 class Reply:
     """The bot's answer to one turn, with the state and values it left behind."""
@@ -34,6 +59,7 @@ class Reply:
     trigger: str | None                  # the transition fired, if any
     transitions: list[str]               # every trigger fired this turn, in order
     memory_actions: list[str]            # memory actions run this turn
+    explain: list[Explanation]           # why: each decision of the turn, in order, with the words it read
     # The ticket summary after the turn: a string, or a function that renders it on first read.
     # Most callers never look at it, and rendering it on every turn cost about 30 µs a turn.
     _summary: str | Callable[[], str] = field(repr=False, compare=False)
@@ -42,13 +68,15 @@ class Reply:
                  language: str, clarification: list[Any] | None = None, resolved: str | None = None,
                  actions: list[ActionRun] | None = None, options: list[str] | None = None,
                  trigger: str | None = None, transitions: list[str] | None = None,
-                 memory_actions: list[str] | None = None, summary: str | Callable[[], str] = "") -> None:
+                 memory_actions: list[str] | None = None, summary: str | Callable[[], str] = "",
+                 explain: list[Explanation] | None = None) -> None:
         values = {
             "text": text, "state": state, "flow": flow, "slots": slots, "session_id": session_id,
             "language": language, "clarification": clarification, "resolved": resolved,
             "actions": actions if actions is not None else [], "options": options if options is not None else [],
             "trigger": trigger, "transitions": transitions if transitions is not None else [],
             "memory_actions": memory_actions if memory_actions is not None else [], "_summary": summary,
+            "explain": explain if explain is not None else [],
         }
         for name, value in values.items():
             object.__setattr__(self, name, value)

@@ -1,6 +1,6 @@
 """What the last turn of each session did, as this process saw it (the session JSON's ``last_turn``).
 
-The trigger, memory actions and latency of a turn are in its reply, not in the stored session,
+The trigger, memory actions, latency and explanation of a turn are in its reply, not in the stored session,
 so the server keeps the last one per session, for the most recent sessions only: a bounded map
 in least-recently-used order. Another worker's turns are not seen; a restart forgets them.
 """
@@ -28,6 +28,7 @@ class LastTurns:
             "trigger": reply.trigger, "transitions": list(reply.transitions),
             "memory_actions": list(reply.memory_actions), "actions": [run.name for run in reply.actions],
             "latency_ms": round(seconds * 1000, 2), "state": reply.state, "flow": reply.flow,
+            "explain": [record.as_json() for record in reply.explain],
         }
         if len(self._turns) > self.limit:
             self._turns.popitem(last=False)

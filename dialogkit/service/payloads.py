@@ -35,6 +35,13 @@ class ActionJson(BaseModel):
     error: str | None = None
 
 
+class ExplanationJson(BaseModel):
+    rule: str = Field(description="The step that decided: label_answer, keep_to_asked_slot, confirm, llm...")
+    did: str = Field(description="What it did: 'set product = phone', 'confirmed'.")
+    words: str | None = Field(None, description="The user's words it read, where known.")
+    span: list[int] | None = Field(None, description="[start, end) of the words in the user's text.")
+
+
 class TurnReply(BaseModel):
     """The reply of one turn (documentation only: the route writes the dict of ``reply_json``)."""
 
@@ -51,6 +58,7 @@ class TurnReply(BaseModel):
     trigger: str | None
     transitions: list[str]
     memory_actions: list[str]
+    explain: list[ExplanationJson]
     summary: str
     latency_ms: float
 
@@ -64,7 +72,8 @@ def reply_json(reply: Reply, hidden: frozenset[str], seconds: float) -> dict[str
         "actions": [{"name": run.name, "inputs": masked(run.inputs, hidden) if hidden else run.inputs,
                      "result": run.result, "error": run.error} for run in reply.actions],
         "options": reply.options, "trigger": reply.trigger, "transitions": reply.transitions,
-        "memory_actions": reply.memory_actions, "summary": reply.summary,
+        "memory_actions": reply.memory_actions, "explain": [e.as_json() for e in reply.explain],
+        "summary": reply.summary,
         "latency_ms": round(seconds * 1000, 3),
     }
     return cast(dict[str, Any], masked_document(document, reply_redactor(reply, hidden)))

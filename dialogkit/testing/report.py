@@ -2,7 +2,8 @@
 
 Plain text on purpose: a CI log shows it as is, and the CLI adds colour only around it. A
 failure shows the step, expected vs actual for each key that broke, and the transcript so far,
-so the reader sees what the bot said and how its state moved without re-running anything.
+so the reader sees what the bot said, how its state moved and why (each turn's ``reply.explain``)
+without re-running anything.
 """
 
 from __future__ import annotations
@@ -53,6 +54,7 @@ def format_transcript(transcript: Sequence[Turn], indent: str = "  ") -> str:
         lines.append(prefix + (f"[{', '.join(marks)}] " if marks else "") + "user: " + _hang(turn.user, pad + "      "))
         lines.append(f"{pad}bot:  " + _hang(turn.bot, pad + "      "))
         lines.append(f"{pad}state: {turn.state}  flow: {turn.flow}  slots: {show(turn.slots)}")
+        lines.extend(f"{pad}why:  {record.line()}" for record in getattr(turn.reply, "explain", None) or ())
     return "\n".join(lines)
 
 

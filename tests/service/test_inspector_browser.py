@@ -112,6 +112,36 @@ def test_a_support_conversation_in_chinese_from_first_message_to_ticket(served: 
         assert watch.foreign == [], f"the page reached beyond its server: {watch.foreign}"
 
 
+WHY = "#turn [data-testid=explain] li"
+
+
+@pytest.mark.parametrize(("lang", "turns"), [
+    ("zh", [("我的手机坏了", ["intent_keyword", "slot_offer", "slot_offer"]),
+            ("12345", ["slot_offer"]),
+            ("不对，是耳机", ["correction"]),
+            ("确认", ["confirm"])]),
+    ("en", [("my laptop arrived broken", ["intent_keyword", "slot_offer", "slot_offer"]),
+            ("12345", ["slot_offer"]),
+            ("no, it was the headphones", ["correction"]),
+            ("yes", ["confirm"])]),
+])
+def test_the_last_turn_panel_says_why_the_bot_answered_so(served: Server, lang: str,
+                                                          turns: list[tuple[str, list[str]]]) -> None:
+    from playwright.sync_api import expect
+
+    with chromium_page(served.url) as (page, watch):
+        page.goto(served.url + f"/?session=web-why-{lang}")
+        for text, rules in turns:
+            say(page, text)
+            expect(page.locator(WHY + " .chip-rule")).to_have_text(rules)
+        expect(page.locator(WHY).first).to_contain_text("confirmed")
+        say(page, "<b>取消</b>" if lang == "zh" else "<b>cancel</b>")
+        # the user's words show as written, never as markup
+        expect(page.locator(WHY + " .explain-words").first).to_contain_text("<b>")
+        screenshot(page, f"why-{lang}")
+        assert not watch.errors, watch.errors
+
+
 def test_user_text_that_looks_like_markup_shows_literally_and_never_runs(served: Server) -> None:
     from playwright.sync_api import expect
 

@@ -205,6 +205,7 @@
       transitions: list(turn.transitions),
       memoryActions: list(turn.memory_actions),
       actions: list(turn.actions),
+      explain: list(turn.explain).filter((r) => r && typeof r === "object"),
       latencyMs: num(turn.latency_ms),
       state: turn.state || null,
     };
@@ -430,6 +431,8 @@
       }
       ui.turn.appendChild(row);
     }
+    ui.turn.appendChild(el("h3", null, "Why"));
+    ui.turn.appendChild(explanation(turn.explain));
     const clarification = snapshot.clarification;
     if (clarification) {
       ui.turn.appendChild(el("h3", null, "Waiting for a choice"));
@@ -437,6 +440,21 @@
       const labels = list(clarification.candidates).map((c) => display(c.label || c.value));
       ui.turn.appendChild(el("p", "clarification", expression + labels.join(" / ")));
     }
+  }
+
+  /* The turn's decisions, in order: the rule that decided, what it did, and the user's words. */
+  function explanation(records) {
+    if (!records.length) return emptyNote("no decision recorded");
+    const items = el("ol", "explain");
+    items.dataset.testid = "explain";
+    for (const record of records) {
+      const item = el("li", "explain-item");
+      item.appendChild(el("span", "tag chip-rule", display(record.rule)));
+      item.appendChild(el("span", "explain-did", " " + display(record.did)));
+      if (record.words) item.appendChild(el("span", "explain-words", " (" + display(record.words) + ")"));
+      items.appendChild(item);
+    }
+    return items;
   }
 
   function fmtMs(ms) {
