@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from dialogkit.simulation import vocabulary
+from dialogkit.simulation.shown_labels import ShownLabels
 from dialogkit.simulation.word_finder import WordFinder, word_pattern
 from dialogkit.spec.conditions import Condition, parse_condition
 from dialogkit.spec.schema import (
@@ -179,6 +180,7 @@ class Catalog:
                         self._canonical.setdefault(form.lower(), set()).add(value.canonical)
                         types.setdefault(form.lower(), set()).add(entity.name)
         self._types = {form: frozenset(names) for form, names in types.items()}
+        self._shown: dict[str, ShownLabels] = {}
         self.request_types: dict[str, frozenset[str]] = {}
         """Trigger example -> the entity types the bot reads in it (filled from the bot's own
         understanding by the harness; a text not listed reads as none)."""
@@ -220,6 +222,12 @@ class Catalog:
         for match in self._alias_pattern.finditer(text):
             found |= self._canonical.get(match.group().lower(), set())
         return frozenset(found)
+
+    def shown_labels(self, entity: str) -> ShownLabels:
+        """The labels of ``entity``'s values, indexed when first asked for (most runs never do)."""
+        if entity not in self._shown:
+            self._shown[entity] = ShownLabels(self.entities[entity])
+        return self._shown[entity]
 
     def types_of(self, text: str) -> frozenset[str]:
         """The entity types that list ``text`` among their values' aliases and labels ("any" is

@@ -12,7 +12,7 @@ from __future__ import annotations
 import itertools
 import re
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from hypothesis import strategies as st
 
@@ -69,9 +69,11 @@ Make = Callable[[st.DataObject, Scene], Utterance]
 class MoveKind:
     name: str
     weight: int
-    applies: Callable[[Scene], bool]
-    make: Make
-    offered: Callable[[Catalog], bool] = lambda catalog: True   # whether the bot file gives it anything to say
+    applies: Callable[[Scene], bool] = field(repr=False)
+    make: Make = field(repr=False)
+    offered: Callable[[Catalog], bool] = field(default=lambda catalog: True, repr=False)
+    """Whether the bot file gives the move anything to say. The functions stay out of the repr:
+    hypothesis writes the drawn table's repr whenever a turn's first draw does not apply."""
 
 
 def _utterance(scene: Scene, text: str, move: Move, *, flow: str | None = None, slot: str | None = None,
@@ -225,16 +227,40 @@ def _correction_candidates(scene: Scene, slot: SlotInfo, frame: str) -> Iterator
     which the bot reads said that way (a pattern that reads a value only in context, "尾号1234",
     finds none in "no, make it 1202"). An ordinal picks from a slot's options only where the
     correction names the slot ("订单号是第二个"): "no, make it the first one" points at no list
-    the user was shown."""
+    the user was shown. The listed values that fit the frame are sorted out once per run; the
+    conversation's pool and the value the slot holds change from turn to turn."""
     current = value_key(scene.before.slots[slot.name]).lower()      # "r00000" changes nothing of "R00000"
-    label = slot.label[scene.language]
-    labelled = "{label}" in frame
+    source = scene.values.source(slot, scene.language)
+    if source is None:
+        return iter(())
     others = _other_types(scene, slot)
+    labelled = "{label}" in frame
     anywhere = scene.catalog.reads_anywhere(slot.entity)
-    return (s for s in (scene.said_for(slot) if labelled else _named(scene, slot))
-            if value_key(s.canonical).lower() != current
-            and (labelled or others.isdisjoint(scene.catalog.types_of(s.text)))
-            and (anywhere or scene.catalog.reads(slot.entity, frame.format(label=label, value=s.text), s.canonical)))
+    memo = (slot.flow, slot.name, scene.language, str(labelled), "" if anywhere else frame)   # frames read alike
+    if memo not in scene.values.memo:
+        listed = source.listed if labelled else source.named
+        scene.values.memo[memo] = tuple((s, value_key(s.canonical).lower())
+                                        for s in _correcting(scene, slot, frame, others, listed))
+    pool = scene.pools.get(source.pool, ()) if source.pool is not None else ()
+    pooled = (s for s in _correcting(scene, slot, frame, others, pool) if value_key(s.canonical).lower() != current)
+    return itertools.chain((s for s, key in scene.values.memo[memo] if key != current), pooled)
+
+
+def _correcting(scene: Scene, slot: SlotInfo, frame: str, others: set[str | None],
+                values: Sequence[Said]) -> Iterator[Said]:
+    """The ``values`` that, said in ``frame``, say which slot they correct and are read there."""
+    if "{label}" in frame and scene.catalog.reads_anywhere(slot.entity):
+        return iter(values)
+    return (s for s in values if _corrects(scene, slot, frame, others, s))
+
+
+def _corrects(scene: Scene, slot: SlotInfo, frame: str, others: set[str | None], said: Said) -> bool:
+    """Whether ``said`` in ``frame`` says which slot it corrects (the task's ``others`` types do
+    not list it) and is read there."""
+    return (("{label}" in frame or others.isdisjoint(scene.catalog.types_of(said.text)))
+            and (scene.catalog.reads_anywhere(slot.entity)
+                 or scene.catalog.reads(slot.entity, frame.format(label=slot.label[scene.language], value=said.text),
+                                        said.canonical)))
 
 
 def _other_types(scene: Scene, slot: SlotInfo) -> set[str | None]:
@@ -368,13 +394,27 @@ def _pair_text(scene: Scene, slot: SlotInfo, first: Said, second: Said) -> str:
                                                        second=second.text)
 
 
+def _candidate_pairs(scene: Scene, slot: SlotInfo) -> st.SearchStrategy[tuple[Said, Said]]:
+    """Two different values of the slot, neither written inside the other. The strategy is made
+    once per slot, language and pool: hypothesis hashes all of a catalogue's values to label a
+    new one."""
+    source = scene.values.source(slot, scene.language)
+    pool = scene.pools.get(source.pool, ()) if source is not None and source.pool else ()
+    key = (slot.flow, slot.name, scene.language)
+    kept = scene.values.strategies.get(key)
+    if kept is None or kept[0] is not pool:
+        values = st.sampled_from(_named(scene, slot))
+        pairs = st.tuples(values, values).filter(
+            lambda pair: value_key(pair[0].canonical) != value_key(pair[1].canonical)
+            and pair[0].text not in pair[1].text and pair[1].text not in pair[0].text)
+        kept = scene.values.strategies[key] = (pool, pairs)
+    return kept[1]
+
+
 def two_candidates(data: st.DataObject, scene: Scene) -> Utterance:
     """Two values of one type named together ("我有两个订单号 A 和 B"): a pronoun after them is ambiguous."""
     slot = pick(data, _pairable(scene), "slot")
-    values = st.sampled_from(_named(scene, slot))
-    first, second = data.draw(st.tuples(values, values).filter(
-        lambda pair: value_key(pair[0].canonical) != value_key(pair[1].canonical)
-        and pair[0].text not in pair[1].text and pair[1].text not in pair[0].text), label="candidates")
+    first, second = data.draw(_candidate_pairs(scene, slot), label="candidates")
     text = _pair_text(scene, slot, first, second)
     return _utterance(scene, text, "two_candidates", mentions=(first, second), entity=slot.entity)
 

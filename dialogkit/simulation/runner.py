@@ -9,6 +9,7 @@ conversations; generated ones do, including the one that found a violation.
 
 from __future__ import annotations
 
+import gc
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -152,9 +153,11 @@ def simulate(path: str | Path, options: Options,
 def _simulate(bot_path: Path, options: Options, progress: Callable[[Progress], None] | None) -> SimulationResult:
     bot, stubs = open_bot(bot_path)
     started = time.perf_counter()
+    gc.freeze()            # the bot lives as long as the run: no collection need walk its catalogue
     try:
         options = replace(options, languages=spoken_languages(bot.spec.bot.language, options.languages))
         sim = Simulation(bot, options, stubs, progress)
+        gc.freeze()        # nor the simulator's (every value's forms, as said and as shown)
         round_no = 0
         while sim.tally.done < options.conversations:
             done, database = sim.tally.done, ThrowawayDatabase()
@@ -166,6 +169,7 @@ def _simulate(bot_path: Path, options: Options, progress: Callable[[Progress], N
             round_no += 1
         sim.report_progress(force=True)
     finally:
+        gc.unfreeze()
         bot.close()
     return SimulationResult(bot_path, bot.spec.bot.name, options, sim.tally, time.perf_counter() - started,
                             sim.turns, stubs)

@@ -257,7 +257,14 @@ class SlotValues:
         self.seed = run_seed
         self.choices = dict(choices or {})       # (flow, slot) -> the options its choices action lists
         self._sources: dict[tuple[str, str, str, bool], ValueSource | None] = {}
+        self._listed: dict[tuple[str | None, str], list[Said]] = {}
         self.examples: dict[PoolKey, tuple[Said, ...]] = {}
+        self.memo: dict[tuple[str, ...], tuple[tuple[Said, str], ...]] = {}
+        """What a move worked out once from a slot's listed values (flow, slot, language, move's
+        own key -> (value, its value_key lowered)), kept for the run: moves.py fills it."""
+        self.strategies: dict[tuple[str, ...], tuple[tuple[Said, ...], Strategy[Any]]] = {}
+        """A move's strategy over a slot's values (flow, slot, language -> the conversation's
+        pool it holds, the strategy), made once: moves.py fills it."""
 
     def prepare(self, languages: tuple[str, ...]) -> None:
         """Build every source now: making values up runs hypothesis, which must not happen inside
@@ -282,7 +289,10 @@ class SlotValues:
         options = self.choices.get((slot.flow, slot.name))
         if options:
             return self._build_choices(slot, options, language, valid)
-        listed = tuple(replace(s, valid=valid) for s in _listed(self.catalog, slot, language)
+        said = (slot.entity, language)
+        if said not in self._listed:         # a type's values are said alike by every slot taking it
+            self._listed[said] = _listed(self.catalog, slot, language)
+        listed = tuple(s if s.valid == valid else replace(s, valid=valid) for s in self._listed[said]
                        if passes(slot, s.canonical) == valid)
         generated = _generated(self.catalog, slot, language, valid)
         pool: PoolKey | None = None

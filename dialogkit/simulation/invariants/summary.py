@@ -16,23 +16,27 @@ from dialogkit.text.phrases import format_value
 def value_forms(catalog: Catalog, taken: TakenBack) -> list[str]:
     """How a summary shows the value: its label in either language when its type lists it (the
     canonical name itself may be a common word: "schedule" in "Schedule a meeting"), else as written."""
-    slot = catalog.slot(taken.flow, taken.slot)
-    entity = catalog.entities.get(slot.entity) if slot is not None and slot.entity else None
-    value = entity.value(taken.value) if entity is not None else None
+    entity = _entity(catalog, taken)
+    value = catalog.shown_labels(entity).value(taken.value) if entity is not None else None
     forms = set(value.shown.values()) if value is not None else {format_value(taken.value)}
     return sorted(f for f in forms if f)
 
 
-def _other_labels(catalog: Catalog, taken: TakenBack, held: dict[str, Any]) -> list[str]:
-    """What the summary may rightly show that holds the value's form, longest first: the labels of
-    the type's other values ("元" is inside "美元") and the values the task holds now ("11" is
-    inside "2027-02-11"). They are read past before looking for the form."""
+def _entity(catalog: Catalog, taken: TakenBack) -> str | None:
     slot = catalog.slot(taken.flow, taken.slot)
-    entity = catalog.entities.get(slot.entity) if slot is not None and slot.entity else None
-    labels = {format_value(v) for value in held.values() for v in members(value)
-              if value_key(v) != value_key(taken.value)}
+    return slot.entity if slot is not None and slot.entity in catalog.entities else None
+
+
+def _other_labels(catalog: Catalog, taken: TakenBack, held: dict[str, Any], form: str) -> list[str]:
+    """What the summary may rightly show that holds the value's ``form``, longest first: the
+    labels of the type's other values ("元" is inside "美元") and the values the task holds now
+    ("11" is inside "2027-02-11"). They are read past before looking for the form."""
+    lowered = form.lower()
+    labels = {text for value in held.values() for v in members(value) if value_key(v) != value_key(taken.value)
+              and lowered in (text := format_value(v)).lower() and text.lower() != lowered}
+    entity = _entity(catalog, taken)
     if entity is not None:
-        labels |= {label for v in entity.values if v.canonical != taken.value for label in v.shown.values() if label}
+        labels |= catalog.shown_labels(entity).holding(form, besides=taken.value)
     return sorted(labels, key=len, reverse=True)
 
 
@@ -49,8 +53,7 @@ def _slot_labels(catalog: Catalog, taken: TakenBack) -> list[str]:
 
 def _holds(summary: str, form: str, others: list[str], slot_labels: list[str]) -> bool:
     lowered = form.lower()
-    for other in [*(o for o in others if lowered in o.lower() and o.lower() != lowered),
-                  *(label for label in slot_labels if lowered in label.lower())]:
+    for other in [*others, *(label for label in slot_labels if lowered in label.lower())]:
         # As a word: "100" read past inside "R-1001" would leave a "1" standing alone.
         summary = re.sub(word_pattern(other), " ", summary, flags=re.IGNORECASE)
     return re.search(word_pattern(form), summary, re.IGNORECASE) is not None
@@ -75,10 +78,10 @@ def summary_holds_no_taken_back_value(turn: TurnRecord, judge: Judge) -> Finding
     summary = turn.reply.summary
     for item in taken:
         # What the task held when last seen stays in the summary after a cancel ("2027-12-01" holds "12").
-        others = _other_labels(judge.catalog, item, {**memory.seen.get(item.flow, {}), **turn.after.slots})
+        held = {**memory.seen.get(item.flow, {}), **turn.after.slots}
         slot_labels = _slot_labels(judge.catalog, item)
         for form in value_forms(judge.catalog, item):
-            if _holds(summary, form, others, slot_labels):
+            if _holds(summary, form, _other_labels(judge.catalog, item, held, form), slot_labels):
                 how = "corrected away" if item.reason == "corrected" else "took back with forget"
                 message = f"the summary still holds {form!r}, which the user {how} at turn {item.turn + 1}"
                 return Finding(item.reason, message, {"summary": f"/^(?![\\s\\S]*(?i:{word_pattern(form)}))/"})
