@@ -70,9 +70,10 @@ def slot_writes(ctx: TurnContext, values: Mapping[str, Any], surfaces: Mapping[s
         old = held.get(name)
         if old is not None and str(old) == str(value):
             continue
-        shown = _shown(ctx, name, value)
-        did = f"set {name} = {shown}" if old is None else f"corrected {name}: {_shown(ctx, name, old)} → {shown}"
-        words = None if _sensitive(ctx, name) else surfaces.get(name)
+        secret = _sensitive(ctx, name)
+        shown = MASK if secret else str(value)
+        did = f"set {name} = {shown}" if old is None else f"corrected {name}: {MASK if secret else old} → {shown}"
+        words = None if secret else surfaces.get(name)
         records.append(Explanation.read(_writer(ctx, name, surfaces, rule, old is not None), did, words,
                                         ctx.interp.text))
     return records
@@ -138,8 +139,8 @@ def _keyword(text: str, keywords: list[str]) -> str | None:
 
 
 def _sensitive(ctx: TurnContext, name: str) -> bool:
-    slot = ctx.flow.spec.slot(name) if ctx.flow is not None else None
-    return slot is not None and slot.sensitive
+    flow = ctx.flow
+    return flow is not None and any(s.sensitive and s.name == name for s in flow.spec.slots)
 
 
 def _shown(ctx: TurnContext, name: str, value: Any) -> str:

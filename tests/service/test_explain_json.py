@@ -11,22 +11,10 @@ from fastapi.testclient import TestClient
 
 from dialogkit import Bot
 from dialogkit.service import ServiceSettings, create_app
+from tests.engine.test_explaining import TABLE
 
 ROOT = Path(__file__).resolve().parents[2]
 SUPPORT = ROOT / "flows" / "support_ticket.yaml"
-CALLBACK = """
-bot: {name: callback}
-flows:
-  callback:
-    description: 回电 / Request a callback
-    trigger: {keywords: [回电, call me back]}
-    slots:
-      - name: phone
-        entity: phone
-        ask: {zh: "请留下您的手机号。", en: "What is your phone number?"}
-        sensitive: true
-    execute: {action: book}
-"""
 
 
 @pytest.fixture
@@ -54,12 +42,12 @@ def test_the_reply_and_the_last_turn_carry_the_explanation(client: TestClient, f
     assert client.get("/v1/sessions/why").json()["last_turn"]["explain"] == [expected]
 
 
-@pytest.mark.parametrize("lines", [["请给我回电", "13812345678"], ["call me back", "13812345678"]])
+@pytest.mark.parametrize("lines", [["订座", "3", "4111 1111 1111 1111"], ["book a table", "3", "4111 1111 1111 1111"]])
 def test_a_sensitive_value_is_masked_in_the_explanation(tmp_path: Path, lines: list[str]) -> None:
-    path = tmp_path / "callback.yaml"
-    path.write_text(CALLBACK, encoding="utf-8")
+    path = tmp_path / "table.yaml"
+    path.write_text(TABLE, encoding="utf-8")
     with Bot.from_file(path, store="memory://", actions={"book": {}}) as bot, \
             TestClient(create_app(bot, ServiceSettings())) as test_client:
         replies = [test_client.post("/v1/sessions/s/turns", json={"text": line}).json() for line in lines]
-    assert {"rule": "slot_offer", "did": "set phone = ***", "words": None, "span": None} in replies[-1]["explain"]
-    assert "13812345678" not in str(replies[-1]["explain"])
+    assert {"rule": "slot_offer", "did": "set card = ***", "words": None, "span": None} in replies[-1]["explain"]
+    assert "4111" not in str(replies[-1]["explain"])
