@@ -14,7 +14,7 @@ from typing import Any
 from dialogkit.actions.registry import ActionContext
 from dialogkit.actions.table import ActionTable
 from dialogkit.engine import choices as choice_lists
-from dialogkit.engine import conditional_slots, explaining, memory_actions, slot_writes
+from dialogkit.engine import conditional_slots, explaining, labelled_values, memory_actions, slot_writes
 from dialogkit.engine.execution import run_at_most_once
 from dialogkit.engine.faq import FaqIndex
 from dialogkit.engine.forget_value import ForgetValue
@@ -518,7 +518,7 @@ class Policy:
     def _validated(self, ctx: TurnContext, offer: SlotOffer) -> list[tuple[str, str]]:
         """Drop invalid values from the offer; return (slot, message) for each refusal."""
         assert ctx.flow is not None
-        errors: list[tuple[str, str]] = []
+        errors = self._labelled_elsewhere(ctx, offer)
         for name, value in list(offer.values.items()):
             slot = ctx.flow.spec.slot(name)
             if slot is None:
@@ -564,6 +564,8 @@ class Policy:
         assert ctx.flow is not None and ctx.task is not None
         if refused.name == ctx.task.pending_slot and not ctx.interp.cues & {"correction", "no"}:
             return False
+        if refused.name in offer.labelled:
+            return False     # "my order number is 12345": the words name the slot that refused it
         surface = offer.surfaces.get(refused.name, "")
         for slot in ctx.flow.spec.slots:
             if slot.entity in (None, refused.entity) or slot.name in offer.values or not surface:
@@ -574,6 +576,19 @@ class Policy:
                 offer.values[slot.name], offer.surfaces[slot.name] = whole[0].value, surface
                 return True
         return False
+
+    def _labelled_elsewhere(self, ctx: TurnContext, offer: SlotOffer) -> list[tuple[str, str]]:
+        """"my order number is 3": a value said after one slot's label that its type does not read is
+        no other slot's (not the quantity 3); the labelled slot refuses it with its rule's message."""
+        assert ctx.flow is not None
+        errors: list[tuple[str, str]] = []
+        for wrong in list(labelled_values.misplaced(offer, self._layouts[ctx.flow.name], ctx.interp.text,
+                                                    ctx.interp.mentions)):
+            offer.values.pop(wrong.taken_by, None)
+            message = validate_slot(wrong.labelled, wrong.text, ctx.language, self.actions.validate)
+            if message:      # (no rule to refuse it: the slot stays empty and is asked in its turn)
+                errors.append((wrong.labelled.name, message))
+        return errors
 
     @staticmethod
     def _rejects_held(ctx: TurnContext, name: str, value: Any) -> bool:
