@@ -40,6 +40,7 @@ from dialogkit.understanding.cues import is_question, leading_answer
 from dialogkit.understanding.intents import INTENT_THRESHOLD
 from dialogkit.understanding.language import fold
 from dialogkit.understanding.rules import RuleUnderstanding
+from dialogkit.understanding.value_heads import names_by_value
 
 log = get_logger("dialogkit.policy")
 
@@ -817,7 +818,8 @@ class Policy:
     @explaining.offer_step("keep_filled_slots")
     def _keep_filled_slots(self, ctx: TurnContext, offer: SlotOffer) -> None:
         """A filled slot changes only when the user corrects it ("不对，是耳机" / "actually it's
-        67890") or names it ("the attendee is Supervisor Li"): a value that merely appears in
+        67890"), names it ("the attendee is Supervisor Li") or chooses by the value ("the italian
+        one", "川菜那家"): a value that merely appears in
         another answer ("the weather is nice today" while the cabin is asked) never silently
         replaces what the user said before."""
         task, flow = ctx.task, ctx.flow
@@ -829,11 +831,14 @@ class Policy:
         elif not task.pending_slot:
             return         # after "what would you like to change?" any value is a change
         text = ctx.interp.text.lower()
+        sought = tuple(flow.spec.trigger.keywords)     # "an italian restaurant": the thing looked for
+        if self._is_bare(ctx) and not any(n == task.pending_slot for n in offer.values):
+            return         # "老城" / "indian, please" alone, to another question: that slot's new value
         for name in [n for n, v in offer.values.items() if n != task.pending_slot
                      and task.slots.get(n) is not None and str(task.slots[n]) != str(v)]:
             slot = flow.spec.slot(name)
-            named = name in offer.labelled or (slot is not None and any(
-                self.texts.slot_label(slot, lang).lower() in text for lang in ("zh", "en")))
+            named = name in offer.labelled or names_by_value(text, offer.surfaces.get(name, ""), sought) or (
+                slot is not None and any(self.texts.slot_label(slot, lang).lower() in text for lang in ("zh", "en")))
             if not named:
                 del offer.values[name]
                 offer.surfaces.pop(name, None)

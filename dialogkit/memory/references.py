@@ -671,7 +671,8 @@ def _explicitly_named(ref: Reference, mentions: Sequence[Mention], text: str,
             return bool(_EN_COPULA.match(rest)) or any(m.start == ref.end + gap for m in own)
         gap = len(after) - len(after.lstrip(" #:："))
         return any(m.start == ref.end + gap for m in own)
-    if ref.category == "demonstrative" and _names_its_noun(ref, mentions, after):
+    if ref.category == "demonstrative" and (_names_its_noun(ref, mentions, after)
+                                            or _headed_by_value(ref, mentions, text)):
         return True
     if ref.plural and _counts_own_mention(ref, mentions, text):
         return True
@@ -687,6 +688,16 @@ def _names_its_noun(ref: Reference, mentions: Sequence[Mention], after: str) -> 
     names its own thing; it points at nothing else (least of all an entity of another type)."""
     gap = len(after) - len(after.lstrip())
     return any(m.start == ref.end + gap for m in mentions)
+
+
+_VALUE_HEAD_MARKERS = frozenset(words("value_head_markers"))
+
+
+def _headed_by_value(ref: Reference, mentions: Sequence[Mention], text: str) -> bool:
+    """"河畔的那个", "川菜那家": the demonstrative is the empty head of the value said before it,
+    so the words name a thing by that value and point back at nothing."""
+    return any(text[m.end:ref.start].strip() in _VALUE_HEAD_MARKERS | {""}
+               for m in mentions if m.end <= ref.start)
 
 
 def _counts_own_mention(ref: Reference, mentions: Sequence[Mention], text: str) -> bool:
