@@ -40,6 +40,7 @@ from dialogkit.understanding.cues import is_question, leading_answer
 from dialogkit.understanding.intents import INTENT_THRESHOLD
 from dialogkit.understanding.language import fold
 from dialogkit.understanding.rules import RuleUnderstanding
+from dialogkit.understanding.bare_hours import bare_hour
 from dialogkit.understanding.value_heads import names_by_value
 
 log = get_logger("dialogkit.policy")
@@ -513,8 +514,18 @@ class Policy:
         correcting = "correction" in cues or ("no" in cues and ctx.task.state == "CONFIRMATION")
         return offer_slots(
             self._layouts[ctx.flow.name], ctx.interp, filled=ctx.task.slots, pending_slot=pending,
-            extract=self.understanding.extract, extra_mentions=ctx.bound_mentions, read_every_type=correcting,
+            extract=self.understanding.extract, extra_mentions=[*ctx.bound_mentions, *self._asked_hour(ctx)],
+            read_every_type=correcting,
         )
+
+    def _asked_hour(self, ctx: TurnContext) -> list[Mention]:
+        """"7" to "几点开始？" / "what time?": a bare number answering a time question is its hour."""
+        assert ctx.task is not None and ctx.flow is not None
+        asked = ctx.flow.spec.slot(ctx.task.pending_slot) if ctx.task.pending_slot else None
+        if asked is None or asked.entity != "time" or any(m.type == "time" for m in ctx.interp.mentions):
+            return []
+        hour = bare_hour(ctx.interp.text, self.understanding.extract(ctx.interp.text, ["integer"]))
+        return [hour] if hour is not None else []
 
     def _validated(self, ctx: TurnContext, offer: SlotOffer) -> list[tuple[str, str]]:
         """Drop invalid values from the offer; return (slot, message) for each refusal."""
