@@ -36,11 +36,11 @@ from dialogkit.spec.compiler import CompiledFlow
 from dialogkit.spec.schema import BotSettings, HandoffAction, SlotSpec
 from dialogkit.text import phrases as R
 from dialogkit.text.labels import Texts
+from dialogkit.understanding.bare_hours import bare_hour
 from dialogkit.understanding.cues import is_question, leading_answer
 from dialogkit.understanding.intents import INTENT_THRESHOLD
 from dialogkit.understanding.language import fold
 from dialogkit.understanding.rules import RuleUnderstanding
-from dialogkit.understanding.bare_hours import bare_hour
 from dialogkit.understanding.value_heads import names_by_value
 
 log = get_logger("dialogkit.policy")
