@@ -24,6 +24,7 @@ from dialogkit.engine.memory_actions import MemoryActions
 from dialogkit.engine.migration import migrate_session
 from dialogkit.engine.ownership import bind, is_ambiguous
 from dialogkit.engine.policy import Policy
+from dialogkit.engine.result_entities import track_returned
 from dialogkit.engine.slots import Validator
 from dialogkit.engine.task_erasure import erase_ended_task
 from dialogkit.engine.turn import TurnContext
@@ -279,6 +280,7 @@ class Turns:
                 if slot.entity and slot.name in run.inputs and not slot.sensitive:
                     tracker.set_attributes(ctx.session, slot.entity, run.inputs[slot.name], dict(run.result),
                                            turn=ctx.turn)
+            track_returned(ctx.session, self.spec, self.understanding, dict(run.result), turn=ctx.turn)
 
     def _reply(self, ctx: TurnContext, text: str) -> Reply:
         session = ctx.session

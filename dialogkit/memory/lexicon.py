@@ -27,6 +27,8 @@ _EN = lexicon("en")
 #: a concrete thing is a likelier referent than a place, and a place than an untyped value.
 THING_KINDS: dict[str, int] = {"thing": 2, "place": 1, "other": 0}
 PERSON_KINDS: dict[str, int] = {"person": 0}
+#: What 这家 / 它家 points at: a place (a restaurant, a hotel), never a dish or a value.
+PLACE_KINDS: dict[str, int] = {"place": 0}
 ANY_KINDS: dict[str, int] = {"thing": 2, "person": 2, "place": 1, "other": 0}
 
 #: Built-in value types that are answers, not things one talks about: never pronoun referents
@@ -69,6 +71,7 @@ ZH_PRONOUN_BLOCK_AFTER = _ZH.chars("pronoun_blocked_after")
 #: zh classifiers that may follow 这/那/第N (这个, 那位, 第二笔 ...); 位 marks a person.
 ZH_CLASSIFIERS = _ZH.chars("classifiers")
 ZH_PERSON_CLASSIFIERS = _ZH.chars("person_classifiers")
+ZH_PLACE_CLASSIFIERS = _ZH.chars("place_classifiers")
 
 #: 这 points near, 那 far ("这个", "那位"); 个 is the classifier of anything.
 ZH_NEAR = _ZH.chars("demonstratives_near")

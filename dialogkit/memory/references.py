@@ -229,7 +229,7 @@ def _zh_demonstratives(text: str) -> list[tuple[int, Reference]]:
     """"这个", "那位" with a classifier, and a bare 这/那 where it stands for a thing ("这还没到")."""
     found: list[tuple[int, Reference]] = []
     for m in re.finditer(rf"({_ZH_DEMONSTRATIVE}){_ZH_ONE}?([{lx.ZH_CLASSIFIERS}])", text):
-        kinds = lx.PERSON_KINDS if m.group(2) in lx.ZH_PERSON_CLASSIFIERS else lx.THING_KINDS
+        kinds = _classified_kinds(m.group(2))
         found.append((2, Reference(m.group(), m.start(), m.end(), "demonstrative",
                                    direction="near" if m.group(1) in lx.ZH_NEAR else "far", kinds=kinds)))
     for m in re.finditer(_ZH_DEMONSTRATIVE, text):
@@ -249,9 +249,16 @@ def _zh_pronouns(text: str) -> list[tuple[int, Reference]]:
         if (before and before in lx.ZH_PRONOUN_BLOCK_BEFORE) or (after and after in lx.ZH_PRONOUN_BLOCK_AFTER):
             continue
         entry = lx.ZH_PRONOUNS[m.group()]
-        found.append((3, Reference(m.group(), m.start(), m.end(), "pronoun", kinds=entry.kinds,
-                                   plural=entry.plural)))
+        kinds = lx.PLACE_KINDS if after and after in lx.ZH_PLACE_CLASSIFIERS else entry.kinds   # 它家的评分
+        found.append((3, Reference(m.group(), m.start(), m.end(), "pronoun", kinds=kinds, plural=entry.plural)))
     return found
+
+
+def _classified_kinds(classifier: str) -> dict[str, int]:
+    """What a demonstrative with this classifier points at: 那位 a person, 这家 a place, 这个 a thing."""
+    if classifier in lx.ZH_PERSON_CLASSIFIERS:
+        return lx.PERSON_KINDS
+    return lx.PLACE_KINDS if classifier in lx.ZH_PLACE_CLASSIFIERS else lx.THING_KINDS
 
 
 _EN_WORD_AFTER = re.compile(r"[a-z0-9]+(?:['’][a-z]+)?|['’]s")
@@ -470,8 +477,10 @@ def task_phrase(label: str, language: str) -> str:
 
 
 def _noun_types(session: Session, extra: Sequence[Entity], texts: Texts | None) -> dict[str, frozenset[str]]:
-    """Type nouns of every type the session knows, in both languages, mapped to their types."""
-    return _nouns_of_types(frozenset(e.type for e in [*session.entities, *extra]), texts)
+    """Type nouns of every type the session knows or the bot declares, in both languages, mapped to
+    their types: "这家餐馆" names a restaurant though none is known yet, so it binds no hotel."""
+    declared = frozenset(texts.spec.entities) if texts is not None else frozenset()
+    return _nouns_of_types(declared | frozenset(e.type for e in [*session.entities, *extra]), texts)
 
 
 @functools.lru_cache(maxsize=256)

@@ -1,0 +1,43 @@
+"""A type noun limits what a reference binds: "这家餐馆" / "this restaurant" is a restaurant or
+nothing, never the dish or hotel said last; "这家" and "它家" point at places only."""
+
+from __future__ import annotations
+
+import pytest
+
+from dialogkit.memory.references import find_references, resolve
+from tests.memory._builders import bot_texts, mention, new_session, say
+
+DELI = "tests/conversations/bots/deli.yaml"
+
+
+@pytest.mark.parametrize(("text", "expression"), [("这家周边有什么景点", "这家"), ("那家几点开门", "那家"),
+                                                  ("它家的评分怎么样", "它")])
+def test_jia_points_at_places_only(text: str, expression: str) -> None:
+    ref = next(r for r in find_references(text, "zh") if r.expression == expression)
+    assert ref.kinds is not None and set(ref.kinds) == {"place"}     # no dish, no value
+
+
+@pytest.mark.parametrize("text", ["这个多少钱", "它多少钱"])
+def test_other_classifiers_and_pronouns_still_point_at_things(text: str) -> None:
+    kinds = find_references(text, "zh")[0].kinds
+    assert kinds is not None and "thing" in kinds
+
+
+@pytest.mark.parametrize(("text", "language"), [("这家餐馆的周边有哪些景点", "zh"),
+                                                ("what sights are near this restaurant", "en")])
+def test_a_restaurant_noun_with_no_restaurant_known_binds_no_dish_and_no_area(text: str, language: str) -> None:
+    session = new_session()
+    say(session, 1, mention("area", "old_town", "老城区", kind="place"), mention("dish", "duck", "烤鸭", kind="thing"))
+    resolution = resolve(session, text, language, turn=2, mentions=[], texts=bot_texts(DELI))
+    assert resolution.bindings == [] and resolution.ambiguity is None
+
+
+@pytest.mark.parametrize(("text", "language"), [("这家餐馆的周边有哪些景点", "zh"),
+                                                ("what sights are near this restaurant", "en")])
+def test_a_restaurant_noun_binds_the_restaurant_known(text: str, language: str) -> None:
+    session = new_session()
+    say(session, 1, mention("restaurant", "golden_duck", "金鸭餐厅", kind="place"))
+    say(session, 2, mention("dish", "duck", "烤鸭", kind="thing"))
+    resolution = resolve(session, text, language, turn=3, mentions=[], texts=bot_texts(DELI))
+    assert [b.entity.value for b in resolution.bindings] == ["golden_duck"]
