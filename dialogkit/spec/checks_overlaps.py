@@ -5,7 +5,9 @@ words"): the longer reading wins, and on the very same words the type declared f
 should know where that takes words from a type: one type's alias written wholly inside a longer
 alias of another ("万豪" inside "北京JW万豪酒店"), an alias another type's pattern reads whole, two
 types with one pattern. One warning per pair of types, so a catalogue of thousands of values says
-it once. Aliases two types share exactly are reported apart (``checks_aliases``).
+it once. Aliases two types share exactly are reported apart (``checks_aliases``). An alias that is
+a word of a built-in time ("下午", "evening") is warned of too: inside a date or time ("明天下午三点")
+the built-in keeps it.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from dialogkit.lexicon import LANGUAGES, lexicon
 from dialogkit.spec.checks_flow_language import Found
 from dialogkit.spec.schema import BotFile
 from dialogkit.strings.cjk import has_cjk
@@ -32,6 +35,7 @@ def overlap_warnings(spec: BotFile) -> Iterator[Found]:
     yield from _inside_longer(aliases)
     yield from _read_by_patterns(spec, aliases, order)
     yield from _same_patterns(spec, order)
+    yield from _time_words(aliases)
 
 
 def _aliases_of(spec: BotFile, name: str) -> set[str]:
@@ -123,6 +127,20 @@ def _same_patterns(spec: BotFile, order: list[str]) -> Iterator[Found]:
                    "or tell them apart by their patterns")
         else:
             first[pattern] = name
+
+
+def _time_words(aliases: dict[str, set[str]]) -> Iterator[Found]:
+    periods = {w.lower() for language in LANGUAGES for w in lexicon(language).words("day_periods")}
+    for name, words in aliases.items():
+        read = sorted(words & periods)
+        if read:
+            found = [(w, w) for w in read]
+            yield (("entities", name),
+                   f"alias '{read[0]}' of entity type '{name}'{_more(found)} is a word of a built-in time "
+                   "(as in '明天下午三点' / 'at 3 in the afternoon'): where a date or time holds it, the time "
+                   "keeps the words (the longer reading wins)",
+                   "intended for the word alone, nothing to do; otherwise use a longer alias "
+                   "(docs/bot-file.md, 'When two types read the same words')")
 
 
 def _more(found: list[tuple[str, str]]) -> str:

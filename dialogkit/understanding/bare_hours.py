@@ -9,13 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from dialogkit.lexicon import lexicon
+from dialogkit.lexicon import words
 from dialogkit.model.interpretation import Mention
 
 _NUMBERS = frozenset({"number", "integer"})
-_ZH, _EN = lexicon("zh"), lexicon("en")
-_NUMERAL_CHARS = frozenset("".join([*_ZH.values("numerals"), *_ZH.values("numeral_units")]))
-_NUMERAL_WORDS = frozenset(_EN.values("numerals"))
+_NUMERAL_WORDS = frozenset(w.lower() for w in (*words("numerals"), *words("numeral_units")))
+_NUMERAL_CHARS = frozenset("".join(w for w in _NUMERAL_WORDS if len(w) == 1))   # 十五 is 十 and 五
 _AROUND = " \t\r\n,，。.!！?？~～、"
 _LAST_HOUR = 24
 

@@ -34,7 +34,8 @@ from collections.abc import Iterable
 from datetime import date, datetime, timedelta
 from typing import NamedTuple
 
-from dialogkit.strings.cjk import is_cjk_char
+from dialogkit.lexicon import alternation, words
+from dialogkit.strings.cjk import has_cjk, is_cjk_char
 from dialogkit.understanding import relative_times
 from dialogkit.understanding.language import case_blind, may_hold_latin
 from dialogkit.understanding.numbers import (
@@ -389,7 +390,7 @@ _PM_PERIODS = frozenset(
     }
 )
 _AM_PERIODS = frozenset({"凌晨", "早上", "早晨", "清晨", "上午", "早", "am", "morning"})
-_CN_PERIOD = "凌晨|早上|早晨|清晨|上午|中午|午后|下午|傍晚|晚上|今晚|明晚|夜里|半夜"
+_CN_PERIOD = alternation(w for w in words("day_periods") if has_cjk(w))
 _CN_TIME = re.compile(   # the hour never starts inside a weekday: "下周三三点" is Wednesday, 15:00
     rf"({_CN_PERIOD})?\s?(?<![周期拜])({_CN_OR_DIGITS})\s?[点點时時]"
     rf"(?:(半)|([一三])刻|({_CN_OR_DIGITS})\s?分|(\d{{2}}|{_CN_NUM_CHAR}{{2,3}}))?"

@@ -212,10 +212,22 @@ class EntityExtractor:
         def rank(m: Mention) -> tuple[bool, int, int, int]:
             return (m.type not in self.custom, m.start - m.end, self._order[m.type], m.start)
 
-        return non_overlapping(_trim_units(mentions, self.custom), rank)
+        return non_overlapping(_trim_units(_outside_moments(mentions, self.custom), self.custom), rank)
 
 
 _NUMERIC = frozenset({"number", "integer"})
+_MOMENTS = frozenset({"date", "time"})
+
+
+def _outside_moments(mentions: list[Mention], custom: Collection[str]) -> list[Mention]:
+    """A declared alias wholly inside a longer date or time ("下午" of "明天下午三点", "evening" of
+    "at 7 in the evening") is part of that moment: the built-in's longer reading wins, so the
+    bot's word for something else never breaks a time into pieces."""
+    moments = [m for m in mentions if m.type in _MOMENTS and m.type not in custom]
+    if not moments:
+        return mentions
+    return [m for m in mentions if m.type not in custom or not any(
+        t.start <= m.start and m.end <= t.end and t.end - t.start > m.end - m.start for t in moments)]
 
 
 def _disjoint(mentions: list[Mention]) -> bool:
