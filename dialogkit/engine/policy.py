@@ -14,7 +14,7 @@ from typing import Any
 from dialogkit.actions.registry import ActionContext
 from dialogkit.actions.table import ActionTable
 from dialogkit.engine import choices as choice_lists
-from dialogkit.engine import conditional_slots, explaining, labelled_values, memory_actions, slot_writes
+from dialogkit.engine import conditional_slots, explaining, labelled_values, memory_actions, slot_writes, value_flows
 from dialogkit.engine.execution import run_at_most_once
 from dialogkit.engine.faq import FaqIndex
 from dialogkit.engine.forget_value import ForgetValue
@@ -115,7 +115,7 @@ class Policy:
             return
         if self._faq(ctx):
             return
-        flow = self._intent(ctx) or self._follow_up(ctx)
+        flow = self._intent(ctx) or self._follow_up(ctx) or self._flow_of_values(ctx)
         if flow is not None:
             self._start(ctx, flow)
             return
@@ -286,6 +286,11 @@ class Policy:
             return None      # "我有两个订单号 67890 和 第一个" tells values: a mention starts no flow
         types = {s.entity for s in self.flows[last].spec.slots if s.entity}
         return last if any(b.entity.type in types for b in resolution.bindings) else None
+
+    def _flow_of_values(self, ctx: TurnContext) -> str | None:
+        """"明天晚上8点6个人有位子吗？": no trigger's words, but values only the booking flow takes."""
+        specs = {name: flow.spec for name, flow in self.flows.items()}
+        return value_flows.flow_of_values(specs, ctx.interp.mentions, ctx.interp.text)
 
     def _digression(self, ctx: TurnContext, offer: SlotOffer) -> bool:
         flow = self._intent(ctx)

@@ -1,0 +1,48 @@
+"""A flow named by its values, not its words: "明天晚上8点6个人有位子吗？" brings a date, a time and
+a number of people, and only the booking flow has slots for a date and a time, so the turn asks
+for a booking though no word of its trigger is there.
+
+A turn that only mentions things starts nothing ("我昨天喝了中杯摩卡"): the values name a flow when
+the turn also asks (a question) or requests (a request word of the lexicon).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+
+from dialogkit.lexicon import alternation, words
+from dialogkit.model.interpretation import Mention
+from dialogkit.spec.schema import FlowSpec
+from dialogkit.understanding.cues import is_question
+
+__all__ = ["MIN_TYPES", "flow_of_values"]
+
+MIN_TYPES = 2
+"""Values of at least this many types, all the flow's: one date alone names no booking."""
+
+_REQUEST = re.compile(rf"(?<![a-z])(?:{alternation(words('request_words'))})(?![a-z])", re.IGNORECASE)
+
+
+def flow_of_values(flows: Mapping[str, FlowSpec], mentions: Sequence[Mention], text: str) -> str | None:
+    """The one flow whose slots take every type of value the turn brings (at least ``MIN_TYPES``),
+    one of them a type no other flow takes, when the turn asks or requests; else None."""
+    if not (is_question(text) or _REQUEST.search(text)):
+        return None
+    said = {m.type for m in mentions if not _waived(m, text)}
+    taking = {name: {s.entity for s in flow.slots if s.entity} for name, flow in flows.items()}
+    fits = [name for name, types in taking.items() if said and said <= types and len(said) >= MIN_TYPES]
+    if len(fits) != 1:
+        return None
+    others = set().union(*(types for name, types in taking.items() if name != fits[0]))
+    return fits[0] if said - others else None
+
+
+_NO_WORDS = frozenset(w.lower() for w in words("no_words"))
+_NEGATION = re.compile(rf"(?:{alternation(words('value_negations'))})\W{{0,2}}$", re.IGNORECASE)
+
+
+def _waived(mention: Mention, text: str) -> bool:
+    """A value the turn does not ask for: a no word read as a value ("有没有" holds 没有), or one
+    said after a negation ("不爱吃烤鸭", "no pork")."""
+    return mention.text.lower() in _NO_WORDS or bool(_NEGATION.search(text[max(0, mention.start - 6):mention.start]))
