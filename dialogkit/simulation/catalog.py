@@ -180,7 +180,7 @@ class Catalog:
                         self._canonical.setdefault(form.lower(), set()).add(value.canonical)
                         types.setdefault(form.lower(), set()).add(entity.name)
         self._types = {form: frozenset(names) for form, names in types.items()}
-        self._shown: dict[str, ShownLabels] = {}
+        self._shown: dict[str, ShownLabels[ValueForms]] = {}
         self.request_types: dict[str, frozenset[str]] = {}
         """Trigger example -> the entity types the bot reads in it (filled from the bot's own
         understanding by the harness; a text not listed reads as none)."""
@@ -223,10 +223,10 @@ class Catalog:
             found |= self._canonical.get(match.group().lower(), set())
         return frozenset(found)
 
-    def shown_labels(self, entity: str) -> ShownLabels:
+    def shown_labels(self, entity: str) -> ShownLabels[ValueForms]:
         """The labels of ``entity``'s values, indexed when first asked for (most runs never do)."""
         if entity not in self._shown:
-            self._shown[entity] = ShownLabels(self.entities[entity])
+            self._shown[entity] = ShownLabels(self.entities[entity].values)
         return self._shown[entity]
 
     def types_of(self, text: str) -> frozenset[str]:

@@ -8,22 +8,33 @@ of a simulated turn; one lowered text of all labels answers it with a substring 
 from __future__ import annotations
 
 from bisect import bisect_right
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from dialogkit.simulation.catalog import EntityInfo, ValueForms
+from collections.abc import Iterable, Mapping
+from typing import Any, Generic, Protocol, TypeVar
 
 SEPARATOR = "\x00"
 """Between two labels in the joined text: no label holds it, so no form found spans two labels."""
 
 
-class ShownLabels:
+class Shown(Protocol):
+    """A value as the catalogue holds it: its canonical name, and its label per language."""
+
+    @property
+    def canonical(self) -> Any: ...
+
+    @property
+    def shown(self) -> Mapping[str, str]: ...
+
+
+V = TypeVar("V", bound=Shown)
+
+
+class ShownLabels(Generic[V]):
     """One type's values by canonical name, and its distinct labels with the values showing them."""
 
-    def __init__(self, entity: EntityInfo) -> None:
-        self._values: dict[Any, ValueForms] = {}
+    def __init__(self, values: Iterable[V]) -> None:
+        self._values: dict[Any, V] = {}
         owners: dict[str, set[str]] = {}
-        for value in entity.values:
+        for value in values:
             self._values.setdefault(value.canonical, value)
             for label in value.shown.values():
                 if label:
@@ -37,7 +48,7 @@ class ShownLabels:
             offset += len(label.lower()) + len(SEPARATOR)
         self._joined = SEPARATOR.join(label.lower() for label in self._labels)
 
-    def value(self, canonical: Any) -> ValueForms | None:
+    def value(self, canonical: Any) -> V | None:
         """The value named ``canonical`` (the first one, as the type lists them)."""
         try:
             return self._values.get(canonical)
