@@ -14,25 +14,17 @@ from typing import Any
 
 from dialogkit.engine.roles import RoleWords
 from dialogkit.engine.slot_layout import COUNTS, SlotLayout, SlotOffer
+from dialogkit.lexicon import words
 from dialogkit.model.interpretation import Mention
 from dialogkit.spec.schema import SlotSpec
 from dialogkit.understanding.cues import NO_WORDS
 
 __all__ = ["as_list", "counts_of_listed", "edited_list", "offer_list"]
 
-_ADDING = RoleWords.of_words(
-    before=("再加", "加上", "加", "还要", "也要", "再要", "再来", "另外", "外加",
-            "also", "add", "plus", "with", "and also", "as well as"),
-    after=("也要", "也加", "too", "as well"),
-)
+_ADDING = RoleWords.of_words(before=words("list_add_before"), after=words("list_add_after"))
 # The no-words of a yes/no answer ("不要", "不需要", "no", "don't") said right before a value, and
 # the verbs that take a thing away.
-_DROPPING = RoleWords.of_words(
-    before=(*NO_WORDS, "去掉", "删掉", "删除", "拿掉", "取消", "别加", "免",
-            "drop", "remove", "without", "skip", "cancel", "no more", "hold the", "take off", "minus",
-            "get rid of"),
-    after=("不要了", "不要", "去掉", "也不要", "就不要了"),
-)
+_DROPPING = RoleWords.of_words(before=(*NO_WORDS, *words("list_drop_before")), after=words("list_drop_after"))
 
 
 def _beside(words: RoleWords, mention: Mention, text: str) -> bool:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from dialogkit.lexicon import lexicon
 from dialogkit.spec.schema import SlotSpec
 from dialogkit.understanding.cues import is_question, leading_answer
 from dialogkit.understanding.language import fold
@@ -19,13 +20,10 @@ from dialogkit.understanding.language import fold
 __all__ = ["AnswerWords", "answer_words", "stated_answer"]
 
 # Chinese: the words a statement about the slot may be made of besides the label's own.
-ZH_NEGATIONS = ("并没有", "一点也不", "一点都不", "没有", "不是", "不太", "不怎么", "不算", "并不", "不用", "不需要",
-                "不要", "没", "不", "无", "未", "别")
-ZH_ASSERTIONS = ("有点儿", "有点", "需要", "非常", "比较", "特别", "相当", "超级", "确实", "真的", "十分", "已经",
-                 "有", "是", "要", "很", "挺", "太", "蛮", "超", "真", "好", "都", "也", "还")
-ZH_FILLERS = ("家里", "家中", "这里", "这边", "那边", "我们", "我家", "现在", "目前", "暂时", "其实", "应该", "这个",
-              "问题", "情况", "任何", "因此", "一点儿", "一点", "我", "人", "倒", "了", "的", "啊", "呀", "吧", "呢",
-              "哦", "嗯", "啦")
+_ZH = lexicon("zh")
+ZH_NEGATIONS = _ZH.words("statement_negations")
+ZH_ASSERTIONS = _ZH.words("statement_assertions")
+ZH_FILLERS = _ZH.words("statement_fillers")
 # English, word by word.
 EN_NEGATIONS = frozenset({"not", "no", "nobody", "none", "never", "nothing", "neither", "isn't", "aren't", "wasn't",
                           "weren't", "don't", "doesn't", "didn't", "won't", "nope"})

@@ -20,13 +20,10 @@ from dialogkit.simulation.user_memory import member_keys, members, value_key
 from dialogkit.simulation.utterances import Utterance
 from dialogkit.simulation.values import YES_NO, Said
 
-TOGETHER: Mapping[str, tuple[str, ...]] = {"zh": ("{first}和{second}", "{first}、{second}"),
-                                           "en": ("{first} and {second}",)}
+TOGETHER: Mapping[str, tuple[str, ...]] = words.LIST_TOGETHER
 """Two values said together. A language without phrases here gets no list moves."""
-ADDING: Mapping[str, tuple[str, ...]] = {"zh": ("再加一个{value}", "{value}也要"),
-                                         "en": ("also {value}", "add {value}")}
-DROPPING: Mapping[str, tuple[str, ...]] = {"zh": ("不要{value}了", "去掉{value}"),
-                                           "en": ("drop the {value}", "remove {value}")}
+ADDING: Mapping[str, tuple[str, ...]] = words.LIST_ADD
+DROPPING: Mapping[str, tuple[str, ...]] = words.LIST_DROP
 
 
 def has_lists(catalog: Catalog) -> bool:

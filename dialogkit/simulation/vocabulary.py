@@ -32,6 +32,9 @@ YES: Final[Phrases] = _phrases("user_yes")
 NO: Final[Phrases] = _phrases("user_no")
 CANCEL: Final[Phrases] = _phrases("user_cancel")
 FORGET: Final[Phrases] = _phrases("user_forget")
+LIST_TOGETHER: Final[Phrases] = _phrases("user_list_together")
+LIST_ADD: Final[Phrases] = _phrases("user_list_add")
+LIST_DROP: Final[Phrases] = _phrases("user_list_drop")
 
 OFF_TOPIC: Final[Phrases] = _phrases("user_small_talk")
 """Small talk with no date or time word, no number and no request; phrases holding a bot's alias
