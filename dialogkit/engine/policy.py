@@ -42,6 +42,7 @@ from dialogkit.understanding.intents import INTENT_THRESHOLD
 from dialogkit.understanding.language import fold
 from dialogkit.understanding.rules import RuleUnderstanding
 from dialogkit.understanding.value_heads import names_by_value
+from dialogkit.understanding.value_questions import sets_nothing
 
 log = get_logger("dialogkit.policy")
 
@@ -517,11 +518,28 @@ class Policy:
         # So does a "no" to the confirmation ("no, the reason is damaged").
         cues = ctx.interp.cues
         correcting = "correction" in cues or ("no" in cues and ctx.task.state == "CONFIRMATION")
-        return offer_slots(
+        offer = offer_slots(
             self._layouts[ctx.flow.name], ctx.interp, filled=ctx.task.slots, pending_slot=pending,
             extract=self.understanding.extract, extra_mentions=[*ctx.bound_mentions, *self._asked_hour(ctx)],
             read_every_type=correcting,
         )
+        self._drop_asked_about(ctx, offer)
+        return offer
+
+    @staticmethod
+    def _drop_asked_about(ctx: TurnContext, offer: SlotOffer) -> None:
+        """"有会议室吗？" / "does it have wifi?" ask about a value, "没健身房也行" / "除了X" waive one:
+        those values fill nothing, unless the thing looked for is named after them ("有川菜的餐馆吗")."""
+        assert ctx.flow is not None
+        text, sought = ctx.interp.text, tuple(ctx.flow.spec.trigger.keywords)
+        for name in [n for n in offer.values if n not in offer.labelled]:
+            surface = offer.surfaces.get(name, "")
+            start = text.find(surface) if surface else -1
+            after = text[start + len(surface):].lower()
+            if start >= 0 and sets_nothing(text, start, start + len(surface)) and not any(
+                    word.lower() in after for word in sought):
+                del offer.values[name]
+                offer.surfaces.pop(name, None)
 
     def _asked_hour(self, ctx: TurnContext) -> list[Mention]:
         """"7" to "几点开始？" / "what time?": a bare number answering a time question is its hour."""

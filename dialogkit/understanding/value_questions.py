@@ -1,0 +1,52 @@
+"""Words about a value that set nothing: a question whether the thing has it, opening its clause
+("有会议室吗？", "does it have wifi?"), and a value waived ("没健身房也行", "除了故宫", "anything
+except thai"). "哪家有…吗" and "can I have …" ask for something, and do set it.
+
+Such a value is still mentioned (a reference may point at it), but it is no wish of the user's:
+it fills no slot. A value said before the noun of what the task looks for ("有川菜馆吗",
+"do you have any italian restaurants?") is a search, not a question about a thing found.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+
+from dialogkit.lexicon import alternation, words
+from dialogkit.understanding.cues import is_question
+
+_HAVE_QUESTIONS = frozenset(words("have_questions"))
+_MARKERS = words("value_head_markers")
+_DETERMINERS = frozenset(words("noun_determiners")) | {"any"}
+_CLAUSE = re.compile(r"[，。,;；!！?？\n]")
+
+
+def _word(meaning: str) -> re.Pattern[str]:
+    return re.compile(rf"(?<![a-z])(?:{alternation(words(meaning))})(?![a-z])", re.IGNORECASE)
+
+
+@functools.cache
+def _patterns() -> tuple[re.Pattern[str], ...]:
+    after = re.compile(rf"\s*(?:{alternation(words('waive_after'))})", re.IGNORECASE)
+    return _word("waive_before"), _word("waive_negations"), after
+
+
+def _clause(text: str, start: int, end: int) -> tuple[int, int]:
+    """The span of the clause holding ``text[start:end]``, its closing mark included."""
+    left = max((m.end() for m in _CLAUSE.finditer(text, 0, start)), default=0)
+    right = _CLAUSE.search(text, end)
+    return left, right.end() if right else len(text)
+
+
+def sets_nothing(text: str, start: int, end: int) -> bool:
+    """Whether the value at ``text[start:end]`` is asked about or waived, not wished for."""
+    before, negation, after = _patterns()
+    left, right = _clause(text, start, end)
+    ahead = text[left:start]
+    if before.search(ahead) is not None:
+        return True
+    if negation.search(ahead) is not None and after.match(text, end) is not None:
+        return True
+    opening = " ".join(w for w in ahead.lower().split() if w not in _DETERMINERS)   # does it have a …
+    modifier = any(text.startswith(marker, end) for marker in _MARKERS)     # "有早餐的酒店吗": a search
+    return opening in _HAVE_QUESTIONS and not modifier and is_question(text[left:right])

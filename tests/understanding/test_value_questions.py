@@ -1,0 +1,70 @@
+"""A question about a value, or a value waived, sets nothing (docs/behaviours.md, item 4): "它家有
+两居吗？" / "does it have a two-bedroom?" ask; "没开间也行", "除了老城" / "anything except the old
+town", "no studio is fine" waive. The bot is tests/engine/bots/flat_finder.yaml.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from dialogkit import Bot
+from dialogkit.actions.loading import load_bot_file
+from dialogkit.store import MemoryStore
+from dialogkit.understanding.value_questions import sets_nothing
+
+BOT_FILE = Path(__file__).resolve().parents[1] / "engine" / "bots" / "flat_finder.yaml"
+
+
+def about(text: str, value: str) -> bool:
+    start = text.index(value)
+    return sets_nothing(text, start, start + len(value))
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("它家有健身房吗？", "健身房"), ("没停车位也行", "停车位"), ("除了朝阳区都可以", "朝阳区"),
+    ("does it have a balcony?", "balcony"), ("anything except the ground floor", "ground floor"),
+    ("no balcony is fine", "balcony"),
+])
+def test_a_value_asked_about_or_waived_sets_nothing(text: str, value: str) -> None:
+    assert about(text, value)
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("要有健身房的", "健身房"), ("哪家有健身房？", "健身房"), ("停车位也行", "停车位"),
+    ("can I have a balcony?", "balcony"), ("I want a balcony", "balcony"),
+])
+def test_a_value_wished_for_is_not(text: str, value: str) -> None:
+    assert not about(text, value)
+
+
+@pytest.fixture(scope="module")
+def bot() -> Iterator[Bot]:
+    made = Bot(load_bot_file(BOT_FILE, actions={"search_flats": {}}), MemoryStore())
+    yield made
+    made.close()
+
+
+_sessions = iter(range(10_000))
+
+
+def slots_after(bot: Bot, *turns: str) -> dict[str, object]:
+    session = f"ask{next(_sessions)}"
+    for text in turns:
+        bot.handle(session, text)
+    held: dict[str, object] = {}
+    for task in bot.session(session).data.stack:
+        held.update(task.slots)
+    return held
+
+
+@pytest.mark.parametrize("turns", [
+    ("我想租房", "它家有两居吗？"), ("我想租房", "没开间也行"), ("我想租房", "除了老城"),
+    ("find me a flat", "does it have a two-bedroom?"), ("find me a flat", "anything except the old town"),
+    ("find me a flat", "no studio is fine"),
+])
+def test_the_flow_sets_nothing_from_it(bot: Bot, turns: tuple[str, ...]) -> None:
+    held = slots_after(bot, *turns)
+    assert held.get("layout") is None and held.get("district") is None
