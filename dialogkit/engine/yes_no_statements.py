@@ -38,7 +38,7 @@ EN_FILLERS = frozenset({"it", "its", "this", "that", "there", "here", "we", "i",
 _EN_FUNCTION = EN_NEGATIONS | EN_ASSERTIONS | EN_FILLERS
 
 _CLAUSES = re.compile(r"[^,，。.;；!！?？\n]+")
-_EN_JOINS = re.compile(r"\s+\b(?:and|but)\b\s+", re.IGNORECASE)
+_EN_JOINS = re.compile(r"(?<!\s)\s+\b(?:and|but)\b\s+", re.IGNORECASE)   # (?<!\s): a run of spaces scanned once
 _EN_WORD = re.compile(r"[a-z]+(?:'[a-z]+)?")
 _LABEL_JOINER = re.compile(r"\s*(?:[:：=]\s*)?")
 _COPULA = re.compile(r"\s*(?:是|为|\bis\b)?\s*", re.IGNORECASE)
