@@ -79,4 +79,5 @@ def test_the_test_suite_writes_under_the_checkouts_dialogkit_folder() -> None:
 
     assert current_home() == ROOT / HOME
     database = settings().database
-    assert str(getattr(database, "path", "")).startswith(str(ROOT / HOME))
+    # Under CI=true hypothesis loads its "ci" profile, which keeps no example database at all.
+    assert database is None or str(getattr(database, "path", "")).startswith(str(ROOT / HOME))
