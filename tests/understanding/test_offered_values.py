@@ -6,36 +6,20 @@ tests/engine/bots/flat_finder.yaml.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
 from dialogkit import Bot
-from dialogkit.actions.loading import load_bot_file
-from dialogkit.store import MemoryStore
 from dialogkit.understanding.cues import detect_cues
-
-BOT_FILE = Path(__file__).resolve().parents[1] / "engine" / "bots" / "flat_finder.yaml"
+from tests.understanding.flat_finder import open_bot, slots_after
 
 
 @pytest.fixture(scope="module")
 def bot() -> Iterator[Bot]:
-    made = Bot(load_bot_file(BOT_FILE, actions={"search_flats": {}}), MemoryStore())
+    made = open_bot()
     yield made
     made.close()
 
-
-_sessions = iter(range(10_000))
-
-
-def slots_after(bot: Bot, *turns: str) -> dict[str, object]:
-    session = f"offer{next(_sessions)}"
-    for text in turns:
-        bot.handle(session, text)
-    held: dict[str, object] = {}
-    for task in bot.session(session).data.stack:
-        held.update(task.slots)
-    return held
 
 
 @pytest.mark.parametrize("text", ["那河畔呢？", "那么开间呢", "换成周末的呢？",

@@ -6,36 +6,20 @@ takes it (docs/behaviours.md, item 4). The bot is tests/engine/bots/flat_finder.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
 from dialogkit import Bot
-from dialogkit.actions.loading import load_bot_file
-from dialogkit.store import MemoryStore
 from dialogkit.understanding.value_heads import names_by_value
-
-BOT_FILE = Path(__file__).resolve().parents[1] / "engine" / "bots" / "flat_finder.yaml"
+from tests.understanding.flat_finder import open_bot, slots_after
 
 
 @pytest.fixture(scope="module")
 def bot() -> Iterator[Bot]:
-    made = Bot(load_bot_file(BOT_FILE, actions={"search_flats": {}}), MemoryStore())
+    made = open_bot()
     yield made
     made.close()
 
-
-_sessions = iter(range(10_000))
-
-
-def slots_after(bot: Bot, *turns: str) -> dict[str, object]:
-    session = f"head{next(_sessions)}"
-    for text in turns:
-        bot.handle(session, text)
-    held: dict[str, object] = {}
-    for task in bot.session(session).data.stack:
-        held.update(task.slots)
-    return held
 
 
 @pytest.mark.parametrize(("text", "surface"), [
@@ -77,7 +61,7 @@ def test_a_slot_not_asked_takes_it_too(bot: Bot, turns: tuple[str, ...], layout:
 
 @pytest.mark.parametrize("turns", [("我想租房，老城的", "河畔的那个"), ("我想租房，老城的", "老城那个")])
 def test_the_demonstrative_after_a_value_points_back_at_nothing(bot: Bot, turns: tuple[str, ...]) -> None:
-    session = f"head{next(_sessions)}"
+    session = f"head-{turns[-1]}"
     reply = None
     for text in turns:
         reply = bot.handle(session, text)
