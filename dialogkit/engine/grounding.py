@@ -26,6 +26,7 @@ from typing import Any
 from dialogkit.engine import explaining
 from dialogkit.engine.slot_writes import user_values
 from dialogkit.engine.turn import TurnContext
+from dialogkit.lexicon import words
 from dialogkit.llm import commands as llm_commands
 from dialogkit.logging import get_logger
 from dialogkit.memory import references
@@ -39,14 +40,14 @@ __all__ = ["Grounding", "spelled_digits", "written_in"]
 
 log = get_logger("dialogkit.llm")
 
-_ZH_DIGITS = {ch: str(n) for ch, n in CN_DIGITS.items()} | {"幺": "1"}     # 幺: 1 read out in a number
+_ZH_DIGITS = {ch: str(n) for ch, n in CN_DIGITS.items()} | dict.fromkeys(words("spoken_one"), "1")
 _ZH_DIGIT_RUN = re.compile(f"[{''.join(_ZH_DIGITS)}]{{2,}}")
 _EN_DIGITS = {word: str(n) for word, n in EN_UNITS.items() if n < 10}
 _EN_DIGIT = "|".join(_EN_DIGITS)
 _EN_DIGIT_RUN = re.compile(rf"\b(?:{_EN_DIGIT})(?:[\s,-]+(?:{_EN_DIGIT}))+\b", re.IGNORECASE)
 _EN_WORD = re.compile(_EN_DIGIT, re.IGNORECASE)
 _WORDS = re.compile(r"[a-z]+(?:'[a-z]+)?|\d+|[^\W\d_a-z]", re.IGNORECASE)
-_DETERMINERS = frozenset({"a", "an", "the", "my", "your", "our", "their", "his", "her", "its", "this", "that"})
+_DETERMINERS = frozenset(words("unsaid_fillers"))
 
 
 def spelled_digits(text: str) -> str:

@@ -17,12 +17,14 @@ import pytest
 from structlog.testing import capture_logs
 
 from dialogkit import Bot
-from dialogkit.llm import once
+from dialogkit.engine.grounding import spelled_digits
 from dialogkit.llm.client import LLMClient
-from dialogkit.llm.structured import forget_modes
 from dialogkit.spec.schema import LLMSpec
 from dialogkit.testing.llm_server import ScriptedLLMServer
-from tests.engine.test_llm_layer import FEEDBACK_BOT
+from tests.engine.test_llm_layer import (
+    FEEDBACK_BOT,
+    _fresh_process_memory,  # noqa: F401  (autouse: no negotiated modes)
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 SUPPORT = ROOT / "flows" / "support_ticket.yaml"
@@ -53,13 +55,6 @@ def report_of(order_id: str) -> dict[str, Any]:
     ]}
 
 
-@pytest.fixture(autouse=True)
-def _fresh_process_memory() -> Iterator[None]:
-    forget_modes()
-    once.reset()
-    yield
-    forget_modes()
-    once.reset()
 
 
 class Conversation:
@@ -226,3 +221,13 @@ class TestDenyAndCancelRunNothing:
         _, reply = chat.say(REPORTED[lang], HELLO[lang])
         assert chat.ran == [] and reply.state != "CONFIRMATION"
         assert ("修改" if lang == "zh" else "change") in reply.text
+
+
+@pytest.mark.parametrize(("said", "digits"), [
+    ("手机幺三八一二三四五六七八", "手机13812345678"), ("订单零一二三四五", "订单012345"),
+    ("order one two three four five", "order 12345"), ("nine-nine-nine", "999"),
+])
+def test_a_number_read_out_digit_by_digit_is_written_in_digits(said: str, digits: str) -> None:
+    """What a model proposes in digits is grounded in a number the user read out one digit at a time
+    (幺 is 1 only there, from the lexicon's spoken_one)."""
+    assert spelled_digits(said) == digits
