@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from hypothesis import strategies as st
 from hypothesis.control import current_build_context
 from hypothesis.errors import InvalidArgument
 
@@ -105,6 +106,11 @@ class Simulation:
         self.values = SlotValues(self.catalog, options.seed, listed_choices(bot, self.catalog))
         self.values.prepare(options.languages)
         self.move_tables = {lang: move_table(options.languages, lang, self.catalog) for lang in options.languages}
+        # What each conversation draws first, made once: hypothesis validates a strategy when it
+        # first draws from it, and the pools' one holds every made-up value of the bot.
+        self.lengths = st.integers(options.min_turns, options.max_turns)
+        self.primaries = st.sampled_from(options.languages)
+        self.pools = self.values.draw_pools()
         self.facts: BotFacts = bot_facts(self.catalog)
         self.tally = Tally()
         self.turns = 0                 # turns of counted conversations

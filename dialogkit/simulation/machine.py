@@ -46,10 +46,10 @@ class ConversationMachine(RuleBasedStateMachine):
     def begin(self, data: st.DataObject) -> None:
         """The conversation's length, its main language, and the made-up values its user has."""
         sim = self.simulation
-        self.length = data.draw(st.integers(sim.options.min_turns, sim.options.max_turns), label="turns")
-        primary = data.draw(st.sampled_from(sim.options.languages), label="language")
+        self.length = data.draw(sim.lengths, label="turns")
+        primary = data.draw(sim.primaries, label="language")
         self.table = sim.move_tables[primary]
-        self.pools = data.draw(sim.values.draw_pools(), label="values")
+        self.pools = data.draw(sim.pools, label="values")
         self.started = True
 
     @rule(data=st.data())

@@ -124,17 +124,23 @@ def _label_values(scene: Scene, slot: SlotInfo) -> list[Said]:
     were just shown with its question, and only where the bot file's pattern for the type reads
     the value after the label ("the card ending is 0000" is no "尾号0000"); a slot's listed
     options are read from its list, not by the pattern."""
+    return list(_label_values_of(scene, slot))
+
+
+def _label_values_of(scene: Scene, slot: SlotInfo) -> Iterator[Said]:
     asked = scene.asked()
     shown = (asked.flow, asked.name) if asked is not None else None
     options = scene.said_for(slot) if (slot.flow, slot.name) == shown else _named(scene, slot)
     if scene.catalog.reads_anywhere(slot.entity):
-        return list(options)
-    return [s for s in options if s.form in ("choice", "ordinal")
-            or scene.catalog.reads(slot.entity, _with_label(scene, slot, s), s.canonical)]
+        return iter(options)
+    return (s for s in options if s.form in ("choice", "ordinal")
+            or scene.catalog.reads(slot.entity, _with_label(scene, slot, s), s.canonical))
 
 
 def _labellable(scene: Scene, flow: FlowInfo | None) -> list[SlotInfo]:
-    return [s for s in _fillable(scene, flow) if _label_values(scene, s)]
+    """The slots a user can name a value of after its label: one such value tells (a catalogue's
+    slot has thousands, each read back by the bot's understanding when listed)."""
+    return [s for s in _fillable(scene, flow) if next(_label_values_of(scene, s), None) is not None]
 
 
 def _combinations(slots: list[SlotInfo], sizes: Sequence[int]) -> list[tuple[SlotInfo, ...]]:
@@ -382,7 +388,8 @@ def _pairable(scene: Scene) -> list[SlotInfo]:
 def _pair_readable(scene: Scene, slot: SlotInfo) -> bool:
     """Whether the bot reads both values of a pair named together (checked on one pair)."""
     named = _named(scene, slot)
-    second = next((v for v in named[1:] if value_key(v.canonical) != value_key(named[0].canonical)), None)
+    second = next((v for v in itertools.islice(named, 1, None)      # no copy of a catalogue's values
+                   if value_key(v.canonical) != value_key(named[0].canonical)), None)
     if second is None:
         return False
     text = _pair_text(scene, slot, named[0], second)
@@ -496,6 +503,40 @@ def move_table(languages: tuple[str, ...], primary: str, catalog: Catalog | None
     return tuple((move, lang) for move in moves for _ in range(move.weight) for lang in spoken)
 
 
+class _Applicable:
+    """The filter of one table's draw: whether a (move, language) applies in the scene of the
+    turn being drawn, each pair judged at most once a turn."""
+
+    def __init__(self) -> None:
+        self.scenes: dict[str, Scene] = {}
+        self.applies: dict[tuple[str, str], bool] = {}
+
+    def __call__(self, turn: Turn) -> bool:
+        key = (turn[0].name, turn[1])
+        if key not in self.applies:
+            self.applies[key] = turn[0].applies(self.scenes[turn[1]])
+        return self.applies[key]
+
+    def __repr__(self) -> str:
+        return "applicable"
+
+
+_DRAWS: dict[int, tuple[tuple[Turn, ...], st.SearchStrategy[Turn], _Applicable]] = {}
+"""id(table) -> (table, its strategy, its filter). A strategy made anew each turn was labelled
+and validated anew by hypothesis, hashing every entry of the table: a third of the simulator's
+own time. The entry holds its table, so the id names no other table while it is kept."""
+
+
+def _table_draw(table: tuple[Turn, ...]) -> tuple[st.SearchStrategy[Turn], _Applicable]:
+    kept = _DRAWS.get(id(table))
+    if kept is None or kept[0] is not table:
+        if len(_DRAWS) >= 64:
+            _DRAWS.clear()
+        judge = _Applicable()
+        kept = _DRAWS[id(table)] = (table, st.sampled_from(table).filter(judge), judge)
+    return kept[1], kept[2]
+
+
 def draw_move(data: st.DataObject, scene: Scene, table: tuple[Turn, ...]) -> Utterance:
     """One applicable move in one language, drawn in a single choice.
 
@@ -503,14 +544,8 @@ def draw_move(data: st.DataObject, scene: Scene, table: tuple[Turn, ...]) -> Utt
     keeps its index whatever the situation, so a conversation with a turn deleted by shrinking
     still makes the same later moves.
     """
-    scenes = {lang: replace(scene, language=lang) for lang in {t[1] for t in table}}
-    applies: dict[tuple[str, str], bool] = {}
-
-    def applicable(turn: Turn) -> bool:
-        key = (turn[0].name, turn[1])
-        if key not in applies:
-            applies[key] = turn[0].applies(scenes[turn[1]])
-        return applies[key]
-
-    move, language = data.draw(st.sampled_from(table).filter(applicable), label="move")
+    strategy, judge = _table_draw(table)
+    judge.scenes = scenes = {lang: replace(scene, language=lang) for lang in {t[1] for t in table}}
+    judge.applies = {}
+    move, language = data.draw(strategy, label="move")
     return move.make(data, scenes[language])

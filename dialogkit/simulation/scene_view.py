@@ -7,6 +7,7 @@ this protocol, which ``moves.Scene`` fulfils.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Collection, Sequence
 from typing import Any, Protocol, TypeVar
 
@@ -43,7 +44,14 @@ class SceneView(Protocol):
 def pick(data: st.DataObject, options: Sequence[T], label: str) -> T:
     """One of ``options``, drawn by its index: hypothesis labels a ``sampled_from`` of the options
     by hashing every one of them, on every draw (a catalogue's 20,000 values)."""
-    return options[data.draw(st.sampled_from(range(len(options))), label=label)]
+    return options[data.draw(_indexes(len(options)), label=label)]
+
+
+@functools.lru_cache(maxsize=1024)
+def _indexes(size: int) -> st.SearchStrategy[int]:
+    """The indexes of ``size`` options, one strategy per size: hypothesis validates and labels a
+    strategy the first time it draws from it, and a new one each draw cost that every time."""
+    return st.sampled_from(range(size))
 
 
 def pick_two(data: st.DataObject, values: Sequence[Said], label: str) -> tuple[Said, Said]:
