@@ -12,16 +12,14 @@ from __future__ import annotations
 import re
 
 from dialogkit.engine.slot_names import SlotNames
+from dialogkit.lexicon import words
 from dialogkit.spec.schema import BotFile
 from dialogkit.text.labels import Texts
 
 __all__ = ["ForgetValue"]
 
-_ZH_VERBS = r"(?:请|麻烦)?(?:帮我)?(?:忘记|忘掉|忘了|删除|删掉|清除|清空|别再记着|不要再记着|别记着)(?:一下)?"
-_EN_VERBS = r"(?:please\s+)?(?:forget|delete|remove|erase|clear)"
-# "时间先不定" / "时间待定": the value named is left open for now.
-_ZH_OPEN = r"(?:先|还|暂时|暂)?(?:不定|待定|未定|没定|没确定)了?"
-_EN_OPEN = r"(?:leave|keep)\s+(?:my\s+|the\s+|our\s+)?(?P<en_open>{names})\s+(?:open|undecided|blank)"
+_PHRASES = words("forget_value_patterns")
+"""Each with ``{names}`` where a slot's label goes: "忘记时间", "时间先不定" (left open for now)."""
 
 
 class ForgetValue:
@@ -31,12 +29,9 @@ class ForgetValue:
         self._names = SlotNames(spec, texts)
         alternation = self._names.alternation
         self._pattern = re.compile(
-            rf"(?:{_ZH_VERBS}\s*(?:我的|我)?\s*(?P<zh>{alternation}))"
-            rf"|(?:(?P<zh_open>{alternation})\s*{_ZH_OPEN}(?!期))"
-            rf"|(?:\b{_EN_VERBS}\s+(?:my\s+|the\s+|our\s+)?(?P<en>{alternation})\b)"
-            rf"|(?:\b{_EN_OPEN.format(names=alternation)}\b)",
+            "|".join(f"(?:{p.replace('{names}', f'(?P<n{i}>{alternation})')})" for i, p in enumerate(_PHRASES)),
             re.IGNORECASE,
-        ) if alternation else None
+        ) if alternation and _PHRASES else None
 
     def slots_in(self, text: str) -> list[str]:
         """The slots ``text`` asks to forget, in order of mention (usually none); a word several

@@ -13,6 +13,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
+from dialogkit import lexicon
 from dialogkit.model.interpretation import Mention
 from dialogkit.spec.schema import FlowSpec, SlotSpec
 from dialogkit.understanding.numbers import CN_NUMERAL_CHARS
@@ -20,7 +21,19 @@ from dialogkit.understanding.numbers import CN_NUMERAL_CHARS
 __all__ = ["RoleWords", "by_role", "role_words"]
 
 _LOOK_BACK = 40     # characters before a value searched for a role word: the words sit right there
-_BETWEEN = rf"(?:(?:the|a|an|some)\s+|[{CN_NUMERAL_CHARS}几]?[个份项杯次])?"
+
+
+def _between() -> str:
+    """What may stand between a role word and its value: an article ("to the airport") or a count
+    ("到两杯…", "几个")."""
+    determiners, classifiers = lexicon.words("value_determiners"), lexicon.words("item_classifiers")
+    counts = "".join([CN_NUMERAL_CHARS, *lexicon.words("some_number")])
+    parts = [*([rf"(?:{lexicon.alternation(determiners)})\s+"] if determiners else []),
+             *([f"[{counts}]?[{''.join(classifiers)}]"] if classifiers else [])]
+    return f"(?:{'|'.join(parts)})?"
+
+
+_BETWEEN = _between()
 
 
 def _alternation(words: Iterable[str]) -> str:

@@ -9,6 +9,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from dialogkit.lexicon import alternation, words
+
 __all__ = ["ValueFinder", "rule_summary"]
 
 ValueFinder = Callable[[str], list[tuple[str, str]]]
@@ -71,7 +73,9 @@ class _Found:
 
 # Stored user text reaches every pattern here: each is linear on any input (a run of spaces is
 # taken whole, never split two ways; an identifier starts only where its run starts or at a digit).
-_PIECES = re.compile(r"[；;]\s*+|[，,]\s*+(?=(?:助手|Bot)[：:])")
-_ROLE = re.compile(r"^\s*+(?:用户|助手|User|Bot)[：:]\s*+")
+_BOT = alternation(words("speaker_bot"))        # a summary's rounds: "用户：…；助手：…" / "User: …; Bot: …"
+_SPEAKERS = alternation([*words("speaker_user"), *words("speaker_bot")])
+_PIECES = re.compile(rf"[；;]\s*+|[，,]\s*+(?=(?:{_BOT})[：:])")
+_ROLE = re.compile(rf"^\s*+(?:{_SPEAKERS})[：:]\s*+")
 _CLAUSES = re.compile(r"[，,。!！?？()（）]\s*+")
 _IDENTIFIER = re.compile(r"(?:(?<![A-Za-z0-9-])|(?=\d))[A-Za-z0-9-]*\d[A-Za-z0-9-]*")  # starts at run starts: linear

@@ -18,6 +18,7 @@ from dialogkit.engine.roles import by_role
 from dialogkit.engine.slot_layout import ANSWER_TYPE, COUNTS, SlotLayout, SlotOffer
 from dialogkit.engine.slot_units import unit_after
 from dialogkit.engine.yes_no_slots import answered, offer_named_answers, offer_stated_answers
+from dialogkit.lexicon import alternation, words
 from dialogkit.memory.tracker import counting_numbers
 from dialogkit.model.interpretation import Interpretation, Mention
 from dialogkit.spec.schema import FlowSpec, SlotSpec, prompt_text
@@ -28,7 +29,8 @@ __all__ = ["ANSWER_TYPE", "COUNTS", "SlotLayout", "SlotOffer", "Validator", "mis
            "validate_slot"]
 
 Validator = Callable[[str, Any], str | None]   # (action name, value) -> error or None
-_LIST_JOINER = re.compile(r"\s*(?:[,，、和与及跟或]|(?:,\s*)?(?:and|or))?\s*", re.IGNORECASE)
+_JOINERS = alternation(words("value_joiners"))    # "A和B", "A and B"
+_LIST_JOINER = re.compile(rf"\s*(?:[,，、]|(?:,\s*)?(?:{_JOINERS}))?\s*", re.IGNORECASE)
 
 
 def _distinct(mentions: list[Mention]) -> list[Mention]:
@@ -204,7 +206,8 @@ def _offer_typed(offer: SlotOffer, layout: SlotLayout, slots: tuple[SlotSpec, ..
         offer.surfaces[slot.name] = mention.text
 
 
-_AND_OR = re.compile(r"(?<!\s)\s*+(?:和|与|及|跟|或者?|还是|、|and|or|&)\s*+", re.IGNORECASE)   # linear
+_AND_OR = re.compile(rf"(?<!\s)\s*+(?:{alternation([*words('value_joiners'), *words('alternative_joiners')])}"
+                     r"|、|&)\s*+", re.IGNORECASE)   # linear
 
 
 def _listed(found: list[Mention], text: str) -> bool:

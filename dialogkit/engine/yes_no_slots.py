@@ -12,6 +12,7 @@ import re
 from dialogkit.engine.slot_layout import SlotLayout, SlotOffer
 from dialogkit.engine.yes_no_statements import stated_answer
 from dialogkit.lexicon import alternation, lexicon
+from dialogkit.lexicon import words as lexicon_words
 from dialogkit.spec.schema import SlotSpec
 from dialogkit.strings.cjk import is_cjk_char
 
@@ -29,11 +30,16 @@ def answered(layout: SlotLayout, slots: tuple[SlotSpec, ...], pending_slot: str 
     return tuple(s for s in slots if layout.answer_names[s.name].search(text))
 
 
-_BEFORE_NAME = {False: re.compile(r"(?:不要|不用|不需要|无需|不含|不加|没有|免|\bno|\bwithout|\bskip(?: the)?)\Z",
-                                  re.IGNORECASE),
-                True: re.compile(r"(?:需要|要|含|加|带|\bwith|\binclud(?:e|ing)(?: the)?)\Z", re.IGNORECASE)}
+def _either(meaning: str) -> str:
+    """The patterns of ``meaning`` in every language as one alternation (none: never matches)."""
+    return "|".join(lexicon_words(meaning)) or "(?!)"
+
+
+_BEFORE_NAME = {False: re.compile(rf"(?:{_either('without_before_patterns')})\Z", re.IGNORECASE),
+                True: re.compile(rf"(?:{_either('with_before_patterns')})\Z", re.IGNORECASE)}
 _BEFORE_WINDOW = 16          # the words right before the name: the answer is never further away
-_AFTER_NAME = {False: re.compile(r"^\s*(?:不要|不用|不需要|就不要|就不用)"), True: re.compile(r"^\s*(?:要|需要)(?!不)")}
+_AFTER_NAME = {False: re.compile(rf"^\s*(?:{_either('without_after_patterns')})"),
+               True: re.compile(rf"^\s*(?:{_either('with_after_patterns')})")}
 
 
 def offer_named_answers(offer: SlotOffer, layout: SlotLayout, text: str) -> None:
@@ -66,8 +72,8 @@ def offer_stated_answers(offer: SlotOffer, layout: SlotLayout, text: str) -> Non
 
 
 _ZH_EDGES = "嗯哦噢啊呀吧呢了的啦，,。.!！~～ "
-_ZH_NOT = re.compile(r"^(?:不是|不太|不怎么|不算|并不|没有|不|没)")
-_ZH_DEGREE = re.compile(r"^(?:很|非常|挺|比较|特别|太|有点儿?|蛮|相当|超级?|真的?)+")
+_ZH_NOT = re.compile(f"^(?:{alternation(lexicon_words('quality_negations'))})")
+_ZH_DEGREE = re.compile(f"^(?:{alternation(lexicon_words('degree_adverbs'))})+")
 _EN_FILLER = frozenset({"it", "its", "it's", "is", "was", "that", "this", "very", "really", "quite", "so", "too",
                         "pretty", "super", "a", "bit", "not", "isn't", "wasn't", "no", "yes", "kind", "of", "at",
                         "all"})

@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from dialogkit.lexicon import lexicon
+from dialogkit.lexicon import lexicon, words
 from dialogkit.spec.schema import SlotSpec
 from dialogkit.understanding.cues import is_question, leading_answer
 from dialogkit.understanding.language import fold
@@ -41,7 +41,7 @@ _CLAUSES = re.compile(r"[^,，。.;；!！?？\n]+")
 _EN_JOINS = re.compile(r"(?<!\s)\s+\b(?:and|but)\b\s+", re.IGNORECASE)   # (?<!\s): a run of spaces scanned once
 _EN_WORD = re.compile(r"[a-z]+(?:'[a-z]+)?")
 _LABEL_JOINER = re.compile(r"\s*(?:[:：=]\s*)?")
-_COPULA = re.compile(r"\s*(?:是|为|\bis\b)?\s*", re.IGNORECASE)
+_COPULA = re.compile(rf"\s*(?:{'|'.join(words('label_copula_patterns'))})?\s*", re.IGNORECASE)
 _ZH_FUNCTION_CHARS = frozenset(w for w in (*ZH_NEGATIONS, *ZH_ASSERTIONS, *ZH_FILLERS) if len(w) == 1)
 
 

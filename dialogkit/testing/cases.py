@@ -367,7 +367,7 @@ class _Reader:
         """The quick replies, in order, each a substring or ``/regex/`` as in ``bot``; [] for none."""
         if not isinstance(node, SequenceNode):
             self.problem(node, "`options` must be a list: the quick replies offered, in order",
-                         "write options: [确认, 取消], or options: [] for none")
+                         "write options: [Confirm, Cancel], or options: [] for none")
             return _INVALID
         items = [self._pattern(item, "`options`") for item in node.value]
         return _INVALID if any(item is _INVALID for item in items) else items

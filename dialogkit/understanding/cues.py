@@ -61,10 +61,7 @@ _EN_CORRECTION = (
     r"\s*(?!thanks|thank|please|sorry|sure|maybe|perhaps)[a-z0-9]+)\b"
     + "".join(f"|{pattern}" for pattern in lexicon("en").words("offer_patterns"))
 )
-_VALUE_AFTER_NO = re.compile(
-    r"\d|\b(?:it's|it is|its|that's|make it|should be|i meant|i said)\b|是"
-    r"|^(?:the|my|our)\s+[a-z][a-z ]{0,30}?\s+(?:is|was)\s"     # "no, the reason is damaged"
-)
+_VALUE_AFTER_NO = re.compile("|".join([r"\d", *words("value_after_no_patterns")]))   # "no, it's B", "不，是B"
 _ZH_HELP = alternation(_ZH.words("help"))
 _EN_HELP = (
     r"\b(?:what can you do|what do you do|what can i do|what are my options|how does this work"

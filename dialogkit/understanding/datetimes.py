@@ -34,7 +34,7 @@ from collections.abc import Iterable
 from datetime import date, datetime, timedelta
 from typing import NamedTuple
 
-from dialogkit.lexicon import alternation, words
+from dialogkit.lexicon import alternation, languages, lexicon, words
 from dialogkit.strings.cjk import has_cjk, is_cjk_char
 from dialogkit.understanding import relative_times
 from dialogkit.understanding.language import case_blind, may_hold_latin
@@ -57,69 +57,32 @@ _CN_OR_DIGITS = rf"(?:\d{{1,2}}|{_CN_NUM})"
 _ISO = re.compile(r"(?<!\d)(\d{4})\s?[-/.年]\s?(\d{1,2})\s?[-/.月]\s?(\d{1,2})(?:\s?[日号])?(?!\d)")
 _CN_MONTH_DAY = re.compile(rf"(?<!\d)({_CN_OR_DIGITS})\s?月\s?({_CN_OR_DIGITS})\s?[日号]")
 _SLASH = re.compile(r"(?<![\d/.])(\d{1,2})/(\d{1,2})(?:/(\d{4}|\d{2}))?(?![\d/])")
-_CN_RELATIVE_DAYS = {
-    "大后天": 3,
-    "后天": 2,
-    "明天": 1,
-    "明日": 1,
-    "今天": 0,
-    "今日": 0,
-    "今儿": 0,
-    "昨天": -1,
-    "昨日": -1,
-    "前天": -2,
-    "大前天": -3,
-}
-_CN_RELATIVE = re.compile("|".join(sorted(_CN_RELATIVE_DAYS, key=len, reverse=True)))
-_CN_WEEKDAYS = {
-    "一": 0,
-    "二": 1,
-    "三": 2,
-    "四": 3,
-    "五": 4,
-    "六": 5,
-    "日": 6,
-    "天": 6,
-    "末": 5,
-    "1": 0,
-    "2": 1,
-    "3": 2,
-    "4": 3,
-    "5": 4,
-    "6": 5,
-    "7": 6,
-}
-_CN_WEEKDAY = re.compile(
-    r"(下下个?|下个?|上个?|这个?|本)?(?:周|星期|礼拜)([一二三四五六日天末1-7])"
-)
-_CN_IN_DAYS = re.compile(rf"({_CN_OR_DIGITS}|\d{{1,3}})\s?天\s?(以后|之后|后|以前|之前|前)")
 
-_EN_RELATIVE_DAYS = {
-    "the day after tomorrow": 2,
-    "day after tomorrow": 2,
-    "tomorrow": 1,
-    "tmrw": 1,
-    "tmr": 1,
-    "today": 0,
-    "yesterday": -1,
-    "the day before yesterday": -2,
-    "day before yesterday": -2,
-}
+
+def _values(meaning: str) -> dict[str, int]:
+    """The words of ``meaning`` with their numbers, in every language that has it."""
+    return {w: v for lang in languages() if lexicon(lang).has(meaning)
+            for w, v in lexicon(lang).values(meaning).items()}
+
+
+_RELATIVE_DAYS = _values("relative_days")
+_CN_RELATIVE_DAYS = {w: d for w, d in _RELATIVE_DAYS.items() if has_cjk(w)}   # written without spaces
+_CN_RELATIVE = re.compile(alternation(_CN_RELATIVE_DAYS))
+_CN_WEEK_WORDS = alternation(words("week_words"))
+_CN_WEEKDAYS = _values("weekday_marks")
+_CN_WEEKDAY_NAMES = alternation(_CN_WEEKDAYS)
+_CN_WHICH = {w: which for lang in languages() if lexicon(lang).has("which_week")
+             for w, which in lexicon(lang).spellings("which_week").items()}
+_CN_WEEKDAY = re.compile(rf"({alternation(_CN_WHICH)})?(?:{_CN_WEEK_WORDS})({_CN_WEEKDAY_NAMES})")
+_CN_AFTER, _CN_BEFORE = words("after_span"), words("before_span")
+_CN_DAY = alternation(words("day_unit"))
+_CN_IN_DAYS = re.compile(rf"({_CN_OR_DIGITS}|\d{{1,3}})\s?(?:{_CN_DAY})\s?({alternation([*_CN_AFTER, *_CN_BEFORE])})")
+
+_EN_RELATIVE_DAYS = {w: d for w, d in _RELATIVE_DAYS.items() if not has_cjk(w)}   # words apart
 _EN_RELATIVE = re.compile(
     r"\b(?:" + "|".join(sorted(_EN_RELATIVE_DAYS, key=len, reverse=True)) + r")\b", re.I
 )
-_EN_WEEKDAYS = {
-    "monday": 0,
-    "tuesday": 1,
-    "tues": 1,
-    "wednesday": 2,
-    "weds": 2,
-    "thursday": 3,
-    "thurs": 3,
-    "friday": 4,
-    "saturday": 5,
-    "sunday": 6,
-}
+_EN_WEEKDAYS = _values("weekdays")
 _EN_WEEKDAY = re.compile(
     r"\b(?:(next|this|last|on|coming)\s+)?(" + "|".join(_EN_WEEKDAYS) + r")\b", re.I
 )
@@ -194,19 +157,6 @@ def _weekday(today: date, target: int, which: str) -> date:
     return today + timedelta(days=(target - today.weekday()) % 7)
 
 
-_CN_WHICH = {
-    "下下": "nextnext",
-    "下下个": "nextnext",
-    "下": "next",
-    "下个": "next",
-    "上": "last",
-    "上个": "last",
-    "这": "this",
-    "这个": "this",
-    "本": "this",
-}
-
-
 class _FirstLook:
     """A cheap first look: every pattern of a finder needs one of its words (Latin ones at the
     start of a word: "one" is not in "phone") or one of its digit shapes; text with none of them
@@ -272,8 +222,9 @@ def _prefix_tree(words: list[str]) -> str:
 _DATE_HINT = _FirstLook([*_CN_RELATIVE_DAYS, *_EN_RELATIVE_DAYS, *_EN_WEEKDAYS, *_MONTHS, "day"],
                         digit_tails=[r"\s?[-/.年]\s?\d"],           # 2024-05-01, 2024年5月1日, 5/1
                         # what each Chinese pattern needs, not a word of it: "上周", "这个月", "每天" pass no more
-                        cjk_shapes=[rf"月\s?(?:\d|{_CN_NUM_CHAR})", r"天\s?[以之后前]",
-                                    *(rf"{w}[一二三四五六日天末1-7]" for w in ("周", "星期", "礼拜"))])
+                        cjk_shapes=[rf"月\s?(?:\d|{_CN_NUM_CHAR})",
+                                    rf"(?:{_CN_DAY})\s?(?:{alternation([*_CN_AFTER, *_CN_BEFORE])})",
+                                    rf"(?:{_CN_WEEK_WORDS})(?:{_CN_WEEKDAY_NAMES})"])
 
 
 def find_dates(text: str, now: datetime) -> list[Found]:
@@ -338,7 +289,7 @@ def _cn_relative_dates(text: str, today: date) -> list[Found]:
     for m in _CN_IN_DAYS.finditer(text):
         days = _small_int(m[1])
         if days is not None:
-            _add(found, m, today + timedelta(days=-days if "前" in m[2] else days))
+            _add(found, m, today + timedelta(days=-days if m[2] in _CN_BEFORE else days))
     return found
 
 
@@ -373,29 +324,24 @@ def _month_day(today: date, month_name: str, day: int, year: str | None) -> date
 
 # ---------------------------------------------------------------- times
 
-_PM_PERIODS = frozenset(
-    {
-        "下午",
-        "午后",
-        "傍晚",
-        "晚上",
-        "今晚",
-        "明晚",
-        "晚",
-        "pm",
-        "afternoon",
-        "evening",
-        "night",
-        "tonight",
-    }
-)
-_AM_PERIODS = frozenset({"凌晨", "早上", "早晨", "清晨", "上午", "早", "am", "morning"})
+_PM_PERIODS = frozenset(words("pm_periods"))
+_AM_PERIODS = frozenset(words("am_periods"))
+_LATE_NIGHT_PERIODS = frozenset(words("late_night_periods"))   # hours after 6 are the evening's
+_MIDDAY_PERIODS = frozenset(words("midday_periods"))           # hours before 6 are the afternoon's
+_CN_HALF, _CN_QUARTER = alternation(words("half")), alternation(words("quarter"))
+_CN_HOUR_MARKS = alternation(words("hour_marks"))
+_CN_MINUTE_MARKS = alternation(words("minute_marks"))
+_CN_NOON_WORDS = words("noon_words")
+_CN_MIDNIGHT_WORDS = words("midnight_words")
+_CN_MIDDAY = alternation(words("midday_periods"))
+_WEEK_WORD_ENDS = "".join(dict.fromkeys(w[-1] for w in words("week_words")))
 _CN_PERIOD = alternation(w for w in words("day_periods") if has_cjk(w))
 _CN_TIME = re.compile(   # the hour never starts inside a weekday: "下周三三点" is Wednesday, 15:00
-    rf"({_CN_PERIOD})?\s?(?<![周期拜])({_CN_OR_DIGITS})\s?[点點时時]"
-    rf"(?:(半)|([一三])刻|({_CN_OR_DIGITS})\s?分|(\d{{2}}|{_CN_NUM_CHAR}{{2,3}}))?"
+    rf"({_CN_PERIOD})?\s?(?<![{_WEEK_WORD_ENDS}])({_CN_OR_DIGITS})\s?(?:{_CN_HOUR_MARKS})"
+    rf"(?:({_CN_HALF})|([一三])(?:{_CN_QUARTER})|({_CN_OR_DIGITS})\s?(?:{_CN_MINUTE_MARKS})|(\d{{2}}|{_CN_NUM_CHAR}{{2,3}}))?"
 )
-_CN_NOON = re.compile(rf"正午|中午(?!\s?(?:\d|{_CN_NUM_CHAR}))|午夜")
+_CN_NOON = re.compile(rf"{alternation(_CN_NOON_WORDS)}|(?:{_CN_MIDDAY})(?!\s?(?:\d|{_CN_NUM_CHAR}))"
+                      rf"|{alternation(_CN_MIDNIGHT_WORDS)}")
 _CLOCK = re.compile(
     rf"({_CN_PERIOD})?\s?(?<![\d:])(\d{{1,2}})\s?[:：]\s?(\d\d)(?![\d:])"
     r"(?:\s*([ap])\.?m\.?(?![A-Za-z]))?",
@@ -414,7 +360,7 @@ _EN_PAST = re.compile(rf"\b(half|quarter)\s+(past|to)\s+{_EN_HOUR}{_EN_PART}\b",
 _EN_NOON = re.compile(r"\b(noon|midday|midnight)\b", re.I)
 
 
-_MIDNIGHT_PERIODS = _AM_PERIODS | {"半夜", "晚上", "今晚", "明晚", "night", "tonight"}
+_MIDNIGHT_PERIODS = _AM_PERIODS | frozenset(words("midnight_periods"))
 
 
 def _clock(hour: int, minute: int, period: str | None, *, literal: bool = False) -> str | Impossible:
@@ -429,9 +375,9 @@ def _clock(hour: int, minute: int, period: str | None, *, literal: bool = False)
         hour += 12
     elif hour == 12 and period in _MIDNIGHT_PERIODS:
         hour = 0  # "晚上12点", "12 at night", "上午12点"... are midnight
-    elif period == "夜里":
+    elif period in _LATE_NIGHT_PERIODS:
         hour = hour + 12 if 6 <= hour < 12 else hour % 12
-    elif period == "中午" and hour < 6:
+    elif period in _MIDDAY_PERIODS and hour < 6:
         hour += 12
     if not 0 <= hour <= 23:
         return Impossible("hour")
@@ -466,8 +412,8 @@ def _en_hour(text: str) -> int:
     return int(text) if text.isdigit() else _EN_HOUR_WORDS[case_blind(text)]
 
 
-_CN_HOUR_MARK = r"\s?[点點时時]"
-_TIME_HINT = _FirstLook(["正午", "中午", "午夜", *_EN_HOUR_WORDS,
+_CN_HOUR_MARK = rf"\s?(?:{_CN_HOUR_MARKS})"
+_TIME_HINT = _FirstLook([*_CN_NOON_WORDS, *_MIDDAY_PERIODS, *_CN_MIDNIGHT_WORDS, *_EN_HOUR_WORDS,
                          "noon", "midday", "midnight", "half", "quarter", "o'clock", "oclock",
                          *relative_times.WORDS],
                         digit_tails=[r"\s?[:：]", r"\s*[ap]\.?m", _CN_HOUR_MARK],   # 15:30, 3pm, 3点
@@ -514,7 +460,7 @@ def _cn_times(text: str) -> list[Found]:
             continue
         _add(found, m, _unless_bare(_clock(hour, minute, m[1]), bare))
     for m in _CN_NOON.finditer(text):
-        _add(found, m, "00:00" if m.group() == "午夜" else "12:00")
+        _add(found, m, "00:00" if m.group() in _CN_MIDNIGHT_WORDS else "12:00")
     return found
 
 

@@ -13,9 +13,11 @@ from __future__ import annotations
 import re
 from datetime import UTC, datetime, timedelta
 
+from dialogkit.lexicon import alternation, words
 from dialogkit.understanding.numbers import CN_EVERYDAY_DIGITS, CN_HUNDRED, CN_TEN, EN_UNITS, Found, parse_cn_integer
 
-WORDS: tuple[str, ...] = ("小时", "钟头", "分钟", "hour", "hr", "minute", "mins")
+_CN_HOURS, _CN_MINUTES = words("hour_units"), words("minute_units")
+WORDS: tuple[str, ...] = (*_CN_HOURS, *_CN_MINUTES, "hour", "hr", "minute", "mins")
 """Every match holds one of these (Latin ones at a word start) or ``LATIN_SHAPES``: ``datetimes``
 adds them to the first look of the time finder."""
 LATIN_SHAPES: tuple[str, ...] = (r"min\b",)
@@ -31,8 +33,11 @@ _EN_FROM_NOW = re.compile(
     rf"\b(\d{{1,3}}|{_EN_COUNT})\s+{_EN_UNIT}\s+(?:from\s+now|later)\b", re.I
 )
 _CN_COUNT = rf"\d{{1,3}}|[{CN_EVERYDAY_DIGITS}{CN_TEN}{CN_HUNDRED}]{{1,4}}"
+_CN_ONE = alternation(words("generic_classifier"))    # 两个小时
+_CN_HALF = alternation(words("half"))
 _CN_SPAN = re.compile(
-    rf"(?:({_CN_COUNT})\s?(?:个\s?)?(半)?|(半)\s?个?)\s?(小时|钟头|分钟)\s?(?:以后|之后|后)"
+    rf"(?:({_CN_COUNT})\s?(?:(?:{_CN_ONE})\s?)?({_CN_HALF})?|({_CN_HALF})\s?(?:{_CN_ONE})?)\s?"
+    rf"({alternation([*_CN_HOURS, *_CN_MINUTES])})\s?(?:{alternation(words('after_span'))})"
 )
 
 
@@ -60,7 +65,7 @@ def _en_minutes(count: str, unit: str) -> int | None:
 
 def _cn_minutes(count: str | None, and_a_half: bool, half_only: bool, unit: str) -> int | None:
     """"两个半小时" is 150 minutes, "半小时" 30; a half minute ("一个半分钟") is no time of day."""
-    hours = unit != "分钟"
+    hours = unit not in _CN_MINUTES
     if half_only or and_a_half:
         if not hours:
             return None

@@ -18,28 +18,12 @@ from __future__ import annotations
 
 import re
 
+from dialogkit.lexicon import words
+
 MENTION = "\x01"  # what a masked mention looks like to the frames below
 
-_ZH_FRAMES = (
-    r"^(?:嗯|哦|对了|其实|另外)?[，,\s]*(?:我|我们)(?:家里?|这儿|这里|手上|手里|现在)?(?:还|也|一共|总共)?"
-    r"(?:有|买了|买过|认识|知道)"
-    rf"|{MENTION}\s*(?:也|都)?(?:是|就是)(?:我|我们)的"
-    rf"|是\s*{MENTION}"
-    r"|^(?:我|我们)和.{0,40}?一起"
-)
-_EN_FRAMES = (
-    r"^(?:(?:oh|well|so|btw|by the way)[,\s]+)?(?:i|we)\s+(?:(?:also|already|still)\s+)?"
-    r"(?:have|['’]ve(?:\s+got)?|have\s+got|own|bought|know|met)\b"
-    rf"|{MENTION}\s*(?:is|are)\s+(?:(?:also|both)\s+)?(?:my|our)\b"
-    rf"|\b(?:is|are|was|were)\s+{MENTION}"
-    r"|^(?:i['’]m|i\s+am|we['’]re|we\s+are)\s+travell?ing\s+with\b"
-)
-_FRAME = re.compile(f"{_ZH_FRAMES}|{_EN_FRAMES}")
-_REQUEST = re.compile(
-    r"想|要|帮我|帮忙|请帮|请你|请您|麻烦|能不能|能否|可以|可不可以|需要|吗|么|怎么|如何|多少|几|哪|什么|谁|[?？]"
-    r"|\b(?:want|wanna|need|would\s+like|like\s+to|please|can\s+you|could\s+you|can\s+i|could\s+i|help"
-    r"|how|what|where|when|which|why|who|let\s+me|let['’]s)\b|['’]d\s+like"
-)
+_FRAME = re.compile("|".join(p.replace("{mention}", MENTION) for p in words("statement_frame_patterns")) or "(?!)")
+_REQUEST = re.compile("|".join([*words("asking_patterns"), "[?？]"]))
 
 
 def asks(text: str) -> bool:

@@ -23,9 +23,9 @@ ROOT = Path(__file__).resolve().parents[2] / "dialogkit"
 EXEMPT = ("lexicon", "text", "spec")
 
 CEILINGS = {
-    "word lists": 22,           # 58 before the lexicon
-    "word regexes": 43,         # 57
-    "character classes": 11,    # 19
+    "word lists": 4,            # 58 before the lexicon, 22 before the dates, choices and slot words moved
+    "word regexes": 2,          # 57, 43
+    "character classes": 1,     # 19, 11
     "zh lines": 108,            # 118
 }
 """The counts reached so far (see the module docstring for where they must end)."""
