@@ -11,12 +11,13 @@ Where a value was written is the bot file (its YAML position) or a row of its ``
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from dialogkit.errors import Problem
-from dialogkit.spec.schema import BotFile
+from dialogkit.spec.alias_table import alias_table
+from dialogkit.spec.schema import BotFile, EntityTypeSpec
 from dialogkit.spec.values_file import read_values_file
 from dialogkit.spec.yaml_source import YamlDocument
 from dialogkit.strings.aliases import normalise_aliases
@@ -69,20 +70,13 @@ def alias_collisions(catalogue: Catalogue, document: YamlDocument
     only when asked for (``dialogkit validate``): a position costs a second, careful read."""
     errors: list[Problem] = []
     first_type: dict[str, str] = {}                   # alias -> the first type claiming it
-    owns: dict[str, dict[str, str]] = {}              # type -> its aliases -> their values
+    owns: dict[str, Mapping[str, str]] = {}           # type -> its aliases -> their values
     shared: dict[tuple[tuple[str, str], tuple[str, str]], list[str]] = {}
     for name, entity in catalogue.spec.entities.items():
-        synonyms = entity.synonyms()
-        said = [(value, alias) for value, aliases in synonyms.items() for alias in aliases]
-        keys = normalise_aliases([alias for _, alias in said])
-        own = dict(zip(keys, [value for value, _ in said], strict=True))     # in C: no alias said twice
-        if len(own) != len(keys):
-            own = {}
-            for (value, alias), key in zip(said, keys, strict=True):
-                first = own.setdefault(key, value)
-                if key and first != value:
-                    errors.append(_claimed_twice(catalogue, document, name, value, alias, first))
-        own.pop("", None)
+        table = alias_table(entity)           # the understanding reads the same table
+        own = table.owners
+        if table.repeated:
+            errors += _repeated(catalogue, document, name, entity, own)
         if own.keys() & first_type.keys():                # aliases of an earlier type
             for key in (key for key in own if key in first_type):
                 other = first_type[key]
@@ -90,6 +84,16 @@ def alias_collisions(catalogue: Catalogue, document: YamlDocument
         first_type = {**dict.fromkeys(own, name), **first_type}
         owns[name] = own
     return errors, lambda: _shared_warnings(catalogue, document, shared)
+
+
+def _repeated(catalogue: Catalogue, document: YamlDocument, name: str, entity: EntityTypeSpec,
+              owners: Mapping[str, str]) -> list[Problem]:
+    """An alias of one value that another value of the type claimed first (a value naming itself
+    twice, "phone: [Phone]", is no error)."""
+    said = [(value, alias) for value, aliases in entity.synonyms().items() for alias in aliases]
+    keys = normalise_aliases([alias for _, alias in said])
+    return [_claimed_twice(catalogue, document, name, value, alias, owners[key])
+            for (value, alias), key in zip(said, keys, strict=True) if key and owners[key] != value]
 
 
 def _shared_warnings(catalogue: Catalogue, document: YamlDocument,

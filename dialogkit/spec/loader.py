@@ -108,7 +108,7 @@ def check_document(document: YamlDocument) -> CheckedBotFile:
         catalogue = with_values_files(spec, document)      # a values_file's values are the type's too
         spec, digests = catalogue.spec, catalogue.digests
         problems.extend(catalogue.problems)
-        problems.extend(validation.BotChecks(spec, document, pruned).run())
+        problems.extend(validation.BotChecks(spec, document, pruned, written=declared).run())
         collisions, warnings = alias_collisions(catalogue, document)
         problems.extend(collisions)
     return CheckedBotFile(document, spec, pruned, problems, warnings, declared, digests)

@@ -93,11 +93,15 @@ class BotChecks:
 
     ``pruned`` names flows and entity types the loader dropped because they were malformed
     (their own problems are already reported), so nothing here complains they are missing.
+    ``written`` is the bot file as written, before its values files were read in: their rows
+    were checked for empty texts as they were read, so only the file's own values are looked
+    at again (a catalogue's 50,000 rows cost a tenth of a second more).
     """
 
     def __init__(self, spec: BotFile, document: YamlDocument,
-                 pruned: set[tuple[str, str]] | None = None) -> None:
+                 pruned: set[tuple[str, str]] | None = None, written: BotFile | None = None) -> None:
         self.spec = spec
+        self.written = written or spec
         self.document = document
         self.pruned = pruned or set()
         self.problems: list[Problem] = []
@@ -115,7 +119,7 @@ class BotChecks:
             self._check_duplicate_intent(name, flow, base, intents)
             self._check_slots(flow, base)
             self._check_prompts(flow, base)
-        for path, what in _blank_texts(self.spec):
+        for path, what in _blank_texts(self.written):
             self._add(path, f"{what} is empty", "write the text, or remove it (a label left out is the name)")
         for names, path in memory_lists(self.spec):
             self._check_memory_list(names, path)

@@ -25,6 +25,7 @@ from datetime import datetime
 from functools import cache
 
 from dialogkit.model.interpretation import Mention, RejectedValue
+from dialogkit.spec.alias_table import AliasTable, alias_table
 from dialogkit.spec.schema import BotFile, EntityTypeSpec, prompt_text
 from dialogkit.strings.aliases import normalise_aliases
 from dialogkit.strings.cjk import has_cjk
@@ -50,13 +51,15 @@ class SynonymMatcher:
     """
 
     def __init__(self, synonyms: dict[str, list[str]],
-                 labels: Callable[[dict[str, str]], Iterable[tuple[str, str, bool]]] | None = None) -> None:
-        """``labels`` gives the labels (normalised) from the aliases taken (normalised alias -> value)."""
+                 labels: Callable[[dict[str, str]], Iterable[tuple[str, str, bool]]] | None = None,
+                 *, table: AliasTable | None = None) -> None:
+        """``labels`` gives the labels (normalised) from the aliases taken (normalised alias -> value);
+        ``table``, the type's aliases already normalised (``alias_table``), stands for ``synonyms``."""
         owners = [canonical for canonical, aliases in synonyms.items() for _ in aliases]
         keys = normalise_aliases([alias for aliases in synonyms.values() for alias in aliases])
         # alias or label read in running text -> value; built in C when no alias is written twice
-        self.canonical: dict[str, str] = dict(zip(keys, owners, strict=True))
-        if len(self.canonical) != len(keys) or "" in self.canonical:
+        self.canonical: dict[str, str] = dict(table.owners if table is not None else zip(keys, owners, strict=True))
+        if table is None and (len(self.canonical) != len(keys) or "" in self.canonical):
             self.canonical = {}
             for key, canonical in zip(keys, owners, strict=True):
                 if key:
@@ -98,7 +101,7 @@ class CustomType:
         self.typos: FuzzyAliases | None = None
         if spec.values:
             every = claimed or (lambda: AliasAutomaton(()))
-            self.synonyms = SynonymMatcher(spec.synonyms(), lambda taken: _labels(spec, set(taken), every))
+            self.synonyms = SynonymMatcher({}, lambda taken: _labels(spec, set(taken), every), table=alias_table(spec))
             if spec.fuzzy:
                 self.typos = FuzzyAliases(self.synonyms.canonical, spec.fuzzy)
 
