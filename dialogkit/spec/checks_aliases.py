@@ -33,7 +33,7 @@ class Catalogue:
 
     spec: BotFile
     digests: dict[str, str] = field(default_factory=dict)
-    rows: dict[tuple[str, str], tuple[str, int]] = field(default_factory=dict)   # (type, value) -> (file, line)
+    rows: dict[str, tuple[str, Mapping[str, int]]] = field(default_factory=dict)   # type -> (file, value -> line)
     problems: list[Problem] = field(default_factory=list)
 
 
@@ -49,15 +49,17 @@ def with_values_files(spec: BotFile, document: YamlDocument) -> Catalogue:
         read = read_values_file(folder / entity.values_file, shown)
         out.problems.extend(read.problems)
         out.digests[name] = read.digest
-        merged = dict(entity.values or {})
-        for value, form in read.values.items():
-            if value in merged:
-                out.problems.append(Problem(shown, read.lines[value], 1, f"value '{value}' of entity type "
-                                            f"'{name}' is also written in the bot file", "keep one of the two"))
-                continue
-            merged[value] = form
-            out.rows[(name, value)] = (shown, read.lines[value])
-        entities[name] = entity.model_copy(update={"values": merged})
+        written = entity.values or {}
+        values, lines = read.values, read.lines
+        clashes = sorted(written.keys() & values.keys(), key=lines.__getitem__)     # in C: a catalogue is big
+        for value in clashes:
+            out.problems.append(Problem(shown, lines[value], 1, f"value '{value}' of entity type "
+                                        f"'{name}' is also written in the bot file", "keep one of the two"))
+        if clashes:
+            values = {value: form for value, form in values.items() if value not in written}
+            lines = {value: line for value, line in lines.items() if value not in written}
+        out.rows[name] = (shown, lines)
+        entities[name] = entity.model_copy(update={"values": {**written, **values} if written else values})
     if entities != spec.entities:
         out.spec = spec.model_copy(update={"entities": entities})
     return out
@@ -144,7 +146,7 @@ def _place(catalogue: Catalogue, document: YamlDocument, name: str, value: str) 
 
 
 def _at(catalogue: Catalogue, document: YamlDocument, name: str, value: str, message: str, hint: str) -> Problem:
-    row = catalogue.rows.get((name, value))
-    if row is not None:
-        return Problem(row[0], row[1], 1, message, hint)
+    shown, lines = catalogue.rows.get(name, ("", {}))
+    if value in lines:
+        return Problem(shown, lines[value], 1, message, hint)
     return document.problem(("entities", name, "values", value), message, hint, at_key=True)

@@ -8,9 +8,16 @@ from __future__ import annotations
 
 import re
 
-_UNEVEN_SPACE = re.compile(r"(?:^|\x00)\s|\s(?:\x00|$)|\s\s|[^\S ]")
-"""Spaces ``normalise_alias`` would change, in aliases joined by NUL: one at an end, two in a
-row, or white space other than a plain space."""
+_ODD_SPACE = re.compile(r"[^\S ]")
+"""White space other than a plain space (one search of a character class: the alternation of
+every uneven space, tried at each position, cost 60 ms on a catalogue's aliases)."""
+
+
+def _uneven_spaces(joined: str) -> bool:
+    """Whether aliases joined by NUL hold spaces ``normalise_alias`` would change: one at an
+    end of an alias, two in a row, or white space other than a plain space."""
+    return (" \x00" in joined or "\x00 " in joined or "  " in joined or joined.startswith(" ")
+            or joined.endswith(" ") or _ODD_SPACE.search(joined) is not None)
 
 
 def normalise_alias(text: str) -> str:
@@ -22,6 +29,6 @@ def normalise_aliases(aliases: list[str]) -> list[str]:
     """``normalise_alias`` of each, lowered in one call when no alias has spaces to tidy (a
     catalogue's 100,000 aliases: one ``lower`` instead of 100,000)."""
     joined = "\x00".join(aliases)
-    if len(aliases) < 2 or joined.count("\x00") != len(aliases) - 1 or _UNEVEN_SPACE.search(joined):
+    if len(aliases) < 2 or joined.count("\x00") != len(aliases) - 1 or _uneven_spaces(joined):
         return [normalise_alias(alias) for alias in aliases]
     return joined.lower().split("\x00")

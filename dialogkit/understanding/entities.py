@@ -18,6 +18,7 @@ Two views of the same text:
 
 from __future__ import annotations
 
+import itertools
 import re
 from collections.abc import Callable, Collection, Iterable
 from dataclasses import replace
@@ -70,8 +71,9 @@ class SynonymMatcher:
                 self.canonical.setdefault(label, canonical)
             else:
                 asked.append((label, (canonical, True)))
+        said = {canonical: (canonical, False) for canonical in dict.fromkeys(self.canonical.values())}  # one a value
         self._automaton: AliasAutomaton[tuple[str, bool]] = AliasAutomaton(
-            [*((alias, (canonical, False)) for alias, canonical in self.canonical.items()), *asked], keyed=True)
+            [*((alias, said[canonical]) for alias, canonical in self.canonical.items()), *asked], keyed=True)
 
     def find(self, text: str, *, labels: bool = False) -> list[Found]:
         """The values named in ``text``; ``labels``: every label of a value counts as its alias."""
@@ -132,8 +134,10 @@ def _labels(spec: EntityTypeSpec, taken: set[str], claimed: Callable[[], AliasAu
     be an everyday word ("电话" in "联系电话") and is read only when its slot is asked."""
     labelled = [(canonical, prompt_text(entry.label, language)) for canonical, entry in (spec.values or {}).items()
                 if not isinstance(entry, list) and entry.label is not None for language in ("zh", "en")]
+    keys = normalise_aliases([label for _, label in labelled])
+    fresh = set(keys) - taken       # a catalogue's labels are mostly its aliases: those are passed over in C
     out: list[tuple[str, str, bool]] = []
-    for (canonical, _), key in zip(labelled, normalise_aliases([label for _, label in labelled]), strict=True):
+    for (canonical, _), key in itertools.compress(zip(labelled, keys, strict=True), map(fresh.__contains__, keys)):
         if key and key not in taken:        # an alias's words keep their value
             taken.add(key)
             out.append((canonical, key, _specific(key) or claimed().holds(key, plural=False)))

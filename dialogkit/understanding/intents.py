@@ -72,6 +72,9 @@ _EN_STOP = frozenset(
 )
 _EN_WORD = re.compile(r"[a-z][a-z']*")
 _SUFFIXES = ("ing", "ed", "en", "es", "s", "e")
+_STEMS = re.compile(rf"^(.{{3,}}?)(?:{'|'.join(_SUFFIXES)})$", re.MULTILINE)
+"""``stem`` of each line: the shortest stem is the one ``stem`` keeps, since of the suffixes
+only "es" and "s" end one word together, and "es" comes first."""
 
 
 def stem(word: str) -> str:
@@ -162,7 +165,9 @@ def units_of_words(words: Iterable[str]) -> frozenset[str]:
     lowered = _folded(" ".join(words)).lower()
     characters = set("".join(CJK_RUN.findall(lowered))) - _CJK_STOP     # ``_units_of``, in C
     words_said = {w for w in _EN_WORD.findall(lowered) if w not in _EN_STOP}
-    return frozenset(characters.union(map(stem, words_said)))
+    if not words_said:
+        return frozenset(characters)
+    return frozenset(characters.union(_STEMS.sub(r"\1", "\n".join(words_said)).split("\n")))   # 50,000 in one call
 
 
 def _folded(text: str) -> str:
