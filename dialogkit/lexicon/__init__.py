@@ -17,6 +17,11 @@ shapes is refused with the meaning and the entry named, so a typo never reaches 
 
 A bot file may add words of its own under ``lexicon:`` (``BotLexicon`` in the schema): today the
 nouns that name a slot (包裹 / parcel for a tracking number).
+
+The languages are the files present: adding ``es.yaml`` adds Spanish. Each file's ``writing:``
+meaning says how the language is written (``Writing``): its script, whether words stand apart,
+its list separator and colon, whether ``language: auto`` picks it. Code that renders a list or
+decides where a space goes asks it instead of testing for one language.
 """
 
 from __future__ import annotations
@@ -26,20 +31,51 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from importlib import resources
-from typing import Any
+from typing import Any, ClassVar
 
 import yaml
 
 from dialogkit.errors import DialogkitError
 
-__all__ = ["Lexicon", "LexiconError", "alternation", "languages", "lexicon", "words"]
+__all__ = ["Lexicon", "LexiconError", "Writing", "alternation", "auto_languages", "languages", "lexicon",
+           "spaced_languages", "words", "writing"]
 
-LANGUAGES: tuple[str, ...] = ("zh", "en")
-"""The languages with a lexicon, in the order their words are merged (``words(meaning)``)."""
+_FIRST = ("zh", "en")
+"""The two founding languages lead the merge order (``words(meaning)``); others follow by code."""
+
+
+def _present() -> tuple[str, ...]:
+    files = {entry.name.removesuffix(".yaml") for entry in resources.files(__package__).iterdir()
+             if entry.name.endswith(".yaml")}
+    return tuple(sorted(files, key=lambda code: (code not in _FIRST, _FIRST.index(code) if code in _FIRST else 0,
+                                                 code)))
+
+
+LANGUAGES: tuple[str, ...] = _present()
+"""The languages with a lexicon file, in the order their words are merged (``words(meaning)``)."""
 
 
 class LexiconError(DialogkitError):
     """A lexicon file that does not have the shapes this module reads."""
+
+
+@dataclass(frozen=True, slots=True)
+class Writing:
+    """How a language is written, from its file's ``writing:`` meaning: what rendering and the
+    choice of a turn's language need to know instead of testing for a language code."""
+
+    script: str                 # "han" or "latin": the letters a turn in this language is written in
+    spaced: bool                # words stand apart ("the order") or run together (订单)
+    list_separator: str         # between the items of a list: "、" / ", "
+    last_joiner: str            # before a list's last item: "和" / " and "
+    or_joiner: str              # before the last of alternatives: "还是" / " or "
+    colon: str                  # "：" / ": "
+    sentence_end: str           # the stop a sentence gets: "。" / "."
+    capitals: bool              # a sentence starts with a capital
+    auto: bool                  # ``language: auto`` picks this language for a turn in its script
+
+    _FIELDS: ClassVar[tuple[str, ...]] = ("script", "spaced", "list_separator", "last_joiner", "or_joiner", "colon",
+                                          "sentence_end", "capitals", "auto")
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,6 +115,10 @@ class Lexicon:
         """A meaning made of single characters (classifiers, counters) as one string."""
         return "".join(self.words(meaning))
 
+    @property
+    def writing(self) -> Writing:
+        return _writing(self.language, self._entry("writing"))
+
     def has(self, meaning: str) -> bool:
         return meaning in self.entries
 
@@ -93,7 +133,8 @@ class Lexicon:
 def lexicon(language: str) -> Lexicon:
     """The lexicon of ``language`` (read once per process)."""
     if language not in LANGUAGES:
-        raise LexiconError(f"no lexicon for language {language!r}; there are: {', '.join(LANGUAGES)}")
+        raise LexiconError(f"no lexicon for language {language!r}; there are: {', '.join(LANGUAGES)} "
+                           "(a language is added with dialogkit/lexicon/<code>.yaml)")
     text = resources.files(__package__).joinpath(f"{language}.yaml").read_text(encoding="utf-8")
     loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
     data = yaml.load(text, Loader=loader)   # a safe loader, the C one when built
@@ -101,7 +142,37 @@ def lexicon(language: str) -> Lexicon:
 
 
 def languages() -> tuple[str, ...]:
+    """Every language with a lexicon file."""
     return LANGUAGES
+
+
+@functools.cache
+def writing(language: str) -> Writing:
+    """How ``language`` is written (a language without a lexicon is written as English is)."""
+    return lexicon(language if language in LANGUAGES else "en").writing
+
+
+@functools.cache
+def auto_languages() -> tuple[str, ...]:
+    """The languages ``language: auto`` chooses between, turn by turn, by the script a turn is in."""
+    return tuple(lang for lang in LANGUAGES if lexicon(lang).writing.auto)
+
+
+@functools.cache
+def spaced_languages() -> tuple[str, ...]:
+    """The languages whose words stand apart: their words are read by the same word-bounded rules."""
+    return tuple(lang for lang in LANGUAGES if lexicon(lang).writing.spaced)
+
+
+def _writing(language: str, entry: Any) -> Writing:
+    if not isinstance(entry, dict) or set(entry) != set(Writing._FIELDS):
+        raise LexiconError(f"lexicon {language}: 'writing' gives exactly {', '.join(Writing._FIELDS)}")
+    flags = ("spaced", "capitals", "auto")
+    bad = next((k for k, v in entry.items() if not isinstance(v, bool if k in flags else str)), None)
+    if bad is not None:
+        raise LexiconError(f"lexicon {language}: writing.{bad} must be "
+                           + ("true or false" if bad in flags else "a string"))
+    return Writing(**entry)
 
 
 def words(meaning: str, language: str | None = None) -> tuple[str, ...]:
@@ -124,6 +195,9 @@ def _checked(language: str, data: Any) -> dict[str, Any]:
     for meaning, entry in data.items():
         if not isinstance(meaning, str):   # YAML reads a bare yes/no/on/off key as a boolean
             raise LexiconError(f"lexicon {language}: the meaning {meaning!r} must be a name (quote it)")
+        if meaning == "writing":
+            _writing(language, entry)
+            continue
         if isinstance(entry, list):
             bad = next((w for w in entry if not isinstance(w, str) or not w), None)
         elif isinstance(entry, dict):

@@ -22,7 +22,7 @@ from dialogkit.model.interpretation import Mention
 from dialogkit.model.session import Candidate, Entity, PendingClarification
 from dialogkit.strings.cjk import HAN_RANGES, has_cjk
 from dialogkit.text.labels import Texts
-from dialogkit.text.phrases import format_value
+from dialogkit.text.phrases import alternatives, format_value, phrase, spaced
 
 __all__ = ["answer_clarification", "candidate_label", "candidates_of", "clarification_question", "make_pending",
            "option_labels"]
@@ -74,11 +74,8 @@ def clarification_question(ambiguity: Ambiguity | Sequence[Candidate], language:
                            labels: Callable[[Entity], str] | None = None, texts: Texts | None = None) -> str:
     """"您指的是订单 12345 还是 67890？" / "Do you mean Joe Brown or John Smith?"."""
     names = _question_labels(candidates_of(ambiguity, language, labels, texts), language, texts)
-    if language == "zh":
-        body = names[0] if len(names) == 1 else "、".join(names[:-1]) + "还是" + names[-1]
-        return _CJK_LATIN_GAP.sub(" ", f"您指的是{body}？")
-    body = names[0] if len(names) == 1 else ", ".join(names[:-1]) + " or " + names[-1]
-    return f"Do you mean {body}?"
+    question = phrase("which_one", language, options=alternatives(names, language))
+    return question if spaced(language) else _CJK_LATIN_GAP.sub(" ", question)
 
 
 def make_pending(ambiguity: Ambiguity | Sequence[Candidate], *, original_text: str, language: str, turn: int,

@@ -17,11 +17,25 @@ import functools
 import re
 from dataclasses import dataclass
 
-from dialogkit.lexicon import lexicon
+from dialogkit.lexicon import Lexicon, languages, lexicon, spaced_languages
 from dialogkit.strings.cjk import has_cjk
 
 _ZH = lexicon("zh")
-_EN = lexicon("en")
+_SPACED: tuple[Lexicon, ...] = tuple(lexicon(code) for code in spaced_languages())
+"""The languages whose words stand apart (en, es ...): one set of word-bounded rules reads them
+all, so each ``EN_`` table below holds the words of every one of them, English first."""
+
+
+def _words(meaning: str) -> tuple[str, ...]:
+    return tuple(dict.fromkeys(w for lex in _SPACED if lex.has(meaning) for w in lex.words(meaning)))
+
+
+def _spellings(meaning: str) -> dict[str, str]:
+    return {w: v for lex in reversed(_SPACED) if lex.has(meaning) for w, v in lex.spellings(meaning).items()}
+
+
+def _values(meaning: str) -> dict[str, int]:
+    return {w: v for lex in reversed(_SPACED) if lex.has(meaning) for w, v in lex.values(meaning).items()}
 
 #: Kinds an "it"-like pronoun can refer to, with the preference used to break ties:
 #: a concrete thing is a likelier referent than a place, and a place than an untyped value.
@@ -59,10 +73,10 @@ def _pronouns(table: dict[str, str]) -> dict[str, PronounEntry]:
 
 
 ZH_PRONOUNS: dict[str, PronounEntry] = _pronouns(_ZH.spellings("pronouns"))
-EN_PRONOUNS: dict[str, PronounEntry] = _pronouns(_EN.spellings("pronouns"))
+EN_PRONOUNS: dict[str, PronounEntry] = _pronouns(_spellings("pronouns"))
 
 #: Possessive pronouns: bound like the pronoun, written back as "order 12345's".
-EN_POSSESSIVES: dict[str, PronounEntry] = _pronouns(_EN.spellings("possessives"))
+EN_POSSESSIVES: dict[str, PronounEntry] = _pronouns(_spellings("possessives"))
 
 #: Characters around 他/她/它 that make it part of another word (其他 "other", 他人 "others", 吉他 "guitar").
 ZH_PRONOUN_BLOCK_BEFORE = _ZH.chars("pronoun_blocked_before")
@@ -95,35 +109,42 @@ ZH_ORDINAL_PREFIX = _ZH.words("ordinal_prefix")[0]
 #: Position words over the last list: index (0-based, negative from the end).
 ZH_POSITION_WORDS: dict[str, int] = _ZH.values("position_words")
 
-EN_ORDINALS: dict[str, int] = _EN.values("ordinals")
+EN_ORDINALS: dict[str, int] = _values("ordinals")
+#: Articles before an ordinal that make it a reference ("the second", "el segundo").
+EN_ORDINAL_ARTICLES = _words("ordinal_articles")
 
 #: Nouns after "the first"/"the last" that make it about something else ("the first time").
-EN_ORDINAL_BLOCKED_NOUNS = frozenset(_EN.words("ordinal_blocked_nouns"))
+EN_ORDINAL_BLOCKED_NOUNS = frozenset(_words("ordinal_blocked_nouns"))
 
 #: Words after a bare this/that that show it stands for a thing ("that is broken", "this hasn't
 #: arrived"); the end of the clause counts too. Anything else ("that it broke") is not a reference.
-EN_DEMONSTRATIVE_NEXT = frozenset(_EN.words("demonstrative_next"))
+EN_DEMONSTRATIVE_NEXT = frozenset(_words("demonstrative_next"))
 #: Verbs whose "it" is a dummy: "make it 8pm" names the new value, not something said before.
-EN_DUMMY_IT_VERBS = frozenset(_EN.words("dummy_it_verbs"))
+EN_DUMMY_IT_VERBS = frozenset(_words("dummy_it_verbs"))
 #: Determiners that make the next word a noun: "the IT desk" is no "it".
-EN_NOUN_DETERMINERS = frozenset(_EN.words("noun_determiners"))
+EN_NOUN_DETERMINERS = frozenset(_words("noun_determiners"))
 #: Words before "that" which take a that-clause: "I think that ...", "so that ...".
-EN_CLAUSE_VERBS = frozenset(_EN.words("clause_verbs"))
+EN_CLAUSE_VERBS = frozenset(_words("clause_verbs"))
 #: Predicates after "that's"/"that is" that are assent, not a statement about a thing.
-EN_ASSENT_AFTER = frozenset(_EN.words("assent_after"))
+EN_ASSENT_AFTER = frozenset(_words("assent_after"))
 
 #: Quantities before "of them/these/those" that make a count ("2 of them", "both of them").
-EN_COUNT_WORDS: tuple[str, ...] = _EN.words("count_words")
+EN_COUNT_WORDS: tuple[str, ...] = _words("count_words")
 
 #: Words whose following type noun forms a definite description.
-EN_DEFINITE_DETERMINERS = _EN.words("definite_determiners")
+EN_DEFINITE_DETERMINERS = _words("definite_determiners")
+#: Demonstratives and where they point: this/este near, that/ese far; a bare one may stand for a thing.
+EN_DEMONSTRATIVES: dict[str, str] = _spellings("demonstratives")
+#: Determiners of more than one thing: "those tickets", "esos pedidos".
+EN_PLURAL_DETERMINERS = frozenset(_words("plural_determiners"))
 
 #: Nouns that restrict a description to a kind instead of a type ("那个人", "that person").
-KIND_NOUNS: dict[str, str] = _ZH.spellings("kind_nouns") | _EN.spellings("kind_nouns")
+KIND_NOUNS: dict[str, str] = _ZH.spellings("kind_nouns") | _spellings("kind_nouns")
 
-#: Bilingual dictionary of common type heads: head word -> (zh nouns, extra en nouns).
-TYPE_NOUN_LEXICON: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
-    head: (zh, _EN.groups("type_nouns").get(head, ())) for head, zh in _ZH.groups("type_nouns").items()}
+#: Dictionary of common type heads: head word -> language -> its nouns (en: beside the head itself).
+TYPE_NOUN_LEXICON: dict[str, dict[str, tuple[str, ...]]] = {
+    head: {code: lexicon(code).groups("type_nouns").get(head, ()) for code in languages()}
+    for head in _ZH.groups("type_nouns")}
 
 #: Trailing parts of a type name that say how it is written, not what it is (order_id -> order).
 _TYPE_SUFFIXES = frozenset({"id", "no", "num", "number", "code", "ref", "key", "name", "type", "kind"})
@@ -156,11 +177,12 @@ def _type_nouns(type_name: str, language: str) -> tuple[str, ...]:
 
 def _compute_type_nouns(type_name: str, language: str) -> list[str]:
     if has_cjk(type_name):
-        return [type_name] if language == "zh" else []
+        return [type_name] if not _is_spaced(language) else []
     head, phrase = type_head(type_name)
-    zh, en = TYPE_NOUN_LEXICON.get(head, ((), ()))
-    if language == "zh":
-        return list(zh)
+    own = list(TYPE_NOUN_LEXICON.get(head, {}).get(language, ()))
+    if language not in _NAMED_IN:
+        return own         # zh, es ...: the lexicon's nouns; the type's English name is no noun of theirs
+    en = own
     if head in _AMBIGUOUS_HEADS:
         # Bare "phone"/"date"/"time" name products and moments more often than these types.
         return list(en)
@@ -176,11 +198,20 @@ def lexicon_nouns(language: str) -> dict[str, frozenset[str]]:
 
 def _lexicon_nouns(language: str) -> dict[str, set[str]]:
     found: dict[str, set[str]] = {}
-    for head, (zh, en) in TYPE_NOUN_LEXICON.items():
-        for noun in zh if language == "zh" else (head, *en):
+    for head, nouns in TYPE_NOUN_LEXICON.items():
+        own = nouns.get(language, ())
+        for noun in (head, *own) if language in _NAMED_IN else own:
             found.setdefault(noun, set()).add(head)
     return found
 
+
+_NAMED_IN = frozenset({"en"})
+"""The language type names are written in (order_id's head "order" is an English noun)."""
+
+
+def _is_spaced(language: str) -> bool:
+    return any(lex.language == language for lex in _SPACED)
+
 #: English words of three letters or more that name nothing: a clarification answer sharing one
 #: with a candidate's label ("the" in "the budget") does not pick that candidate.
-EN_FUNCTION_WORDS = frozenset(_EN.words("function_words"))
+EN_FUNCTION_WORDS = frozenset(_words("function_words"))

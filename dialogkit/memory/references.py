@@ -19,13 +19,14 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 
-from dialogkit.lexicon import alternation, lexicon, words
+from dialogkit.lexicon import alternation, auto_languages, lexicon, words, writing
 from dialogkit.memory import lexicon as lx
 from dialogkit.memory.tracker import entity_label, find_entity, is_identifier, short_label, type_nouns_of, value_key
 from dialogkit.model.interpretation import Mention
 from dialogkit.model.session import Entity, Session
 from dialogkit.strings.cjk import has_cjk
 from dialogkit.text.labels import Texts
+from dialogkit.text.phrases import spoken_list
 
 ReadsAs = Callable[[str, Collection[str]], Sequence[Mention]]
 """(text, entity types) -> the values of those types in the text, wherever another type claimed them."""
@@ -116,7 +117,6 @@ _ZH_PUNCT = "，。！？、；：,.!?;:~… "
 _ZH_COURTESY = f"(?:{alternation(_ZH.words('courtesy'))})?"
 _ZH_ELLIPSIS_VERBS = _ZH.words("ellipsis_verbs")
 _ZH_DEMONSTRATIVE = f"[{lx.ZH_NEAR}{lx.ZH_FAR}]"
-_ZH_JOINER = _ZH.words("list_joiner")[0]
 _ZH_OBJECT_MARKER = _ZH.words("ellipsis_object_marker")[0]
 _EN_ELLIPSIS = re.compile(
     r"^\s*(?:(?:please|can you|could you|can we|could we|let's|lets|i want to|i'd like to|i need to)\s+)?"
@@ -176,7 +176,8 @@ def _en_noun_patterns(nouns: frozenset[str]) -> tuple[re.Pattern[str], re.Patter
     noun_alt = _kind_noun_alternation(nouns, False)
     noun_part = rf"(?:\s+({noun_alt})(?:e?s)?\b)?" if noun_alt else "()"
     ordinals = _alternation(lx.EN_ORDINALS)
-    ordinal = re.compile(rf"\b(the\s+)?({ordinals})\b(\s+ones?\b)?{noun_part}", re.IGNORECASE)
+    articles = _alternation(lx.EN_ORDINAL_ARTICLES)
+    ordinal = re.compile(rf"\b((?:{articles})\s+)?({ordinals})\b(\s+ones?\b)?{noun_part}", re.IGNORECASE)
     if not noun_alt:
         return ordinal, None
     dets = _alternation(lx.EN_DEFINITE_DETERMINERS).replace(r"\ ", r"\s+")
@@ -332,8 +333,8 @@ def _en_definites(text: str, definite: re.Pattern[str]) -> list[tuple[int, Refer
     found: list[tuple[int, Reference]] = []
     for m in definite.finditer(text):
         det = " ".join(m.group(1).lower().split())
-        direction = {"this": "near", "these": "near", "that": "far", "those": "far"}.get(det)
-        plural = det in {"these", "those"}
+        direction = lx.EN_DEMONSTRATIVES.get(det)
+        plural = det in lx.EN_PLURAL_DETERMINERS
         found.append((0, Reference(m.group(), m.start(), m.end(), "definite", direction=direction,
                                    noun=m.group(2), plural=plural)))
     return found
@@ -342,14 +343,20 @@ def _en_definites(text: str, definite: re.Pattern[str]) -> list[tuple[int, Refer
 def _en_demonstratives(text: str) -> list[tuple[int, Reference]]:
     """"this one"/"that one", and a bare this/that where it stands for a thing."""
     found: list[tuple[int, Reference]] = []
-    for m in re.finditer(r"\b(this|that)\s+one\b", text, re.IGNORECASE):
+    for m in _DEMONSTRATIVE_ONE.finditer(text):
         found.append((1, Reference(m.group(), m.start(), m.end(), "demonstrative", kinds=lx.THING_KINDS,
-                                   direction="near" if m.group(1).lower() == "this" else "far")))
-    for m in re.finditer(r"\b(this|that)\b", text, re.IGNORECASE):
+                                   direction=lx.EN_DEMONSTRATIVES[m.group(1).lower()])))
+    for m in _BARE_DEMONSTRATIVE.finditer(text):
         if _bare_demonstrative(text, m):
             found.append((2, Reference(m.group(), m.start(), m.end(), "demonstrative", kinds=lx.THING_KINDS,
-                                       direction="near" if m.group(1).lower() == "this" else "far")))
+                                       direction=lx.EN_DEMONSTRATIVES[m.group(1).lower()])))
     return found
+
+
+_SINGULAR_DEMONSTRATIVE = _alternation(d for d in lx.EN_DEMONSTRATIVES if d not in lx.EN_PLURAL_DETERMINERS)
+_DEMONSTRATIVE_ONE = re.compile(rf"\b({_SINGULAR_DEMONSTRATIVE})\s+one\b", re.IGNORECASE)
+_BARE_DEMONSTRATIVE = re.compile(rf"\b({_SINGULAR_DEMONSTRATIVE})\b", re.IGNORECASE)
+"""this/that, este/ese ...: "that one", and a bare one standing for a thing ("that is broken")."""
 
 
 def _en_pronouns(text: str) -> list[tuple[int, Reference]]:
@@ -409,7 +416,7 @@ def find_references(text: str, language: str, *, nouns: Collection[str] = ()) ->
     ``nouns`` adds type nouns (the session's entity types) to the lexicon's for definite
     descriptions ("那个订单", "the same order").
     """
-    zh = language == "zh"
+    zh = not writing(language).spaced
     all_nouns = _nouns_of(frozenset(nouns), language)
     found = _zh_references(text, all_nouns) if zh else _en_references(text, all_nouns)
     found.sort(key=lambda item: (item[0], -(item[1].end - item[1].start), item[1].start))
@@ -450,7 +457,7 @@ class _KeptSpans:
 @functools.lru_cache(maxsize=128)
 def _nouns_of(nouns: frozenset[str], language: str) -> frozenset[str]:
     """The session's and the lexicon's type nouns written in ``language`` (cached per noun set)."""
-    zh = language == "zh"
+    zh = not writing(language).spaced
     return frozenset(n for n in {*nouns, *lx.lexicon_nouns(language)} if has_cjk(n) == zh)
 
 
@@ -467,8 +474,9 @@ def _overlap(a: Reference, b: Reference) -> bool:
 
 
 def task_phrase(label: str, language: str) -> str:
-    """How an ellipsis names the task's object: "会议" in zh, "the meeting" in en."""
-    if language == "zh":
+    """How an ellipsis names the task's object: "会议" in zh, "the meeting" in en (the label itself
+    in a language without an article rule here)."""
+    if language != "en":
         return label
     lowered = label.lower()
     if any(ch.isdigit() for ch in label) or lowered.startswith(("the ", "a ", "an ", "my ", "your ")):
@@ -488,7 +496,7 @@ def _nouns_of_types(types: frozenset[str], texts: Texts | None) -> dict[str, fro
     # Cached per set of types and bot (a bot has few): the answer is read-only and the same every turn.
     found: dict[str, set[str]] = {}
     for type_name in types:
-        for lang in ("zh", "en"):
+        for lang in texts.languages if texts is not None else auto_languages():
             for noun in type_nouns_of(type_name, lang, texts):
                 found.setdefault(noun.lower(), set()).add(type_name)
     return {noun: frozenset(names) for noun, names in found.items()}
@@ -639,9 +647,8 @@ def _same_case(expression: str, written: str) -> str:
 
 
 def _join(labels: list[str], language: str) -> str:
-    if language == "zh":
-        return _ZH_JOINER.join(labels)
-    return labels[0] if len(labels) == 1 else ", ".join(labels[:-1]) + " and " + labels[-1]
+    """What a plural reference is rewritten to: "张经理和李主管", "Joe and Ann"."""
+    return spoken_list(labels, language)
 
 
 # Every Chinese referring expression starts with one of these characters (pronouns, 这/那, 第,
@@ -739,7 +746,7 @@ def resolve(session: Session, text: str, language: str, *, turn: int, mentions: 
     where the turn's reading gave its span to another type ("damaged": an issue, and a reason).
     """
     written = _written_language(text, language)
-    if written == "zh" and not _ZH_HINT.search(text):
+    if not writing(written).spaced and not _ZH_HINT.search(text):
         return Resolution(text=text, resolved_text=text, bindings=[], ambiguity=None)
     refs = _open_references(session, text, written, mentions, task_object, texts, reads_as)
     if not refs:   # most turns: nothing refers back, so the candidate pool is never built
@@ -772,7 +779,7 @@ def _still_open(ambiguities: list[Ambiguity], bindings: list[Binding]) -> Ambigu
 def _written_language(text: str, language: str) -> str:
     """The language whose referring words to look for: the text's own. "withdraw it" in a Chinese
     session points back as surely as "撤销它" (the reply stays in the session's language)."""
-    if language == "zh" and not has_cjk(text) and any(ch.isascii() and ch.isalpha() for ch in text):
+    if not writing(language).spaced and not has_cjk(text) and any(ch.isascii() and ch.isalpha() for ch in text):
         return "en"
     return language
 
@@ -914,4 +921,4 @@ def _ellipsis_text(ref: Reference, label: str, language: str) -> str:
     """zh inserts "将会议" before the verb; en puts "the meeting" after it (or in place of "it")."""
     if ref.expression:
         return label
-    return f"{_ZH_OBJECT_MARKER}{label}" if language == "zh" else f" {label}"
+    return f" {label}" if writing(language).spaced else f"{_ZH_OBJECT_MARKER}{label}"

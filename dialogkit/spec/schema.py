@@ -20,6 +20,8 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 from pydantic.json_schema import GenerateJsonSchema, JsonSchemaValue
 
+from dialogkit.lexicon import languages
+
 STATES: tuple[str, ...] = ("IDLE", "TASK_INIT", "PARAM_COLLECT", "CONFIRMATION", "EXECUTION")
 TASK_STATES: tuple[str, ...] = STATES[1:]
 TRIGGERS: tuple[str, ...] = (
@@ -552,11 +554,12 @@ class BotSettings(_Model):
         default="bot", description="The bot's name, shown by dialogkit chat and in the default system prompt.",
         examples=["support"],
     )
-    language: Literal["auto", "zh", "en"] = Field(
-        default="auto",
-        description="The language a new session starts in (auto: en). Each turn then follows the user: "
-                    "CJK text is zh, three or more Latin words are en, anything else keeps the session's "
-                    "language.",
+    language: str = Field(
+        default="auto", json_schema_extra={"enum": ["auto", *languages()]},
+        description="The language a new session starts in (auto: en): auto or a language with a lexicon "
+                    "(dialogkit/lexicon/<code>.yaml). Each turn then follows the user: CJK text is zh, "
+                    "three or more Latin words are the session's Latin-script language (en under auto), "
+                    "anything else keeps the session's language.",
         examples=["auto"],
     )
     actions: str | list[str] | None = Field(
@@ -606,6 +609,14 @@ class BotSettings(_Model):
         default=None, description="What the bot is for, for people reading the file; the bot does not use it.",
         examples=["订单售后支持 / Order support"],
     )
+
+    @field_validator("language")
+    @classmethod
+    def _known_language(cls, value: str) -> str:
+        if value != "auto" and value not in languages():
+            raise ValueError(f"no language '{value}': the languages are auto, {', '.join(languages())} "
+                             f"(a language is added with dialogkit/lexicon/{value}.yaml and its reply texts)")
+        return value
 
     @field_validator("session_timeout", "retention")
     @classmethod
@@ -890,7 +901,7 @@ class BotFile(_Model):
 
     lexicon: dict[str, BotLexicon] = Field(
         default_factory=dict, json_schema_extra=_shown_default({}),
-        description="Words this bot adds to the built-in lexicon, by language (zh, en): today the nouns that "
+        description="Words this bot adds to the built-in lexicon, by language (zh, en, ...): today the nouns that "
                     "name a slot (docs/bot-file.md, 'lexicon').",
         examples=[{"zh": {"slot_nouns": {"tracking_no": ["包裹"]}}, "en": {"slot_nouns": {"tracking_no": ["parcel"]}}}],
     )
@@ -899,8 +910,8 @@ class BotFile(_Model):
     def _lexicon_names_slots(self) -> BotFile:
         slots = {slot.name for flow in self.flows.values() for slot in flow.slots}
         for language, words in self.lexicon.items():
-            if language not in ("zh", "en"):
-                raise ValueError(f"lexicon: no language '{language}'; the languages are zh and en")
+            if language not in languages():
+                raise ValueError(f"lexicon: no language '{language}'; the languages are {', '.join(languages())}")
             for name in words.slot_nouns:
                 if name not in slots:
                     raise ValueError(f"lexicon.{language}.slot_nouns: no slot is named '{name}'"

@@ -13,19 +13,21 @@ Chinese turn never says "John Smith" when the bot file gives 约翰.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from typing import Any
 
+from dialogkit.lexicon import auto_languages, languages, lexicon, writing
 from dialogkit.spec.schema import BotFile, EntityTypeSpec, FlowSpec, LocalizedText, Prompt, SlotSpec, prompt_text
 from dialogkit.strings.cjk import has_cjk
 from dialogkit.text.phrases import format_value, phrase, prompt, spoken_list
 
 __all__ = ["Texts", "declared_value_label", "flow_description", "label_noun", "slot_name_label", "written_in"]
 
-YES_NO = {"zh": ["确认", "取消"], "en": ["yes", "no"]}
-"""Quick replies offered at a confirmation."""
+YES_NO = {"zh": ["确认", "取消"], "en": ["yes", "no"], "es": ["sí", "no"]}
+"""Quick replies offered at a confirmation (a language without its own: the English ones)."""
 
-BOOL_WORDS = {"zh": ("否", "是"), "en": ("no", "yes")}
+BOOL_WORDS = {"zh": ("否", "是"), "en": ("no", "yes"), "es": ("no", "sí")}
 """A ``yes_no`` value as a reply shows it: a word of the turn's language, never Python's False/True."""
 
 
@@ -39,16 +41,18 @@ def flow_description(flow: FlowSpec, name: str, language: str) -> str:
 
 
 def written_in(text: str, language: str) -> bool:
-    """Whether a word reads as ``language``: Han characters for zh, Latin letters and no Han for en."""
-    if language == "zh":
+    """Whether a word reads as ``language``: Han characters for zh, Latin letters and no Han for en
+    (and every language written in Latin letters)."""
+    if writing(language).script == "han":
         return has_cjk(text)
     return not has_cjk(text) and any(ch.isalpha() for ch in text)
 
 
 def _own_label(label: Prompt | None, language: str) -> str | None:
-    """The label written for ``language`` itself (a plain string serves both), not a fallback."""
+    """The label written for ``language`` itself (a plain string serves every language), not a fallback."""
     if isinstance(label, LocalizedText):
-        return label.zh if language == "zh" else label.en
+        own: str | None = getattr(label, language, None)
+        return own
     return label
 
 
@@ -73,7 +77,6 @@ def declared_value_label(entity: EntityTypeSpec, value: str, language: str) -> s
 
 
 _ZH_NOUN_SUFFIXES = ("编号", "号码", "编码", "代码", "号")
-_EN_NOUN_SUFFIXES = frozenset({"id", "no", "num", "number", "code", "ref", "reference", "key", "name", "type", "kind"})
 
 
 def label_noun(label: str, language: str) -> str | None:
@@ -83,7 +86,7 @@ def label_noun(label: str, language: str) -> str | None:
     a policy in bots whose types no built-in word list knows.
     """
     text = label.strip()
-    if language == "zh":
+    if writing(language).script == "han":
         if not has_cjk(text):
             return None
         for suffix in _ZH_NOUN_SUFFIXES:
@@ -94,10 +97,25 @@ def label_noun(label: str, language: str) -> str | None:
     words = text.lower().split()
     if has_cjk(text) or not words:
         return None
-    while len(words) > 1 and words[-1] in _EN_NOUN_SUFFIXES:
+    suffixes, prefixes = _noun_affixes(language)
+    while len(words) > 1 and words[-1] in suffixes:
         words.pop()
     noun = " ".join(words)
+    for prefix in prefixes:      # "número de pedido" -> pedido
+        if noun.startswith(prefix + " ") and len(noun) > len(prefix) + 1:
+            noun = noun[len(prefix) + 1:]
+            break
     return noun if len(noun) >= 3 and noun.replace(" ", "").isalpha() else None
+
+
+@functools.cache
+def _noun_affixes(language: str) -> tuple[frozenset[str], tuple[str, ...]]:
+    """The words a label puts after its noun ("order number") and the phrases it puts before it
+    ("número de pedido"), from the lexicon (English's for a language without a lexicon)."""
+    words = lexicon(language if language in languages() else "en")
+    suffixes = frozenset(words.words("label_suffixes")) if words.has("label_suffixes") else frozenset()
+    prefixes = words.words("label_prefixes") if words.has("label_prefixes") else ()
+    return suffixes, tuple(sorted(prefixes, key=len, reverse=True))
 
 
 def slot_name_label(slot: SlotSpec, language: str) -> str:
@@ -116,6 +134,11 @@ class Texts:
         self._value_labels: dict[tuple[str, str, str], str | None] = {}
         self._by_label: dict[str, dict[str, str]] = {}
         self._nouns: dict[str, dict[str, tuple[str, ...]]] | None = None
+
+    @functools.cached_property
+    def languages(self) -> tuple[str, ...]:
+        """The languages the bot speaks: its file's language, or those ``auto`` picks between."""
+        return auto_languages() if self.spec.bot.language == "auto" else (self.spec.bot.language,)
 
     def describe_flow(self, name: str, language: str) -> str:
         key = (name, language)
@@ -142,7 +165,7 @@ class Texts:
         """A value of an entity type for display in ``language``; a value the type does not
         declare (an order number, a number) shows as written."""
         if isinstance(value, bool):
-            return BOOL_WORDS["zh" if language == "zh" else "en"][value]
+            return BOOL_WORDS.get(language, BOOL_WORDS["en"])[value]
         if isinstance(value, list):      # a list slot's values, each by its label
             return spoken_list([self.entity_value_label(entity_type, v, language) for v in value], language)
         label = self.declared_label(entity_type, value, language)
@@ -169,7 +192,7 @@ class Texts:
             index: dict[str, str] = {}
             entity = self.spec.entities.get(entity_type)
             for value in (entity.values or {}) if entity is not None else ():
-                for language in ("zh", "en"):
+                for language in self.languages:
                     index.setdefault(self.entity_value_label(entity_type, value, language).lower(), value)
             self._by_label[entity_type] = index
         return self._by_label[entity_type].get(text.lower())
@@ -178,10 +201,10 @@ class Texts:
         """Nouns the bot's own slot labels give a declared entity type, in ``language``."""
         if self._nouns is None:
             self._nouns = self._label_nouns()
-        return self._nouns[language].get(entity_type, ())
+        return self._nouns.get(language, {}).get(entity_type, ())
 
     def _label_nouns(self) -> dict[str, dict[str, tuple[str, ...]]]:
-        found: dict[str, dict[str, list[str]]] = {"zh": {}, "en": {}}
+        found: dict[str, dict[str, list[str]]] = {code: {} for code in self.languages}
         for flow in self.spec.flows.values():
             for slot in flow.slots:
                 if slot.entity not in self.spec.entities or slot.label is None:
@@ -241,4 +264,4 @@ class Texts:
         return "\n".join(lines)
 
     def yes_no(self, language: str) -> list[str]:
-        return list(YES_NO["zh" if language == "zh" else "en"])
+        return list(YES_NO.get(language, YES_NO["en"]))

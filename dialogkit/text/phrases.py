@@ -10,38 +10,66 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from dialogkit.lexicon import writing
 from dialogkit.logging import get_logger
 from dialogkit.spec.schema import Prompt, prompt_text
 
 log = get_logger("dialogkit.responses")
 
 PHRASES: dict[str, dict[str, str]] = {
-    "help_intro": {"zh": "我可以帮您：", "en": "I can help you with:"},
-    "help_item": {"zh": "- {description}", "en": "- {description}"},
-    "greeting": {"zh": "您好！", "en": "Hello!"},
-    "cancelled": {"zh": "好的，已取消{task}。", "en": "OK, I've cancelled {task}."},
-    "nothing_to_cancel": {"zh": "当前没有进行中的任务。", "en": "There is no task in progress."},
-    "resume": {"zh": "回到刚才的{task}：", "en": "Back to {task}:"},
-    "ask_what_to_change": {"zh": "好的，请问要修改哪一项？", "en": "OK, what would you like to change?"},
-    "not_understood": {"zh": "抱歉，我没有理解。", "en": "Sorry, I didn't get that."},
-    "noted": {"zh": "好的，已记下{items}。", "en": "OK, noted: {items}."},
+    "help_intro": {"zh": "我可以帮您：", "en": "I can help you with:",
+                   "es": "Puedo ayudarle con:"},
+    "help_item": {"zh": "- {description}", "en": "- {description}",
+                  "es": "- {description}"},
+    "greeting": {"zh": "您好！", "en": "Hello!",
+                 "es": "¡Hola!"},
+    "cancelled": {"zh": "好的，已取消{task}。", "en": "OK, I've cancelled {task}.",
+                  "es": "De acuerdo, he cancelado {task}."},
+    "nothing_to_cancel": {"zh": "当前没有进行中的任务。", "en": "There is no task in progress.",
+                          "es": "No hay ninguna tarea en curso."},
+    "resume": {"zh": "回到刚才的{task}：", "en": "Back to {task}:",
+               "es": "Volvamos a {task}:"},
+    "ask_what_to_change": {"zh": "好的，请问要修改哪一项？", "en": "OK, what would you like to change?",
+                           "es": "De acuerdo, ¿qué desea cambiar?"},
+    "not_understood": {"zh": "抱歉，我没有理解。", "en": "Sorry, I didn't get that.",
+                       "es": "Lo siento, no le he entendido."},
+    "noted": {"zh": "好的，已记下{items}。", "en": "OK, noted: {items}.",
+              "es": "De acuerdo, anotado: {items}."},
     "give_up": {"zh": "抱歉，{error}我先取消{task}，您可以随时重新开始。",
-                "en": "Sorry: {error} I've cancelled {task}; you can start again any time."},
-    "give_up_default": {"zh": "多次未能获取所需信息。", "en": "I couldn't get the information I need."},
-    "prefilled": {"zh": "（沿用之前的{slots}）", "en": "(using your earlier {slots})"},
-    "forgot": {"zh": "好的，已忘记刚才说的内容。", "en": "OK, I've forgotten what you just said."},
-    "nothing_to_forget": {"zh": "没有需要忘记的内容。", "en": "There is nothing to forget."},
-    "forgot_value": {"zh": "好的，已忘记您的{slots}。", "en": "OK, I've forgotten your {slots}."},
-    "no_value_to_forget": {"zh": "我没有记着您的{slots}。", "en": "I have no {slots} of yours on record."},
-    "cleared_value": {"zh": "好的，{slots}先不定。", "en": "OK, the {slots} is open again."},
-    "empty_input": {"zh": "请输入内容。", "en": "Please type a message."},
-    "done": {"zh": "已完成。", "en": "Done."},
-    "action_failed": {"zh": "抱歉，操作失败：{error}", "en": "Sorry, that failed: {error}"},
-    "invalid_value": {"zh": "这个值无效。", "en": "That value is not valid."},
-    "impossible_date": {"zh": "没有“{text}”这个日期。", "en": "There is no such date as \"{text}\"."},
-    "impossible_time": {"zh": "没有“{text}”这个时间。", "en": "There is no such time as \"{text}\"."},
-    "ask_slot": {"zh": "请提供{slot}。", "en": "Please give the {slot}."},
-    "confirm_default": {"zh": "确认执行{task}吗？", "en": "Shall I go ahead with {task}?"},
+                "en": "Sorry: {error} I've cancelled {task}; you can start again any time.",
+                "es": "Lo siento: {error} He cancelado {task}; puede empezar de nuevo cuando quiera."},
+    "give_up_default": {"zh": "多次未能获取所需信息。", "en": "I couldn't get the information I need.",
+                        "es": "No he podido obtener la información que necesito."},
+    "prefilled": {"zh": "（沿用之前的{slots}）", "en": "(using your earlier {slots})",
+                  "es": "(uso su {slots} anterior)"},
+    "forgot": {"zh": "好的，已忘记刚才说的内容。", "en": "OK, I've forgotten what you just said.",
+               "es": "De acuerdo, he olvidado lo que acaba de decir."},
+    "nothing_to_forget": {"zh": "没有需要忘记的内容。", "en": "There is nothing to forget.",
+                          "es": "No hay nada que olvidar."},
+    "forgot_value": {"zh": "好的，已忘记您的{slots}。", "en": "OK, I've forgotten your {slots}.",
+                     "es": "De acuerdo, he olvidado su {slots}."},
+    "no_value_to_forget": {"zh": "我没有记着您的{slots}。", "en": "I have no {slots} of yours on record.",
+                           "es": "No tengo guardado su {slots}."},
+    "cleared_value": {"zh": "好的，{slots}先不定。", "en": "OK, the {slots} is open again.",
+                      "es": "De acuerdo, {slots} queda pendiente de nuevo."},
+    "empty_input": {"zh": "请输入内容。", "en": "Please type a message.",
+                    "es": "Escriba un mensaje, por favor."},
+    "done": {"zh": "已完成。", "en": "Done.",
+             "es": "Hecho."},
+    "action_failed": {"zh": "抱歉，操作失败：{error}", "en": "Sorry, that failed: {error}",
+                      "es": "Lo siento, ha fallado: {error}"},
+    "invalid_value": {"zh": "这个值无效。", "en": "That value is not valid.",
+                      "es": "Ese valor no es válido."},
+    "impossible_date": {"zh": "没有“{text}”这个日期。", "en": "There is no such date as \"{text}\".",
+                        "es": "No existe la fecha \"{text}\"."},
+    "impossible_time": {"zh": "没有“{text}”这个时间。", "en": "There is no such time as \"{text}\".",
+                        "es": "No existe la hora \"{text}\"."},
+    "ask_slot": {"zh": "请提供{slot}。", "en": "Please give the {slot}.",
+                 "es": "Indique {slot}, por favor."},
+    "which_one": {"zh": "您指的是{options}？", "en": "Do you mean {options}?",
+                  "es": "¿A cuál se refiere: {options}?"},
+    "confirm_default": {"zh": "确认执行{task}吗？", "en": "Shall I go ahead with {task}?",
+                        "es": "¿Continúo con {task}?"},
 }
 
 SENTENCE_VALUES: dict[str, tuple[str, ...]] = {"give_up": ("error",)}
@@ -52,18 +80,21 @@ _SENTENCE_END = ("。", "！", "？", ".", "!", "?", "…")
 
 
 def as_sentence(text: str, language: str) -> str:
-    """``text`` as a whole sentence of ``language``: a capital first (en) and a closing stop."""
+    """``text`` as a whole sentence of ``language``: a capital first where the language writes
+    one, and the language's closing stop."""
     text = text.strip()
     if not text:
         return ""
-    if language != "zh" and text[0].islower():
+    written = writing(language)
+    if written.capitals and text[0].islower():
         text = text[0].upper() + text[1:]
     if not text.endswith(_SENTENCE_END):
-        text += "。" if language == "zh" else "."
+        text += written.sentence_end
     return text
 
 
 def phrase(key: str, language: str, **values: Any) -> str:
+    """A framework phrase in ``language``; a language the table lacks says it in English."""
     table = PHRASES[key]
     for name in SENTENCE_VALUES.get(key, ()):
         if name in values:
@@ -107,28 +138,43 @@ def prompt(p: Prompt | None, language: str, values: Mapping[str, str]) -> str:
 
 def enumerate_items(items: list[str], language: str) -> str:
     """A list inside a sentence: "张经理、李主管" / "Joe Brown, John Smith"."""
-    return ("、" if language == "zh" else ", ").join(items)
+    return writing(language).list_separator.join(items)
 
 
-def spoken_list(items: list[str], language: str) -> str:
+def spoken_list(items: list[str], language: str, *, last: str | None = None) -> str:
     """A list as a sentence says it: "SPA和叫醒服务", "SPA、叫醒服务和健身房" / "spa and gym",
-    "spa, wake-up call and gym"."""
+    "spa, wake-up call and gym"; ``last`` joins the last item instead of the language's "and"."""
     if len(items) < 2:
         return "".join(items)
-    if language == "zh":
-        return "、".join(items[:-1]) + "和" + items[-1]
-    return ", ".join(items[:-1]) + " and " + items[-1]
+    written = writing(language)
+    return written.list_separator.join(items[:-1]) + (written.last_joiner if last is None else last) + items[-1]
+
+
+def alternatives(items: list[str], language: str) -> str:
+    """Choices as a question offers them: "12345还是67890" / "12345 or 67890"."""
+    return spoken_list(items, language, last=writing(language).or_joiner)
+
+
+def colon(language: str) -> str:
+    """The colon before what a label names: "：" / ": "."""
+    return writing(language).colon
+
+
+def spaced(language: str) -> bool:
+    """Whether ``language`` puts spaces between words (reply pieces, a noun before a value)."""
+    return writing(language).spaced
 
 
 def join(parts: list[str], language: str) -> str:
     """Join reply pieces: Chinese text needs no space after full-width punctuation, and a piece
     after a list (the help text) starts on a line of its own."""
     out = ""
+    unspaced = not writing(language).spaced
     for piece in (p for p in (s.strip() for s in parts) if p):
         if out:
             if "\n" in out:
                 out += "\n"
-            elif language != "zh" or not out.endswith(("。", "？", "！", "：", "）", "…")):
+            elif not unspaced or not out.endswith(("。", "？", "！", "：", "）", "…")):
                 out += " "
         out += piece
     return out

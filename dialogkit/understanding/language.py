@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
+from dialogkit.lexicon import auto_languages, languages, writing
 from dialogkit.strings.cjk import has_cjk
 from dialogkit.strings.limits import MAX_UNDERSTOOD_CHARS
 
@@ -100,8 +101,10 @@ _WORD = re.compile(rf"(?<![0-9{_LETTER}])[{_LETTER}]+(?:['\u2019][A-Za-z]+)?(?![
 def detect_language(text: str, current: str) -> str:
     """The language of one user turn (the bot file's ``language: auto``, docs/bot-file.md).
 
-    Any Han character makes the turn zh; three or more Latin-script words and no Han make it en;
-    anything else ("200", "ok", "yes", an emoji) is too short to tell and keeps ``current``.
+    Any Han character makes the turn zh; three or more Latin-script words and no Han make it the
+    session's language when that is written in Latin letters (a Spanish bot's turn stays es), else
+    en; anything else ("200", "ok", "yes", an emoji) is too short to tell and keeps ``current``.
+    The languages come from the lexicon: the one ``auto`` picks for each script.
     E-mail addresses, URLs and tokens holding a digit count for neither language: "我的邮箱是
     zhang.wei@example.com" is zh, "my email is 张伟@例子.中国" en, and "CA981 MU5101 ABC123"
     keeps the session's language.
@@ -110,8 +113,13 @@ def detect_language(text: str, current: str) -> str:
     if "@" in sample or "://" in sample or "www." in sample or "WWW." in sample:   # first looks, in C
         sample = _ADDRESS.sub(" ", sample)
     if has_cjk(sample):
-        return "zh"
+        return _AUTO_BY_SCRIPT["han"]
     for count, _ in enumerate(_WORD.finditer(sample), start=1):
-        if count >= MIN_LATIN_WORDS:
-            return "en"  # stop early: a 1 MB message of words needs only three
+        if count >= MIN_LATIN_WORDS:   # stop early: a 1 MB message of words needs only three
+            return current if current in _LATIN_LANGUAGES else _AUTO_BY_SCRIPT["latin"]
     return current
+
+
+_AUTO_BY_SCRIPT = {writing(code).script: code for code in reversed(auto_languages())}
+"""The language ``auto`` picks for a turn in each script (the first file naming the script)."""
+_LATIN_LANGUAGES = frozenset(code for code in languages() if writing(code).script == "latin")

@@ -37,7 +37,7 @@ def test_asking_for_a_meaning_the_file_lacks_names_it() -> None:
 
 
 def test_an_unknown_language_is_refused_with_the_known_ones() -> None:
-    with pytest.raises(DialogkitError, match="no lexicon for language 'xx'; there are: zh, en"):
+    with pytest.raises(DialogkitError, match="no lexicon for language 'xx'; there are: zh, en, es"):
         lexicon("xx")
 
 

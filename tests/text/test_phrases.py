@@ -53,3 +53,31 @@ class TestGivingUp:
     ])
     def test_as_sentence(self, text: str, language: str, sentence: str) -> None:
         assert R.as_sentence(text, language) == sentence
+
+
+class TestThirdLanguage:
+    """Spanish phrases come from the table; a language without a phrase says it in English, and
+    lists and sentences follow the lexicon's ``writing``."""
+
+    def test_es_has_its_own_phrases(self) -> None:
+        assert R.phrase("cancelled", "es", task='"abrir una incidencia"') == 'De acuerdo, he cancelado "abrir una incidencia".'
+        assert R.phrase("which_one", "es", options="pedido 12345 o 67890") == "¿A cuál se refiere: pedido 12345 o 67890?"
+
+    def test_a_language_without_phrases_falls_back_to_english(self) -> None:
+        assert R.phrase("nothing_to_cancel", "fr") == R.phrase("nothing_to_cancel", "en")
+
+    @pytest.mark.parametrize(("language", "listed", "spoken", "alternatives"), [
+        ("zh", "A、B、C", "A、B和C", "A、B还是C"),
+        ("en", "A, B, C", "A, B and C", "A, B or C"),
+        ("es", "A, B, C", "A, B y C", "A, B o C"),
+    ])
+    def test_lists_follow_the_writing_of_the_language(self, language: str, listed: str, spoken: str,
+                                                       alternatives: str) -> None:
+        items = ["A", "B", "C"]
+        assert R.enumerate_items(items, language) == listed
+        assert R.spoken_list(items, language) == spoken
+        assert R.alternatives(items, language) == alternatives
+
+    def test_es_sentences_get_a_capital_and_a_stop_and_pieces_a_space(self) -> None:
+        assert R.as_sentence("no existe", "es") == "No existe."
+        assert R.join(["De acuerdo.", "¿Qué producto es?"], "es") == "De acuerdo. ¿Qué producto es?"

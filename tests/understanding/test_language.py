@@ -77,3 +77,14 @@ class TestFold:
     def test_long_input_is_capped(self) -> None:
         """A 1 MB message is read up to the cap."""
         assert len(fold("x" * 1_000_000)) == MAX_UNDERSTOOD_CHARS
+
+
+@pytest.mark.parametrize(("text", "current", "language"), [
+    ("mi móvil llegó roto", "es", "es"),       # a Spanish session stays Spanish on Latin words
+    ("my phone arrived broken", "es", "es"),   # (an es bot's session: its users write Latin script)
+    ("我的手机坏了", "es", "zh"),
+    ("sí", "es", "es"),
+    ("my phone arrived broken", "zh", "en"),   # auto: a zh session turns en as before
+])
+def test_latin_words_keep_a_latin_script_session_language(text: str, current: str, language: str) -> None:
+    assert detect_language(text, current) == language
