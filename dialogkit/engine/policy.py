@@ -1,30 +1,47 @@
-"""The dialogue policy: (state, interpretation) -> which trigger fires, and what the bot says.
+"""The command processor: applies the commands the rules make of a turn to the task stack.
 
-Every decision behaviours 1-7 and 15 (docs/behaviours.md) describe lives here, one method per state.
-The machines only move states and run the memory actions bound to the transitions; this class
-chooses the trigger and composes the answer.
+The rules (``engine.rules``, one ordered list) read the turn and decide; this module applies
+what they decided: it starts and ends tasks, validates values with the bot file's rules, fires
+the machines' triggers, runs actions, and asks the next question. It does not decide what the
+words mean. (It still reads the text in a few places that have not moved to rules yet: a
+slot's rule message for a bare answer, an impossible date, and the value checks of a refusal.)
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from typing import Any
 
 from dialogkit.actions.registry import ActionContext
 from dialogkit.actions.table import ActionTable
 from dialogkit.engine import choices as choice_lists
-from dialogkit.engine import conditional_slots, explaining, labelled_values, memory_actions, slot_writes, value_flows
+from dialogkit.engine import conditional_slots, explaining, labelled_values, memory_actions, rules, slot_writes
+from dialogkit.engine.commands import (
+    AnswerFaq,
+    Cancel,
+    Choose,
+    Clarify,
+    Command,
+    Confirm,
+    Deny,
+    Forget,
+    Greet,
+    Help,
+    KeepQuestion,
+    Note,
+    NotUnderstood,
+    SetSlots,
+    StartFlow,
+)
 from dialogkit.engine.execution import run_at_most_once
 from dialogkit.engine.faq import FaqIndex
 from dialogkit.engine.forget_value import ForgetValue
 from dialogkit.engine.handoff import handoff_context, take_over_message
-from dialogkit.engine.instead import request_after_cancel
 from dialogkit.engine.lookahead import LookAhead
 from dialogkit.engine.named_any import NamedAny
-from dialogkit.engine.slots import ANSWER_TYPE, SlotLayout, SlotOffer, offer_slots, validate_slot
+from dialogkit.engine.rules import slot_offers
+from dialogkit.engine.slots import SlotLayout, SlotOffer, validate_slot
 from dialogkit.engine.turn import ClarificationNeeded, TurnContext
-from dialogkit.engine.yes_no_slots import echo_answer
 from dialogkit.errors import ActionError
 from dialogkit.logging import get_logger
 from dialogkit.memory import clarification as clar
@@ -36,25 +53,10 @@ from dialogkit.spec.compiler import CompiledFlow
 from dialogkit.spec.schema import BotSettings, HandoffAction, SlotSpec
 from dialogkit.text import phrases as R
 from dialogkit.text.labels import Texts
-from dialogkit.understanding.bare_hours import bare_hour
-from dialogkit.understanding.cues import is_question, leading_answer
-from dialogkit.understanding.intents import INTENT_THRESHOLD
-from dialogkit.understanding.language import fold
 from dialogkit.understanding.rules import RuleUnderstanding
-from dialogkit.understanding.value_heads import names_by_value
-from dialogkit.understanding.value_questions import sets_nothing
 
 log = get_logger("dialogkit.policy")
 
-# A different flow's intent must beat the active flow by this margin to count as a digression,
-# and must be this sure when the same utterance also answers the pending question.
-_WANT_COUNT = re.compile(r"^(要|需要)(?=[一二两三四五六七八九十几\d])")
-DIGRESSION_MARGIN = 0.1
-DIGRESSION_OVER_ANSWER = 0.75
-# A bare answer is one value plus at most this many other letters or digits ("是", "就这个").
-BARE_REMAINDER = 3
-NUMERIC = frozenset({"number", "integer"})
-IDENTIFIERS = frozenset({"phone", "email"})
 # A slot of a closed set of values offers them as quick replies when there are at most this many.
 MAX_OPTIONS = 8
 # Idempotency records kept per session: enough for any retry, without growing the session row forever.
@@ -62,7 +64,7 @@ MAX_EXECUTED_RECORDS = 32
 
 
 class Policy:
-    """Chooses each turn's triggers and composes what the bot says.
+    """Applies each turn's commands: the triggers they fire and what the bot says.
 
     It is built from the parts it uses: the compiled flows, the bot's texts, its understanding
     (to read values out of an answer), its actions, the reference look-ahead (to replay a request
@@ -79,104 +81,124 @@ class Policy:
         self.settings = settings
         self.forget_value = ForgetValue(texts.spec, texts)
         self.named_any = NamedAny(texts.spec, texts)
-        self._layouts = {name: SlotLayout.of(flow.spec) for name, flow in flows.items()}
         self.faq = FaqIndex(texts.spec.faq)
+        self._layouts = {name: SlotLayout.of(flow.spec) for name, flow in flows.items()}
+        self.bot = rules.Bot(flows, texts, understanding, self.faq, self.forget_value, self.named_any, actions,
+                             self._layouts)
 
     # ---- entry -------------------------------------------------------------------------
     def respond(self, ctx: TurnContext) -> None:
-        session = ctx.session
-        if not ctx.text.strip():
-            ctx.say.append(R.phrase("empty_input", ctx.language))
-            self._reask(ctx)
-            return
-        if session.pending is not None and self._answer_clarification(ctx):
-            return
-        if "forget" in ctx.interp.cues:
-            self._forget_last_turn(ctx)
-            return
-        if (names := self.forget_value.slots_in(ctx.interp.text)) and self._forget_values(ctx, names):
-            return
-        state = session.state
-        if state == "IDLE":
-            self._idle(ctx)
-        elif state in ("TASK_INIT", "PARAM_COLLECT"):
-            self._collect(ctx)
-        elif state == "CONFIRMATION":
-            self._confirmation(ctx)
-        else:  # EXECUTION survives only a crash mid-turn: finish it (idempotently) now
-            self._bind(ctx)
+        """Ask the rules for this turn's commands and apply them. No rule decides a turn that finds
+        the task in EXECUTION, which only a crash mid-turn leaves: it is finished (idempotently)."""
+        self._bind(ctx)
+        commands = rules.generate(rules.Seen(ctx, self.bot))
+        if ctx.session.pending is not None and not (commands and isinstance(commands[0], NotUnderstood)
+                                                    and commands[0].empty):
+            ctx.session.pending = None      # answered, kept (asked again below) or dropped by the turn
+        if commands:
+            self._apply(ctx, commands)
+        elif ctx.task is not None:
             self._execute(ctx)
 
-    # ---- states --------------------------------------------------------------------------
-    def _idle(self, ctx: TurnContext) -> None:
-        if "cancel" in ctx.interp.cues:
-            if not self._instead(ctx, None):
-                ctx.explain("cancel", "nothing to cancel", explaining.cue_words(ctx))
-                ctx.say.append(R.phrase("nothing_to_cancel", ctx.language))
-            return
-        if self._faq(ctx):
-            return
-        flow = self._intent(ctx) or self._follow_up(ctx) or self._flow_of_values(ctx)
-        if flow is not None:
-            self._start(ctx, flow)
-            return
-        if self._clarify_reference(ctx):
-            return
-        if "greeting" in ctx.interp.cues:
+    def _apply(self, ctx: TurnContext, commands: list[Command]) -> None:
+        """Apply the deciding command (and the flow a cancel's words request instead)."""
+        command = commands[0]
+        instead = next((c.flow for c in commands[1:] if isinstance(c, StartFlow)), None)
+        match command:
+            case NotUnderstood(empty=True):
+                ctx.say.append(R.phrase("empty_input", ctx.language))
+                self._reask(ctx)
+            case SetSlots() | Help() | AnswerFaq() | Confirm() | Deny() | NotUnderstood() if ctx.task is not None:
+                self._in_task(ctx, command)
+            case Choose():
+                self._chosen(ctx, command)
+            case KeepQuestion():
+                self._keep_question(ctx, command)
+            case Forget(slots=()):
+                self._forget_last_turn(ctx)
+            case Forget():
+                self._forget_values(ctx, list(command.slots))
+            case Cancel():
+                self._cancelled(ctx, instead)
+            case AnswerFaq():
+                self._answer_faq(ctx, command.entry)
+            case StartFlow():
+                self._start(ctx, command.flow)
+            case Clarify():
+                self._ask_clarification(ctx, clar.make_pending(
+                    command.ambiguity, original_text=ctx.interp.text, language=ctx.language, turn=ctx.turn,
+                    texts=self.texts))
+            case _:
+                self._idle_reply(ctx, command)
+
+    def _idle_reply(self, ctx: TurnContext, command: Command) -> None:
+        """A greeting, facts noted, a request for help or nothing understood: said, then what the
+        bot can do."""
+        if isinstance(command, Greet):
             ctx.explain("greeting", "greeted back", explaining.cue_words(ctx))
             ctx.say.append(R.phrase("greeting", ctx.language))
-        elif (declared := self._noted(ctx)) and "help" not in ctx.interp.cues:
-            # Facts offered with no request ("我有两个订单 12345 和 67890") are remembered, not refused;
-            # the acknowledgement names things of the bot's own types, never helper matches ("两").
-            names = (self.texts.entity_value_label(m.type, m.value, ctx.language) for m in declared)
+        elif isinstance(command, Note):
+            names = (self.texts.entity_value_label(m.type, m.value, ctx.language) for m in command.mentions)
             items = R.enumerate_items(list(dict.fromkeys(names)), ctx.language)
             ctx.explain("noted", f"noted {items}, with no request")
             ctx.say.append(R.phrase("noted", ctx.language, items=items))
-        elif "help" not in ctx.interp.cues:
-            ctx.explain("not_understood", "no flow, FAQ or value matched", ctx.interp.text.strip() or None)
+        elif isinstance(command, NotUnderstood):
+            ctx.explain("not_understood", "no flow, FAQ or value matched", command.words)
             ctx.say.append(R.phrase("not_understood", ctx.language))
         else:
             ctx.explain("help", "listed what the bot can do", explaining.cue_words(ctx))
         ctx.say.append(self.texts.help(ctx.language))
 
-    @staticmethod
-    def _noted(ctx: TurnContext) -> list[Mention]:
-        """What an acknowledgement names: values of the bot's own types, and the identifiers among
-        the built-ins ("我的号码是13812345678" is noted; the 两 of "两个订单" is no thing)."""
-        return [m for m in ctx.interp.mentions if not m.builtin or m.type in IDENTIFIERS]
-
-    def _collect(self, ctx: TurnContext) -> None:
+    def _cancelled(self, ctx: TurnContext, instead: str | None) -> None:
+        """Cancel the task in progress (none: nothing to cancel), then start the flow the same
+        words request instead, if any, or go back to the task below."""
         self._bind(ctx)
-        if self._gives_up(ctx):
+        had_task = ctx.task is not None
+        if had_task:
             self._cancel(ctx)
-            return
-        task = ctx.task
-        assert task is not None and ctx.flow is not None
-        offer = self._offer(ctx)
-        self._choice_by_name(ctx, offer)
-        # A value's label said alone ("商品损坏") answers the question, though a trigger's keyword is in it.
-        if not self._label_answer(ctx, offer) and self._digression(ctx, offer):
-            return
-        if task.state == "TASK_INIT":
+        elif instead is None:
+            ctx.explain("cancel", "nothing to cancel", explaining.cue_words(ctx))
+            ctx.say.append(R.phrase("nothing_to_cancel", ctx.language))
+        if instead is not None:
+            self._start(ctx, instead)
+        elif had_task:
+            self._resume(ctx)
+
+    def _in_task(self, ctx: TurnContext, command: Command) -> None:
+        """A command the in-task rules made: a task just started begins collecting first."""
+        assert ctx.task is not None
+        if ctx.task.state == "TASK_INIT":
             self._fire(ctx, "collect")
-        # An FAQ's own words are its question, whatever they offer ("我这里有5G吗", "is there 5G coverage":
-        # no 5 GB); a free-text answer is one only when it asks ("服务台几点下班"), not when it states
-        # ("it crashes when I open Excel").
-        text = ctx.interp.text
-        faq_shaped = (not self._news(ctx, offer) or self.faq.says(text)
-                      or self.faq.names_all(text, offer.surfaces.values())
-                      or (self._whole_text_answer(ctx, offer) and is_question(text)))
-        if self._aside(ctx, offer) or (faq_shaped and self._faq(ctx)):
-            return
-        self._keep_to_asked_slot(ctx, offer)
-        self._keep_filled_slots(ctx, offer)
-        self._any_answer(ctx, offer)
-        self._yes_no_reply(ctx, offer)
-        if not self._choose(ctx, offer) or not self._apply_offer(ctx, offer):
+        match command:
+            case SetSlots() if ctx.task.state == "CONFIRMATION":
+                self._correct(ctx, command.offer)
+            case SetSlots():
+                self._take(ctx, command.offer)
+            case Help():
+                ctx.explain(command.rule, "answered; asked again", command.words)
+                if command.rule == "help":
+                    ctx.say.append(self.texts.help(ctx.language))
+                self._reask(ctx)
+            case AnswerFaq():
+                self._answer_faq(ctx, command.entry)
+            case Confirm():
+                ctx.explain("confirm", "confirmed", command.words)
+                self._fire(ctx, "confirm")
+                self._execute(ctx)
+            case Deny():
+                self._deny(ctx, command)
+            case NotUnderstood():
+                self._failure(ctx, command.message)
+
+    def _take(self, ctx: TurnContext, offer: SlotOffer) -> None:
+        """Write what the answer gives; an answer that gives nothing is a failed answer, with the
+        rule it breaks when it breaks one."""
+        if not self._apply_offer(ctx, offer):
             return
         if offer.empty and self._impossible_value(ctx):
             return
         if offer.empty and not self._missing(ctx):
+            assert ctx.flow is not None
             if "yes" in ctx.interp.cues and ctx.flow.spec.confirm is not None:
                 self._advance(ctx)
                 return
@@ -187,56 +209,25 @@ class Policy:
             return
         self._advance(ctx)
 
-    def _confirmation(self, ctx: TurnContext) -> None:
-        self._bind(ctx)
-        cues = ctx.interp.cues
-        if self._gives_up(ctx):
-            self._cancel(ctx)
-            return
-        offer = self._offer(ctx, free_text=False)
-        self._choice_by_name(ctx, offer)
-        if self._digression(ctx, offer):
-            return
-        self._keep_filled_slots(ctx, offer)
-        if self._news(ctx, offer):     # (a pronoun pointing at a value held changes nothing)
-            if cues & {"no", "correction"} and not self._fits(ctx, offer):
-                # A rejection whose new value cannot be taken as it is (invalid, or two of them): the
-                # confirmed values no longer hold, so a later bare "yes" can never run the old ones.
-                ctx.explain("deny", "denied, with a value that cannot be taken as it is", explaining.cue_words(ctx))
-                self._fire(ctx, "deny")
-            if not self._apply_offer(ctx, offer):
-                return
-            self._advance(ctx)
-            return
-        if self._aside(ctx, offer) or (not cues & {"yes", "no"} and self._faq(ctx)):
-            return
-        if "yes" in cues and "no" not in cues:
-            ctx.explain("confirm", "confirmed", explaining.cue_words(ctx))
-            self._fire(ctx, "confirm")
-            self._execute(ctx)
-            return
-        if "no" in cues or "correction" in cues:
-            ctx.explain("deny", "denied: asked what to change", explaining.cue_words(ctx))
+    def _correct(self, ctx: TurnContext, offer: SlotOffer) -> None:
+        """New values at the confirmation. A rejection whose new value cannot be taken as it is
+        (invalid, or two of them) denies first: the confirmed values no longer hold, so a later
+        bare "yes" can never run the old ones."""
+        if ctx.interp.cues & {"no", "correction"} and not self._fits(ctx, offer):
+            ctx.explain("deny", "denied, with a value that cannot be taken as it is", explaining.cue_words(ctx))
             self._fire(ctx, "deny")
-            assert ctx.task is not None
-            if self._impossible_value(ctx):
-                return
-            ctx.task.pending_slot = None
-            ctx.task.reprompts = 0
-            ctx.say.append(R.phrase("ask_what_to_change", ctx.language))
-            return
-        if not self._clarify_reference(ctx):
-            self._failure(ctx, None)
+        if self._apply_offer(ctx, offer):
+            self._advance(ctx)
 
-    def _clarify_reference(self, ctx: TurnContext) -> bool:
-        """"它现在怎么样？" after two orders, with no request it clearly makes (or at a confirmation it
-        neither confirms nor corrects): ask which one first."""
-        ambiguity = ctx.resolution.ambiguity if ctx.resolution is not None else None
-        if ambiguity is None:
-            return False
-        self._ask_clarification(ctx, clar.make_pending(ambiguity, original_text=ctx.interp.text,
-                                                       language=ctx.language, turn=ctx.turn, texts=self.texts))
-        return True
+    def _deny(self, ctx: TurnContext, command: Deny) -> None:
+        ctx.explain("deny", "denied: asked what to change", command.words)
+        self._fire(ctx, "deny")
+        assert ctx.task is not None
+        if self._impossible_value(ctx):
+            return
+        ctx.task.pending_slot = None
+        ctx.task.reprompts = 0
+        ctx.say.append(R.phrase("ask_what_to_change", ctx.language))
 
     # ---- starting, digressing, ending -------------------------------------------------------
     def _start(self, ctx: TurnContext, flow_name: str, carried: Mapping[str, Any] | None = None) -> None:
@@ -245,7 +236,7 @@ class Policy:
         explaining.flow_chosen(ctx, self.flows[flow_name], carried is not None)
         task = Task(flow=flow_name, state="IDLE", started_turn=ctx.turn)
         ctx.task, ctx.flow = task, self.flows[flow_name]
-        offer = self._offer(ctx, free_text=False) if carried is None else SlotOffer()
+        offer = slot_offers.slot_offer(self.bot, ctx, free_text=False) if carried is None else SlotOffer()
         errors = self._validated(ctx, offer) + self._outside_choices(ctx, offer)
         carried = {s.name: carried[s.name] for s in ctx.flow.spec.slots if carried and carried.get(s.name) is not None}
         prefilled = slot_writes.prefill(ctx, ctx.flow.spec, exclude=set(offer.values) | set(offer.conflicts),
@@ -277,69 +268,6 @@ class Policy:
             ctx.say.append(R.phrase("prefilled", ctx.language, slots=names))
         self._advance(ctx)
 
-    def _follow_up(self, ctx: TurnContext) -> str | None:
-        """"第二个呢？" / "and the other one?" after a task: the same task again, on the new referent."""
-        last = ctx.session.last_flow
-        resolution = ctx.resolution
-        if last is None or last not in self.flows or resolution is None or not resolution.bindings:
-            return None
-        if ctx.interp.declared_mentions:
-            return None      # "我有两个订单号 67890 和 第一个" tells values: a mention starts no flow
-        types = {s.entity for s in self.flows[last].spec.slots if s.entity}
-        return last if any(b.entity.type in types for b in resolution.bindings) else None
-
-    def _flow_of_values(self, ctx: TurnContext) -> str | None:
-        """"明天晚上8点6个人有位子吗？": no trigger's words, but values only the booking flow takes."""
-        specs = {name: flow.spec for name, flow in self.flows.items()}
-        return value_flows.flow_of_values(specs, ctx.interp.mentions, ctx.interp.text)
-
-    def _digression(self, ctx: TurnContext, offer: SlotOffer) -> bool:
-        flow = self._intent(ctx)
-        if flow is None or ctx.flow is None or flow == ctx.flow.name:
-            return False
-        if ctx.interp.cues & {"correction", "no"} and offer.values and not self._only_fits(ctx, flow):
-            return False     # "no, make it A10000" corrects this task; it starts no other
-        scores = {s.flow: s.score for s in ctx.interp.intents}
-        own = scores.get(ctx.flow.name, 0.0)
-        top = scores[flow]
-        if top < own + DIGRESSION_MARGIN:
-            return False
-        pending = ctx.task.pending_slot if ctx.task else None
-        if pending and pending in offer.values and top < DIGRESSION_OVER_ANSWER and not self._only_fits(ctx, flow):
-            return False
-        if any(t.flow == flow for t in ctx.session.stack) or self._faq_outranks(ctx, top):
-            return False
-        log.info("digression", session_id=ctx.session.id, suspended=ctx.flow.name, started=flow)
-        self._start(ctx, flow)
-        return True
-
-    @staticmethod
-    def _news(ctx: TurnContext, offer: SlotOffer) -> bool:
-        """Whether the offer changes anything: "do I need to return it with a full tank" offers the
-        city "it" points at, which the task holds already, and is a question all the same."""
-        held = ctx.task.slots if ctx.task is not None else {}
-        return bool(offer.conflicts) or any(str(held.get(k)) != str(v) for k, v in offer.values.items())
-
-    def _faq_outranks(self, ctx: TurnContext, score: float) -> bool:
-        """"派送时间" asks the FAQ it is a keyword of, though a flow's example holds it too ("我想改一下
-        派送时间"): the FAQ, answered later in the turn, wins a tie as it does outside a task."""
-        hit = self.faq.match(ctx.interp.text) if self.faq else None
-        return hit is not None and hit[1] >= score
-
-    def _only_fits(self, ctx: TurnContext, flow_name: str) -> bool:
-        """The turn brings a value only the other flow has a slot for ("先帮我把尾号1234的卡额度提高到
-        8000" while a card is asked, the 8000): a request for that flow, though it answers too. Words
-        this task reads as one of its own values ("坏了": a return reason here, an issue type there)
-        are this task's."""
-        assert ctx.flow is not None
-        own = {s.entity for s in ctx.flow.spec.slots if s.entity is not None}
-        other = {s.entity for s in self.flows[flow_name].spec.slots} - own
-        theirs = [m for m in ctx.interp.mentions if m.type in other]
-        if not theirs:
-            return False
-        ours = self.understanding.extract(ctx.interp.text, own)
-        return any(not any(o.start < m.end and m.start < o.end for o in ours) for m in theirs)
-
     def _cancel(self, ctx: TurnContext) -> None:
         assert ctx.task is not None and ctx.flow is not None
         cancelled = ctx.flow.name
@@ -348,18 +276,6 @@ class Policy:
         self._fire(ctx, "cancel")
         self._end_task(ctx, "cancel")
         ctx.say.append(R.phrase("cancelled", ctx.language, task=label))
-        if not self._instead(ctx, cancelled):
-            self._resume(ctx)
-
-    def _instead(self, ctx: TurnContext, cancelled: str | None) -> bool:
-        """"那算了，帮我推荐一个餐厅" / "never mind, book a table instead": the words after the cancel
-        request another flow, which starts in the same turn (the cancelled one is not asked again)."""
-        rest = request_after_cancel(ctx.interp.text)
-        top = self.understanding.interpret(rest, ctx.language).top_intent if rest else None
-        if top is None or top.score < INTENT_THRESHOLD or top.flow not in self.flows or top.flow == cancelled:
-            return False
-        self._start(ctx, top.flow)
-        return True
 
     def _execute(self, ctx: TurnContext) -> None:
         """Run the task's action (at most once per task) and say how it went; a completed task
@@ -510,46 +426,6 @@ class Policy:
         return True
 
     # ---- slots ---------------------------------------------------------------------------------
-    def _offer(self, ctx: TurnContext, *, free_text: bool = True) -> SlotOffer:
-        assert ctx.task is not None and ctx.flow is not None
-        pending = ctx.task.pending_slot if free_text else None
-        # A correction names a value of the task even where another type claimed its words first
-        # ("no, make it damaged": an issue type to the rules, a return reason to this task).
-        # So does a "no" to the confirmation ("no, the reason is damaged").
-        cues = ctx.interp.cues
-        correcting = "correction" in cues or ("no" in cues and ctx.task.state == "CONFIRMATION")
-        offer = offer_slots(
-            self._layouts[ctx.flow.name], ctx.interp, filled=ctx.task.slots, pending_slot=pending,
-            extract=self.understanding.extract, extra_mentions=[*ctx.bound_mentions, *self._asked_hour(ctx)],
-            read_every_type=correcting,
-        )
-        self._drop_asked_about(ctx, offer)
-        return offer
-
-    @staticmethod
-    def _drop_asked_about(ctx: TurnContext, offer: SlotOffer) -> None:
-        """"有会议室吗？" / "does it have wifi?" ask about a value, "没健身房也行" / "除了X" waive one:
-        those values fill nothing, unless the thing looked for is named after them ("有川菜的餐馆吗")."""
-        assert ctx.flow is not None
-        text, sought = ctx.interp.text, tuple(ctx.flow.spec.trigger.keywords)
-        for name in [n for n in offer.values if n not in offer.labelled]:
-            surface = offer.surfaces.get(name, "")
-            start = text.find(surface) if surface else -1
-            after = text[start + len(surface):].lower()
-            if start >= 0 and sets_nothing(text, start, start + len(surface)) and not any(
-                    word.lower() in after for word in sought):
-                del offer.values[name]
-                offer.surfaces.pop(name, None)
-
-    def _asked_hour(self, ctx: TurnContext) -> list[Mention]:
-        """"7" to "几点开始？" / "what time?": a bare number answering a time question is its hour."""
-        assert ctx.task is not None and ctx.flow is not None
-        asked = ctx.flow.spec.slot(ctx.task.pending_slot) if ctx.task.pending_slot else None
-        if asked is None or asked.entity != "time" or any(m.type == "time" for m in ctx.interp.mentions):
-            return []
-        hour = bare_hour(ctx.interp.text, self.understanding.extract(ctx.interp.text, ["integer"]))
-        return [hour] if hour is not None else []
-
     def _validated(self, ctx: TurnContext, offer: SlotOffer) -> list[tuple[str, str]]:
         """Drop invalid values from the offer; return (slot, message) for each refusal."""
         assert ctx.flow is not None
@@ -669,136 +545,6 @@ class Policy:
                 return False
         return True
 
-    def _aside(self, ctx: TurnContext, offer: SlotOffer) -> bool:
-        """A request for help, or for the other options ("还有别的吗"), inside a task: answer it and
-        ask the pending question again, with the task's values kept.
-
-        Neither is a failed answer, so neither counts towards the re-ask limit.
-        """
-        cues = ctx.interp.cues
-        if not offer.empty or not cues & {"help", "alternatives"} or "any" in cues:
-            return False
-        if self.faq and self.faq.match(ctx.interp.text) is not None:
-            return False          # "出国怎么用手机" asks the roaming FAQ, not how to use the bot
-        ctx.explain("help" if "help" in cues else "alternatives", "answered; asked again", explaining.cue_words(ctx))
-        if "help" in cues:
-            ctx.say.append(self.texts.help(ctx.language))
-        self._reask(ctx)
-        return True
-
-    @explaining.offer_step("any_answer")
-    def _any_answer(self, ctx: TurnContext, offer: SlotOffer) -> None:
-        """"随便" / "I don't care" to a question fills the asked slot with its type's ``any`` value;
-        said about a slot by name ("价格无所谓" / "I don't care about the price"), that slot instead."""
-        task = ctx.task
-        if self._named_any(ctx, offer):
-            return
-        if "any" not in ctx.interp.cues or task is None or not task.pending_slot or task.pending_slot in offer.values:
-            return
-        slot = ctx.flow.spec.slot(task.pending_slot) if ctx.flow is not None else None
-        entity = self.texts.spec.entities.get(slot.entity) if slot is not None and slot.entity else None
-        if slot is not None and entity is not None and entity.any is not None:
-            offer.values[slot.name] = entity.any
-            offer.surfaces[slot.name] = ctx.interp.text
-
-    def _named_any(self, ctx: TurnContext, offer: SlotOffer) -> list[str]:
-        """The active task's slots the words say there is no preference for; each whose type declares
-        ``any`` takes that value, unless the same words give it a value of its own."""
-        flow = ctx.flow
-        if flow is None:
-            return []
-        said = self.named_any.slots_in(ctx.interp.text)
-        named = [slot for name in said if (slot := flow.spec.slot(name)) is not None]
-        for slot in named:
-            entity = self.texts.spec.entities.get(slot.entity) if slot.entity else None
-            if entity is not None and entity.any is not None and slot.name not in offer.values:
-                offer.values[slot.name] = entity.any
-                offer.surfaces[slot.name] = ctx.interp.text
-        return [slot.name for slot in named]
-
-    @explaining.offer_step("yes_no_reply")
-    def _yes_no_reply(self, ctx: TurnContext, offer: SlotOffer) -> None:
-        """Asked a yes/no question, "yes, please send me a new one" / "要的，麻烦寄一张新卡给我" is a
-        yes: a reply to that question may say more after its answer than a confirmation's yes may
-        (with a number, "yes, we need 2" / "要一个吧", though never with "but" or a doubt), and so is an
-        answer that echoes the question ("很急" / "not urgent" to "紧急吗？" / "Is it urgent?")."""
-        task, flow, slot = ctx.task, ctx.flow, self._asked_yes_no(ctx)
-        if task is None or flow is None or slot is None or slot.name in offer.values:
-            return
-        said = _WANT_COUNT.sub(r"\1，", fold(ctx.interp.text), count=1)    # "要一个吧": yes, one of them
-        answer = leading_answer(said, tail_cjk=12, tail_words=10, tail_digits=True)
-        value = answer.value if answer is not None and not answer.correction else echo_answer(
-            [self.texts.ask(flow.spec, slot, language, task.slots) for language in ("zh", "en")], ctx.interp.text)
-        if value is not None:
-            offer.values[slot.name] = value
-            offer.surfaces[slot.name] = ctx.interp.text
-
-    @explaining.offer_step("label_answer")
-    def _label_answer(self, ctx: TurnContext, offer: SlotOffer) -> bool:
-        """An answer that is exactly a value's label ("平板电脑", or a quick reply the bot offered) names
-        that value, even where the label holds another value's alias ("电脑"); True when it does."""
-        task, flow = ctx.task, ctx.flow
-        if task is None or flow is None or not task.pending_slot:
-            return False
-        slot = flow.spec.slot(task.pending_slot)
-        entity = self.texts.spec.entities.get(slot.entity) if slot is not None and slot.entity else None
-        if slot is None or entity is None or not entity.values:
-            return False
-        value = self.texts.value_labelled(slot.entity, _said_alone(ctx.interp.text)) if slot.entity else None
-        if value is None:
-            return False
-        offer.values[slot.name] = value
-        offer.surfaces[slot.name] = ctx.interp.text
-        offer.conflicts.pop(slot.name, None)
-        return True
-
-    def _gives_up(self, ctx: TurnContext) -> bool:
-        """A cancel cue that is not, in this task, a value the bot file declares: said alone to
-        the question for its slot, or named by a correction."""
-        return ("cancel" in ctx.interp.cues and not self._declared_answer(ctx) and not self._corrects_to_declared(ctx)
-                and not self._declines_asked(ctx))
-
-    def _declines_asked(self, ctx: TurnContext) -> bool:
-        """"不用了，谢谢" / "no thanks" to a yes/no question ("需要补寄新卡吗？") answers no: the
-        task goes on without it, though the same words give up anywhere else."""
-        if self._asked_yes_no(ctx) is None:
-            return False
-        answer = leading_answer(fold(ctx.interp.text))
-        return answer is not None and answer.whole and not answer.value
-
-    @staticmethod
-    def _asked_yes_no(ctx: TurnContext) -> SlotSpec | None:
-        """The yes/no slot whose question is pending, if that is what is asked."""
-        task, flow = ctx.task, ctx.flow
-        if task is None or flow is None or not task.pending_slot:
-            return None
-        slot = flow.spec.slot(task.pending_slot)
-        return slot if slot is not None and slot.entity == ANSWER_TYPE else None
-
-    def _declared_answer(self, ctx: TurnContext) -> bool:
-        """The whole answer is a value the bot file declares for the asked slot: asked "暂停还是停止？"
-        / "pause or stop?", "停止" / "stop" is that value, though the same words give up elsewhere."""
-        task, flow = ctx.task, ctx.flow
-        if task is None or flow is None or not task.pending_slot:
-            return False
-        slot = flow.spec.slot(task.pending_slot)
-        if slot is None or slot.entity not in self.texts.spec.entities:
-            return False
-        answer = _said_alone(ctx.interp.text)
-        return any(m.start == 0 and m.end == len(answer) for m in self.understanding.extract(answer, [slot.entity]))
-
-    def _corrects_to_declared(self, ctx: TurnContext) -> bool:
-        """A correction naming a value the bot file declares for the task: "不对，停止" / "actually
-        stop" changes the value to "stop", though "停止" / "stop" alone would give up."""
-        task, flow = ctx.task, ctx.flow
-        if "correction" not in ctx.interp.cues or task is None or flow is None:
-            return False
-        types = {s.entity for s in flow.spec.slots if s.entity is not None and s.entity in self.texts.spec.entities}
-        slots = [s for s in flow.spec.slots if s.entity in types]
-        found = self.understanding.extract(ctx.interp.text, types) if types else []
-        # A change, not the value already held ("不对，手机……算了" gives up on the phone it names).
-        return any(m.type == s.entity and str(task.slots.get(s.name)) != str(m.value) for m in found for s in slots)
-
     def _impossible_value(self, ctx: TurnContext) -> bool:
         """"2025-13-45" / "25:00" for a date or time slot: say there is no such date, ask again."""
         assert ctx.flow is not None
@@ -826,68 +572,6 @@ class Policy:
                 ctx.say.append(R.as_sentence(R.phrase(key, ctx.language, text=rejected.text), ctx.language))
                 return slot
         return None
-
-    @explaining.offer_step("keep_to_asked_slot")
-    def _keep_to_asked_slot(self, ctx: TurnContext, offer: SlotOffer) -> None:
-        """A bare number ("12345" after "请提供订单号") is an answer to the asked slot: when it does
-        not fit that slot it never silently lands in a number slot of the task instead.
-
-        A plain number is the weakest evidence there is (ids, amounts and counts are all digits);
-        a value of any other kind ("耳机", "下午三点"), a correction cue, or the label said before it
-        ("数量是1" / "the quantity is 1" while the medicine is asked) says which slot is meant.
-        """
-        task, flow = ctx.task, ctx.flow
-        if task is None or flow is None or not task.pending_slot or "correction" in ctx.interp.cues:
-            return
-        asked = flow.spec.slot(task.pending_slot)
-        kinds = {m.type for m in ctx.interp.mentions}
-        if asked is None or asked.entity in NUMERIC or not kinds or not kinds <= NUMERIC or not self._is_bare(ctx):
-            return
-        for name in [n for n in offer.values if n != task.pending_slot and n not in offer.labelled]:
-            del offer.values[name]
-            offer.surfaces.pop(name, None)
-        for name in [n for n in offer.conflicts if n != task.pending_slot]:
-            del offer.conflicts[name]
-
-    @explaining.offer_step("keep_filled_slots")
-    def _keep_filled_slots(self, ctx: TurnContext, offer: SlotOffer) -> None:
-        """A filled slot changes only when the user corrects it ("不对，是耳机" / "actually it's
-        67890"), names it ("the attendee is Supervisor Li") or chooses by the value ("the italian
-        one", "川菜那家"): a value that merely appears in
-        another answer ("the weather is nice today" while the cabin is asked) never silently
-        replaces what the user said before."""
-        task, flow = ctx.task, ctx.flow
-        if task is None or flow is None or ctx.interp.cues & {"correction", "no"}:
-            return
-        if task.state == "CONFIRMATION":
-            if self._is_bare(ctx):
-                return     # "67890" in answer to the confirmation is the new value
-        elif not task.pending_slot:
-            return         # after "what would you like to change?" any value is a change
-        text = ctx.interp.text.lower()
-        sought = tuple(flow.spec.trigger.keywords)     # "an italian restaurant": the thing looked for
-        if self._is_bare(ctx) and not any(n == task.pending_slot for n in offer.values):
-            return         # "老城" / "indian, please" alone, to another question: that slot's new value
-        for name in [n for n, v in offer.values.items() if n != task.pending_slot
-                     and task.slots.get(n) is not None and str(task.slots[n]) != str(v)]:
-            slot = flow.spec.slot(name)
-            named = name in offer.labelled or names_by_value(text, offer.surfaces.get(name, ""), sought) or (
-                slot is not None and any(self.texts.slot_label(slot, lang).lower() in text for lang in ("zh", "en")))
-            if not named:
-                del offer.values[name]
-                offer.surfaces.pop(name, None)
-
-    @staticmethod
-    def _is_bare(ctx: TurnContext) -> bool:
-        """True when the utterance is one value and little else ("12345", "三件", "是 67890")."""
-        interp = ctx.interp
-        spans = {(m.start, m.end) for m in interp.mentions}
-        if len(spans) > 1 or (interp.top_intent is not None and interp.top_intent.score >= INTENT_THRESHOLD):
-            return False
-        text = interp.text
-        for start, end in spans:
-            text = text[:start] + " " * (end - start) + text[end:]
-        return sum(ch.isalnum() for ch in text) <= BARE_REMAINDER
 
     def _rule_message(self, ctx: TurnContext) -> str | None:
         """An answer that is no value of the slot's type may still break one of its rules: say which.
@@ -936,7 +620,7 @@ class Policy:
         assert task is not None
         asked = conditional_slots.prompt_variant(slot, task.reprompts)
         question = self.texts.ask(flow.spec, asked, ctx.language, task.slots)
-        options = self._choices(ctx, slot) if slot.choices is not None else None
+        options = slot_offers.options_of(self.bot, ctx, slot) if slot.choices is not None else None
         if options:
             ctx.say.append(choice_lists.listed(question, options, ctx.language))
             ctx.options = [c.label(ctx.language) for c in options]
@@ -947,20 +631,6 @@ class Policy:
         if entity is not None and entity.values and len(entity.values) <= MAX_OPTIONS:
             ctx.options = [self.texts.value_label(slot, value, ctx.language) for value in entity.values]
 
-    def _choices(self, ctx: TurnContext, slot: SlotSpec) -> list[choice_lists.Choice] | None:
-        """The slot's options from its action; None when it fails (the question is then free-form)."""
-        task = ctx.task or ctx.session.task
-        if slot.choices is None or task is None:
-            return None
-        action_ctx = ActionContext(slots=dict(task.slots), session_id=ctx.session.id,
-                                   user_id=ctx.session.user_id or "", flow=task.flow, language=ctx.language,
-                                   session=ctx.session)
-        try:
-            return choice_lists.parse_choices(self.actions.run(slot.choices.action, action_ctx))
-        except ActionError as exc:
-            log.warning("choices_failed", action=slot.choices.action, session_id=ctx.session.id, error=str(exc))
-            return None
-
     @explaining.offer_step("outside_choices")
     def _outside_choices(self, ctx: TurnContext, offer: SlotOffer) -> list[tuple[str, str]]:
         """Values a new task's first utterance offers for slots with choices: a choice it names is
@@ -968,7 +638,7 @@ class Policy:
         assert ctx.flow is not None
         refused: list[tuple[str, str]] = []
         for slot in [s for s in ctx.flow.spec.slots if s.choices is not None and s.name in offer.values]:
-            options = self._choices(ctx, slot)
+            options = slot_offers.options_of(self.bot, ctx, slot)
             if not options:
                 continue
             picked = choice_lists.pick(options, "", offer.values[slot.name])
@@ -979,57 +649,6 @@ class Policy:
             del offer.values[slot.name]
             refused.append((slot.name, choice_lists.outside(value, ctx.language)))
         return refused
-
-    @explaining.offer_step("choose")
-    def _choose(self, ctx: TurnContext, offer: SlotOffer) -> bool:
-        """An answer to a question with choices: the choice it names fills the slot; a value outside
-        them is refused with the list (False: the turn is answered)."""
-        task, flow = ctx.task, ctx.flow
-        pending = task.pending_slot if task is not None else None
-        slot = flow.spec.slot(pending) if flow is not None and pending else None
-        if slot is None or slot.choices is None or ctx.interp.cues & {"any", "cancel"}:
-            return True
-        options = self._choices(ctx, slot)
-        if not options:
-            return True
-        picked = choice_lists.pick(options, ctx.interp.text, offer.values.get(slot.name))
-        if picked is not None:
-            offer.values[slot.name] = picked.value
-            offer.surfaces.setdefault(slot.name, ctx.interp.text)
-            return True
-        if slot.name not in offer.values:
-            return True
-        refused = offer.surfaces.get(slot.name, str(offer.values[slot.name]))
-        self._failure(ctx, choice_lists.outside(refused, ctx.language))
-        return False
-
-    @explaining.offer_step("choice_by_name")
-    def _choice_by_name(self, ctx: TurnContext, offer: SlotOffer) -> None:
-        """"不对，订单号是第二个" / "no, the order number is the last one": a correction that names a
-        slot with choices, and no value for it, picks from that slot's options (by ordinal, label
-        or value), listed to the user or not; the asked free-text slot then does not take the text."""
-        task, flow = ctx.task, ctx.flow
-        if "correction" not in ctx.interp.cues or task is None or flow is None:
-            return
-        text = ctx.interp.text.lower()
-        referred = {m.text for m in ctx.bound_mentions}     # a value a reference brought may be replaced
-        for slot in flow.spec.slots:
-            if slot.choices is None or slot.name == task.pending_slot:
-                continue
-            if slot.name in offer.values and offer.surfaces.get(slot.name) not in referred:
-                continue
-            if not any((label := self.texts.slot_label(slot, lang)) and label.lower() in text for lang in ("zh", "en")):
-                continue
-            options = self._choices(ctx, slot)
-            picked = choice_lists.pick(options, ctx.interp.text) if options else None
-            if picked is None:
-                continue
-            if task.pending_slot is not None and offer.surfaces.get(task.pending_slot) == ctx.interp.text.strip():
-                offer.values.pop(task.pending_slot, None)
-                offer.surfaces.pop(task.pending_slot, None)
-            offer.values[slot.name] = picked.value
-            offer.surfaces[slot.name] = ctx.interp.text
-            return
 
     def _failure(self, ctx: TurnContext, message: str | None, slot: str | None = None) -> None:
         """A failed answer: re-ask, at most ``max_reprompts`` times, then give up. Words that answered
@@ -1071,40 +690,14 @@ class Policy:
         else:
             ctx.say.append(R.phrase("ask_what_to_change", ctx.language))
 
-    def _faq(self, ctx: TurnContext) -> bool:
-        """An FAQ question: answer it, then (inside a task) ask the pending question again.
-
-        It fires no transition, so reply.flow stays as it was, and it is no failed answer. A flow's
-        trigger that scores at least as high wins: the FAQ is for questions, not requests.
-        """
-        if not self._faq_answer(ctx):
-            return False
+    def _answer_faq(self, ctx: TurnContext, entry: str) -> None:
+        self._say_faq(ctx, entry)
         if ctx.session.task is not None:
             self._reask(ctx)
-        return True
 
-    def _faq_answer(self, ctx: TurnContext) -> bool:
-        """Say the answer of the FAQ entry the turn asks, if any; the caller asks what is pending."""
-        if not self.faq:
-            return False
-        hit = self.faq.match(ctx.interp.text)
-        top = ctx.interp.top_intent
-        if hit is None or (top is not None and top.flow in self.flows and top.score >= hit[1]):
-            return False
-        ctx.explain("faq", f"answered FAQ {hit[0]}", ctx.interp.text.strip())
-        ctx.say.append(R.prompt(self.faq.faq[hit[0]].answer, ctx.language, {}))
-        return True
-
-    @staticmethod
-    def _whole_text_answer(ctx: TurnContext, offer: SlotOffer) -> bool:
-        """True when the offer is only the asked free-text slot taking the whole utterance: an FAQ
-        question ("营业时间是什么") is then asked, not given as the slot's text."""
-        task, flow = ctx.task, ctx.flow
-        if task is None or flow is None or not task.pending_slot:
-            return False
-        asked = flow.spec.slot(task.pending_slot)
-        return (asked is not None and asked.entity is None and not offer.conflicts and len(offer.values) == 1
-                and offer.surfaces.get(asked.name) == ctx.interp.text.strip())
+    def _say_faq(self, ctx: TurnContext, entry: str) -> None:
+        ctx.explain("faq", f"answered FAQ {entry}", ctx.interp.text.strip())
+        ctx.say.append(R.prompt(self.faq.faq[entry].answer, ctx.language, {}))
 
     # ---- clarification -----------------------------------------------------------------------
     def _ask_conflict(self, ctx: TurnContext, offer: SlotOffer) -> None:
@@ -1129,63 +722,41 @@ class Policy:
         ctx.options = clar.option_labels(pending.candidates, ctx.language, self.texts)
         ctx.explain("clarify", f"asked which {pending.slot or 'one'} is meant: {' / '.join(ctx.options)}")
 
-    def _answer_clarification(self, ctx: TurnContext) -> bool:
-        """Resolve a pending question; False when the answer names none of the candidates."""
-        pending = ctx.session.pending
-        assert pending is not None
-        ctx.session.pending = None
-        choice = clar.answer_clarification(pending, ctx.interp.text, ctx.interp.mentions)
-        if choice is None:
-            return self._keep_question(ctx, pending)
-        if pending.kind == "slot_value":
-            self._bind(ctx)
-            if ctx.task is None or ctx.flow is None or ctx.flow.name != pending.flow:
-                return False
-            ctx.updates = {pending.slot: choice.value} if pending.slot else {}
-            ctx.resolved_text = clar.candidate_label(choice, ctx.language, self.texts)
-            written = explaining.slot_writes(ctx, ctx.updates, {}, "clarification_answer")
-            try:
-                self._fire(ctx, "provide_param")
-            except ClarificationNeeded as question:     # the answer itself holds an ambiguous reference
-                self._ask_clarification(ctx, question.pending)
-                return True
-            ctx.explained += written
-            self._advance(ctx)
-            return True
-        ctx.explain("clarification_answer", f"chose {choice.value}", ctx.interp.text.strip())
-        self.lookahead.replay_with_choice(ctx, pending, choice)
-        self.respond(ctx)
-        return True
+    def _chosen(self, ctx: TurnContext, command: Choose) -> None:
+        """The answer to the bot's question: a slot's value is written; a referent replays the turn
+        that asked, with the choice bound."""
+        pending, choice = command.pending, command.choice
+        if pending.kind != "slot_value":
+            ctx.explain("clarification_answer", f"chose {choice.value}", command.words)
+            self.lookahead.replay_with_choice(ctx, pending, choice)
+            self.respond(ctx)
+            return
+        self._bind(ctx)
+        ctx.updates = {pending.slot: choice.value} if pending.slot else {}
+        ctx.resolved_text = clar.candidate_label(choice, ctx.language, self.texts)
+        written = explaining.slot_writes(ctx, ctx.updates, {}, "clarification_answer")
+        try:
+            self._fire(ctx, "provide_param")
+        except ClarificationNeeded as question:     # the answer itself holds an ambiguous reference
+            self._ask_clarification(ctx, question.pending)
+            return
+        ctx.explained += written
+        self._advance(ctx)
 
-    def _fills_active_task(self, ctx: TurnContext) -> bool:
-        """True when the turn brings a value of a type the active task's slots take ("2028年1月1日")."""
-        task = ctx.session.task
-        flow = self.flows.get(task.flow) if task is not None else None
-        if flow is None:
-            return False
-        types = {s.entity for s in flow.spec.slots if s.entity}
-        # A number in running text ("我刚喝了一杯咖啡") is no value for the task; a bare one is.
-        return any(m.type in types and (m.type not in NUMERIC or self._is_bare(ctx)) for m in ctx.interp.mentions)
-
-    def _keep_question(self, ctx: TurnContext, pending: PendingClarification) -> bool:
-        """An unrelated turn (help, small talk) while a clarification is pending: answer it and ask
-        again, once. A new request, a cancel, a forget or a new value drops the question (False:
-        the turn is then handled as a new one)."""
-        cues = ctx.interp.cues
-        top = ctx.interp.top_intent
-        if (pending.kept >= 1 or cues & {"cancel", "forget", "yes", "no", "correction"} or ctx.interp.declared_mentions
-                or self._fills_active_task(ctx) or (top is not None and top.score >= INTENT_THRESHOLD)):
-            return False
-        if "help" in cues:
+    def _keep_question(self, ctx: TurnContext, command: KeepQuestion) -> None:
+        """Reply to a turn that leaves the bot's question open, then ask it again (once)."""
+        if command.reply == "help":
             ctx.explain("help", "listed what the bot can do; the question stays", explaining.cue_words(ctx))
             ctx.say.append(self.texts.help(ctx.language))
-        elif "greeting" in cues:
+        elif command.reply == "greeting":
             ctx.say.append(R.phrase("greeting", ctx.language))
-        elif not self._faq_answer(ctx):
-            ctx.explain("not_understood", "no answer to the question; it stays", ctx.interp.text.strip() or None)
+        elif command.entry is not None:
+            self._say_faq(ctx, command.entry)
+        else:
+            ctx.explain("not_understood", "no answer to the question; it stays", command.words)
             ctx.say.append(R.phrase("not_understood", ctx.language))
+        pending = command.pending
         self._ask_clarification(ctx, pending.model_copy(update={"kept": pending.kept + 1}))
-        return True
 
     # ---- forgetting -------------------------------------------------------------------------
     def _forget_last_turn(self, ctx: TurnContext) -> None:
@@ -1203,16 +774,14 @@ class Policy:
             ctx.task.pending_slot = None      # the next question is the first required slot now empty
         self._reask(ctx)
 
-    def _forget_values(self, ctx: TurnContext, names: list[str]) -> bool:
+    def _forget_values(self, ctx: TurnContext, names: list[str]) -> None:
         """'忘记我的订单号': delete those persisted values (this bot's, for this user); '忘记时间' /
         'forget the time': clear that slot of the active task. Either way the task asks for the first
         required slot now empty, in its first wording: dropping a value is no failed answer. False
         when no slot named persists or belongs to the active task (the words are read as usual)."""
         self._bind(ctx)
-        persisted = [n for n in names if self._persists(n)]
+        persisted = [n for n in names if self.bot.persists(n)]
         held = [n for n in names if n not in persisted and ctx.flow is not None and ctx.flow.spec.slot(n)]
-        if not persisted and not held:
-            return False
         forgotten = [name for name in persisted if slot_writes.forget_persisted(ctx, name)]
         ctx.explain("forget_value", f"forgot {', '.join(names)}", ctx.interp.text.strip())
         for name in names:
@@ -1228,10 +797,6 @@ class Policy:
             ctx.task.pending_slot = None
             ctx.task.reprompts = 0
             self._reask(ctx)
-        return True
-
-    def _persists(self, name: str) -> bool:
-        return any((s := f.spec.slot(name)) is not None and s.persist != "none" for f in self.flows.values())
 
     def _slot_labels(self, names: list[str], language: str) -> str:
         return R.enumerate_items([self._slot_label(n, language) for n in names], language)
@@ -1245,20 +810,9 @@ class Policy:
         ctx.task = ctx.session.task
         ctx.flow = self.flows[ctx.task.flow] if ctx.task else None
 
-    def _intent(self, ctx: TurnContext) -> str | None:
-        top = ctx.interp.top_intent
-        if top is None or top.score < INTENT_THRESHOLD or top.flow not in self.flows:
-            return None
-        return top.flow
-
     @staticmethod
     def _fire(ctx: TurnContext, trigger: str) -> None:
         ctx.fire(trigger)
-
-
-def _said_alone(text: str) -> str:
-    """An answer as a whole, without the full stop or exclamation it may end with."""
-    return text.strip().strip("。.!！")
 
 
 __all__ = ["Policy"]

@@ -1,0 +1,88 @@
+"""The rule command generator: an ordered list of named rules, each (Seen) -> commands.
+
+The order is data, and each entry says why it stands where it does. The generator asks the
+rules that read a turn in the session's state, in this order; the first rule that emits commands
+decides the turn, and its commands go to the processor. A later rule never edits what an earlier
+one emitted: it only runs when no earlier rule decided.
+
+Every turn is decided by some rule, except one that finds a task in EXECUTION (only a crash
+mid-turn leaves one there): the processor finishes that task.
+"""
+
+from __future__ import annotations
+
+from dialogkit.engine.commands import Command
+from dialogkit.engine.rules import cancelling, forgetting, in_task, questions, replies, starting
+from dialogkit.engine.rules.base import ANY, COLLECTING, CONFIRMING, IDLE, TASK, Bot, Rule, Seen
+
+__all__ = ["RULES", "Bot", "Rule", "Seen", "generate"]
+
+RULES: tuple[Rule, ...] = (
+    Rule("empty_input", replies.empty_input, ANY,
+         "Nothing to read: before any rule reads the text, and the question pending stays."),
+    Rule("clarification_answer", questions.clarification_answer, ANY,
+         "The bot's own question is answered first: its answer is often a bare ordinal or value "
+         "(\"第二个\", \"67890\") that every later rule would read as something else."),
+    Rule("forget_turn", forgetting.forget_turn, ANY,
+         "Forgetting undoes the last turn whatever the state, so it comes before anything that "
+         "would read the same words as values or a request."),
+    Rule("forget_value", forgetting.forget_value, ANY,
+         "\"忘记时间\" names a slot: before the slot rules, which would read the slot's label as an answer."),
+    Rule("cancel", cancelling.cancel, IDLE,
+         "With no task, a cancel cancels nothing; before the intent rules, which may read the "
+         "cancel's words (\"取消订单\") as a request."),
+    Rule("give_up", cancelling.give_up, TASK,
+         "Inside a task a cancel ends it unless it is an answer; before the slot rules, which "
+         "would otherwise take the words as a value."),
+    Rule("digression", in_task.digression, TASK,
+         "Another flow's request, clearly stronger than this task's own words, suspends the task; "
+         "before any value is read as an answer (unless a value's label is said alone)."),
+    Rule("correction", in_task.correction, CONFIRMING,
+         "New values at the confirmation change the task and ask again; before yes/no, which "
+         "\"不对，是耳机\" also holds."),
+    Rule("aside", in_task.aside, TASK,
+         "Help or \"any other options?\" offering no value: answered, the question asked again."),
+    Rule("faq_in_task", in_task.faq, TASK,
+         "An FAQ question inside a task, when the words are shaped as one (not a value given), "
+         "is answered and the question asked again."),
+    Rule("slot_values", in_task.slot_values, COLLECTING,
+         "What is left of a turn while collecting is an answer: its values (or nothing) are written."),
+    Rule("confirm", in_task.confirm, CONFIRMING,
+         "A yes with no no at the confirmation runs the action."),
+    Rule("deny", in_task.deny, CONFIRMING,
+         "A no (or a correction with no new value) asks what to change."),
+    Rule("clarify_reference_at_confirmation", replies.clarify_reference, CONFIRMING,
+         "Neither yes nor no, with an ambiguous reference: ask which one."),
+    Rule("not_answered", in_task.not_answered, CONFIRMING,
+         "Last at a confirmation: nothing it can take, asked again."),
+    Rule("faq", replies.faq, IDLE,
+         "A question the FAQ answers, unless a trigger scores as high (the FAQ is for questions, "
+         "not requests): before the flows so that the tie goes to the FAQ only by score."),
+    Rule("intent", starting.intent, IDLE,
+         "The trigger's words are the strongest sign of a request."),
+    Rule("follow_up", starting.follow_up, IDLE,
+         "A reference to a new referent of the last task's type repeats that task; weaker than "
+         "a trigger's words."),
+    Rule("flow_of_values", starting.flow_of_values, IDLE,
+         "Values only one flow takes start it; weaker still: no request was made in words."),
+    Rule("clarify_reference", replies.clarify_reference, IDLE,
+         "An ambiguous reference with no request: ask which one before acknowledging anything."),
+    Rule("greeting", replies.greeting, IDLE,
+         "A greeting with nothing above: greet back."),
+    Rule("noted", replies.noted, IDLE,
+         "Facts with no request are acknowledged, not refused; after the greeting, before help."),
+    Rule("help", replies.help_asked, IDLE,
+         "A request for help lists what the bot can do."),
+    Rule("not_understood", replies.not_understood, IDLE,
+         "Last: nothing above applied."),
+)
+
+
+def generate(seen: Seen) -> list[Command]:
+    """The commands the rules make of this turn (none: the processor's slot handling takes it)."""
+    state = seen.ctx.session.state
+    for rule in RULES:
+        if state in rule.states and (made := rule.run(seen)):
+            seen.emitted.extend(made)
+            return seen.emitted
+    return seen.emitted

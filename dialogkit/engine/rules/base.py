@@ -1,0 +1,106 @@
+"""What a rule reads, and what a rule is.
+
+A rule is a plain function of ``Seen`` (the turn's reading, the session it arrives in, and the
+commands earlier rules emitted) that returns the commands it makes, or none. It decides; it
+never says anything, fires a trigger or writes the session: that is the processor's part.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from dialogkit.engine.commands import Command
+from dialogkit.understanding.intents import INTENT_THRESHOLD
+
+if TYPE_CHECKING:
+    from dialogkit.actions.table import ActionTable
+    from dialogkit.engine.faq import FaqIndex
+    from dialogkit.engine.forget_value import ForgetValue
+    from dialogkit.engine.named_any import NamedAny
+    from dialogkit.engine.slot_layout import SlotLayout
+    from dialogkit.engine.slots import SlotOffer
+    from dialogkit.engine.turn import TurnContext
+    from dialogkit.model.session import Task
+    from dialogkit.spec.compiler import CompiledFlow
+    from dialogkit.text.labels import Texts
+    from dialogkit.understanding.rules import RuleUnderstanding
+
+__all__ = ["ANY", "COLLECTING", "CONFIRMING", "IDLE", "TASK", "Bot", "Rule", "Seen"]
+
+IDLE = frozenset({"IDLE"})
+COLLECTING = frozenset({"TASK_INIT", "PARAM_COLLECT"})
+CONFIRMING = frozenset({"CONFIRMATION"})
+TASK = COLLECTING | CONFIRMING
+ANY = IDLE | TASK | frozenset({"EXECUTION"})
+
+
+@dataclass(frozen=True, slots=True)
+class Bot:
+    """The parts of the bot rules consult: its flows, texts, FAQ, understanding and the actions
+    that list a slot's options (never a session)."""
+
+    flows: Mapping[str, CompiledFlow]
+    texts: Texts
+    understanding: RuleUnderstanding
+    faq: FaqIndex
+    forget_value: ForgetValue
+    named_any: NamedAny
+    actions: ActionTable
+    layouts: Mapping[str, SlotLayout]
+
+    def persists(self, name: str) -> bool:
+        """True when some flow keeps slot ``name`` beyond its task (``persist``)."""
+        return any((s := f.spec.slot(name)) is not None and s.persist != "none" for f in self.flows.values())
+
+
+@dataclass(slots=True)
+class Seen:
+    """One rule's view of the turn: read it, never write it."""
+
+    ctx: TurnContext
+    bot: Bot
+    emitted: list[Command] = field(default_factory=list)
+    offers: dict[str, SlotOffer] = field(default_factory=dict)     # the turn's slot offer, read once, by phase
+    refusal: str | None = None                                       # a value outside the choices listed
+
+    @property
+    def task(self) -> Task | None:
+        return self.ctx.session.task
+
+    @property
+    def flow(self) -> CompiledFlow | None:
+        task = self.ctx.session.task
+        return self.bot.flows.get(task.flow) if task is not None else None
+
+    @property
+    def cues(self) -> set[str]:
+        return self.ctx.interp.cues
+
+    def intent(self) -> str | None:
+        """The flow the words request, when sure enough and one of this bot's."""
+        top = self.ctx.interp.top_intent
+        if top is None or top.score < INTENT_THRESHOLD or top.flow not in self.bot.flows:
+            return None
+        return top.flow
+
+    def faq_entry(self) -> str | None:
+        """The FAQ entry the words ask, unless a flow's trigger scores at least as high."""
+        if not self.bot.faq:
+            return None
+        hit = self.bot.faq.match(self.ctx.interp.text)
+        top = self.ctx.interp.top_intent
+        if hit is None or (top is not None and top.flow in self.bot.flows and top.score >= hit[1]):
+            return None
+        return hit[0]
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    """A named rule, the states it reads a turn in, and why it stands where it does in the order."""
+
+    name: str
+    run: Callable[[Seen], Sequence[Command]]
+    states: frozenset[str]
+    why: str

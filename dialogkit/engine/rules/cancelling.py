@@ -1,0 +1,78 @@
+"""Rules for giving up: the task in progress, and what the same words request instead."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from dialogkit.engine import explaining
+from dialogkit.engine.commands import Cancel, Command, StartFlow
+from dialogkit.engine.instead import request_after_cancel
+from dialogkit.engine.rules.base import Seen
+from dialogkit.engine.rules.shapes import asked_yes_no, said_alone
+from dialogkit.understanding.cues import leading_answer
+from dialogkit.understanding.intents import INTENT_THRESHOLD
+from dialogkit.understanding.language import fold
+
+__all__ = ["cancel", "give_up"]
+
+
+def cancel(seen: Seen) -> Sequence[Command]:
+    """"算了" / "never mind" with no task: there is nothing to cancel (unless the words go on to
+    request a flow, which then starts)."""
+    if "cancel" not in seen.cues:
+        return []
+    return [Cancel(rule="cancel", words=explaining.cue_words(seen.ctx)), *_instead(seen, None)]
+
+
+def give_up(seen: Seen) -> Sequence[Command]:
+    """"算了，不办了" / "forget it" inside a task cancels it, unless the words are a value the bot
+    file declares for the question asked ("停止" to "暂停还是停止？"), a correction to such a value
+    ("不对，停止"), or a no to a yes/no question ("不用了，谢谢" to "需要补寄新卡吗？")."""
+    if "cancel" not in seen.cues or _declared_answer(seen) or _corrects_to_declared(seen) or _declines_asked(seen):
+        return []
+    flow = seen.flow
+    return [Cancel(rule="cancel", words=explaining.cue_words(seen.ctx)),
+            *_instead(seen, flow.name if flow is not None else None)]
+
+
+def _instead(seen: Seen, cancelled: str | None) -> Sequence[Command]:
+    """"那算了，帮我推荐一个餐厅" / "never mind, book a table instead": the words after the cancel
+    request another flow, which starts in the same turn (the cancelled one is not asked again)."""
+    ctx = seen.ctx
+    rest = request_after_cancel(ctx.interp.text)
+    top = seen.bot.understanding.interpret(rest, ctx.language).top_intent if rest else None
+    if top is None or top.score < INTENT_THRESHOLD or top.flow not in seen.bot.flows or top.flow == cancelled:
+        return []
+    return [StartFlow(rule="instead", words=rest, flow=top.flow)]
+
+
+def _declines_asked(seen: Seen) -> bool:
+    if asked_yes_no(seen.task, seen.flow) is None:
+        return False
+    answer = leading_answer(fold(seen.ctx.interp.text))
+    return answer is not None and answer.whole and not answer.value
+
+
+def _declared_answer(seen: Seen) -> bool:
+    """The whole answer is a value the bot file declares for the asked slot."""
+    task, flow = seen.task, seen.flow
+    if task is None or flow is None or not task.pending_slot:
+        return False
+    slot = flow.spec.slot(task.pending_slot)
+    if slot is None or slot.entity not in seen.bot.texts.spec.entities:
+        return False
+    answer = said_alone(seen.ctx.interp.text)
+    return any(m.start == 0 and m.end == len(answer) for m in seen.bot.understanding.extract(answer, [slot.entity]))
+
+
+def _corrects_to_declared(seen: Seen) -> bool:
+    """A correction naming a value the bot file declares for the task, other than the one held
+    ("不对，手机……算了" gives up on the phone it names)."""
+    task, flow = seen.task, seen.flow
+    if "correction" not in seen.cues or task is None or flow is None:
+        return False
+    entities = seen.bot.texts.spec.entities
+    types = {s.entity for s in flow.spec.slots if s.entity is not None and s.entity in entities}
+    slots = [s for s in flow.spec.slots if s.entity in types]
+    found = seen.bot.understanding.extract(seen.ctx.interp.text, types) if types else []
+    return any(m.type == s.entity and str(task.slots.get(s.name)) != str(m.value) for m in found for s in slots)

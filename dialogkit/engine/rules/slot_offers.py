@@ -1,0 +1,276 @@
+"""The slot offer of a turn, and the steps that adjust it, moved out of the processor.
+
+The offer is what the words give the task's slots (``engine.slots.offer_slots``). The steps
+below narrow it in the order the in-task rules (``engine.rules.in_task``) call them: each is
+credited in ``reply.explain`` for what it put in or took out. None of them writes the session;
+they run before the processor applies anything.
+"""
+
+from __future__ import annotations
+
+import re
+
+from dialogkit.actions.registry import ActionContext
+from dialogkit.engine import choices as choice_lists
+from dialogkit.engine.explaining import offer_step
+from dialogkit.engine.rules.base import Bot
+from dialogkit.engine.rules.shapes import NUMERIC, asked_yes_no, is_bare, said_alone
+from dialogkit.engine.slots import SlotOffer, offer_slots
+from dialogkit.engine.turn import TurnContext
+from dialogkit.engine.yes_no_slots import echo_answer
+from dialogkit.errors import ActionError
+from dialogkit.lexicon import words as lexicon_words
+from dialogkit.logging import get_logger
+from dialogkit.model.interpretation import Mention
+from dialogkit.spec.schema import SlotSpec
+from dialogkit.understanding.bare_hours import bare_hour
+from dialogkit.understanding.cues import leading_answer
+from dialogkit.understanding.language import fold
+from dialogkit.understanding.value_heads import names_by_value
+from dialogkit.understanding.value_questions import sets_nothing
+
+__all__ = ["any_answer", "choice_by_name", "choose", "keep_filled_slots", "keep_to_asked_slot", "label_answer",
+           "options_of", "slot_offer", "yes_no_reply"]
+
+log = get_logger("dialogkit.policy")
+_WANT_COUNT = re.compile("^(" + ("|".join(lexicon_words("want_count_patterns")) or "(?!)") + ")")
+"""A yes/no answer that opens with wanting a count ("要一个吧": yes, one of them)."""
+
+
+def slot_offer(bot: Bot, ctx: TurnContext, *, free_text: bool = True) -> SlotOffer:
+    """The values the turn offers the bound task's slots, before any step below adjusts them."""
+    assert ctx.task is not None and ctx.flow is not None
+    pending = ctx.task.pending_slot if free_text else None
+    # A correction names a value of the task even where another type claimed its words first
+    # ("no, make it damaged": an issue type to the rules, a return reason to this task).
+    # So does a "no" to the confirmation ("no, the reason is damaged").
+    cues = ctx.interp.cues
+    correcting = "correction" in cues or ("no" in cues and ctx.task.state == "CONFIRMATION")
+    offer = offer_slots(
+        bot.layouts[ctx.flow.name], ctx.interp, filled=ctx.task.slots, pending_slot=pending,
+        extract=bot.understanding.extract, extra_mentions=[*ctx.bound_mentions, *asked_hour(bot, ctx)],
+        read_every_type=correcting,
+    )
+    drop_asked_about(ctx, offer)
+    return offer
+
+
+def drop_asked_about(ctx: TurnContext, offer: SlotOffer) -> None:
+    """"有会议室吗？" / "does it have wifi?" ask about a value, "没健身房也行" / "除了X" waive one:
+    those values fill nothing, unless the thing looked for is named after them ("有川菜的餐馆吗")."""
+    assert ctx.flow is not None
+    text, sought = ctx.interp.text, tuple(ctx.flow.spec.trigger.keywords)
+    for name in [n for n in offer.values if n not in offer.labelled]:
+        surface = offer.surfaces.get(name, "")
+        start = text.find(surface) if surface else -1
+        after = text[start + len(surface):].lower()
+        if start >= 0 and sets_nothing(text, start, start + len(surface)) and not any(
+                word.lower() in after for word in sought):
+            del offer.values[name]
+            offer.surfaces.pop(name, None)
+
+
+def asked_hour(bot: Bot, ctx: TurnContext) -> list[Mention]:
+    """"7" to "几点开始？" / "what time?": a bare number answering a time question is its hour."""
+    assert ctx.task is not None and ctx.flow is not None
+    asked = ctx.flow.spec.slot(ctx.task.pending_slot) if ctx.task.pending_slot else None
+    if asked is None or asked.entity != "time" or any(m.type == "time" for m in ctx.interp.mentions):
+        return []
+    hour = bare_hour(ctx.interp.text, bot.understanding.extract(ctx.interp.text, ["integer"]))
+    return [hour] if hour is not None else []
+
+
+@offer_step("any_answer")
+
+def any_answer(bot: Bot, ctx: TurnContext, offer: SlotOffer) -> None:
+    """"随便" / "I don't care" to a question fills the asked slot with its type's ``any`` value;
+    said about a slot by name ("价格无所谓" / "I don't care about the price"), that slot instead."""
+    task = ctx.task
+    if named_any(bot, ctx, offer):
+        return
+    if "any" not in ctx.interp.cues or task is None or not task.pending_slot or task.pending_slot in offer.values:
+        return
+    slot = ctx.flow.spec.slot(task.pending_slot) if ctx.flow is not None else None
+    entity = bot.texts.spec.entities.get(slot.entity) if slot is not None and slot.entity else None
+    if slot is not None and entity is not None and entity.any is not None:
+        offer.values[slot.name] = entity.any
+        offer.surfaces[slot.name] = ctx.interp.text
+
+
+def named_any(bot: Bot, ctx: TurnContext, offer: SlotOffer) -> list[str]:
+    """The active task's slots the words say there is no preference for; each whose type declares
+    ``any`` takes that value, unless the same words give it a value of its own."""
+    flow = ctx.flow
+    if flow is None:
+        return []
+    said = bot.named_any.slots_in(ctx.interp.text)
+    named = [slot for name in said if (slot := flow.spec.slot(name)) is not None]
+    for slot in named:
+        entity = bot.texts.spec.entities.get(slot.entity) if slot.entity else None
+        if entity is not None and entity.any is not None and slot.name not in offer.values:
+            offer.values[slot.name] = entity.any
+            offer.surfaces[slot.name] = ctx.interp.text
+    return [slot.name for slot in named]
+
+
+@offer_step("yes_no_reply")
+
+def yes_no_reply(bot: Bot, ctx: TurnContext, offer: SlotOffer) -> None:
+    """Asked a yes/no question, "yes, please send me a new one" / "要的，麻烦寄一张新卡给我" is a
+    yes: a reply to that question may say more after its answer than a confirmation's yes may
+    (with a number, "yes, we need 2" / "要一个吧", though never with "but" or a doubt), and so is an
+    answer that echoes the question ("很急" / "not urgent" to "紧急吗？" / "Is it urgent?")."""
+    task, flow, slot = ctx.task, ctx.flow, asked_yes_no(ctx.task, ctx.flow)
+    if task is None or flow is None or slot is None or slot.name in offer.values:
+        return
+    said = _WANT_COUNT.sub(r"\1，", fold(ctx.interp.text), count=1)    # "要一个吧": yes, one of them
+    answer = leading_answer(said, tail_cjk=12, tail_words=10, tail_digits=True)
+    value = answer.value if answer is not None and not answer.correction else echo_answer(
+        [bot.texts.ask(flow.spec, slot, language, task.slots) for language in ("zh", "en")], ctx.interp.text)
+    if value is not None:
+        offer.values[slot.name] = value
+        offer.surfaces[slot.name] = ctx.interp.text
+
+
+@offer_step("label_answer")
+
+def label_answer(bot: Bot, ctx: TurnContext, offer: SlotOffer) -> bool:
+    """An answer that is exactly a value's label ("平板电脑", or a quick reply the bot offered) names
+    that value, even where the label holds another value's alias ("电脑"); True when it does."""
+    task, flow = ctx.task, ctx.flow
+    if task is None or flow is None or not task.pending_slot:
+        return False
+    slot = flow.spec.slot(task.pending_slot)
+    entity = bot.texts.spec.entities.get(slot.entity) if slot is not None and slot.entity else None
+    if slot is None or entity is None or not entity.values:
+        return False
+    value = bot.texts.value_labelled(slot.entity, said_alone(ctx.interp.text)) if slot.entity else None
+    if value is None:
+        return False
+    offer.values[slot.name] = value
+    offer.surfaces[slot.name] = ctx.interp.text
+    offer.conflicts.pop(slot.name, None)
+    return True
+
+
+@offer_step("keep_to_asked_slot")
+
+def keep_to_asked_slot(bot: Bot, ctx: TurnContext, offer: SlotOffer) -> None:
+    """A bare number ("12345" after "请提供订单号") is an answer to the asked slot: when it does
+    not fit that slot it never silently lands in a number slot of the task instead.
+
+    A plain number is the weakest evidence there is (ids, amounts and counts are all digits);
+    a value of any other kind ("耳机", "下午三点"), a correction cue, or the label said before it
+    ("数量是1" / "the quantity is 1" while the medicine is asked) says which slot is meant.
+    """
+    task, flow = ctx.task, ctx.flow
+    if task is None or flow is None or not task.pending_slot or "correction" in ctx.interp.cues:
+        return
+    asked = flow.spec.slot(task.pending_slot)
+    kinds = {m.type for m in ctx.interp.mentions}
+    if asked is None or asked.entity in NUMERIC or not kinds or not kinds <= NUMERIC or not is_bare(ctx.interp):
+        return
+    for name in [n for n in offer.values if n != task.pending_slot and n not in offer.labelled]:
+        del offer.values[name]
+        offer.surfaces.pop(name, None)
+    for name in [n for n in offer.conflicts if n != task.pending_slot]:
+        del offer.conflicts[name]
+
+
+@offer_step("keep_filled_slots")
+
+def keep_filled_slots(bot: Bot, ctx: TurnContext, offer: SlotOffer) -> None:
+    """A filled slot changes only when the user corrects it ("不对，是耳机" / "actually it's
+    67890"), names it ("the attendee is Supervisor Li") or chooses by the value ("the italian
+    one", "川菜那家"): a value that merely appears in
+    another answer ("the weather is nice today" while the cabin is asked) never silently
+    replaces what the user said before."""
+    task, flow = ctx.task, ctx.flow
+    if task is None or flow is None or ctx.interp.cues & {"correction", "no"}:
+        return
+    if task.state == "CONFIRMATION":
+        if is_bare(ctx.interp):
+            return     # "67890" in answer to the confirmation is the new value
+    elif not task.pending_slot:
+        return         # after "what would you like to change?" any value is a change
+    text = ctx.interp.text.lower()
+    sought = tuple(flow.spec.trigger.keywords)     # "an italian restaurant": the thing looked for
+    if is_bare(ctx.interp) and not any(n == task.pending_slot for n in offer.values):
+        return         # "老城" / "indian, please" alone, to another question: that slot's new value
+    for name in [n for n, v in offer.values.items() if n != task.pending_slot
+                 and task.slots.get(n) is not None and str(task.slots[n]) != str(v)]:
+        slot = flow.spec.slot(name)
+        named = name in offer.labelled or names_by_value(text, offer.surfaces.get(name, ""), sought) or (
+            slot is not None and any(bot.texts.slot_label(slot, lang).lower() in text for lang in ("zh", "en")))
+        if not named:
+            del offer.values[name]
+            offer.surfaces.pop(name, None)
+
+
+def options_of(bot: Bot, ctx: TurnContext, slot: SlotSpec) -> list[choice_lists.Choice] | None:
+    """The slot's options from its action; None when it fails (the question is then free-form)."""
+    task = ctx.task or ctx.session.task
+    if slot.choices is None or task is None:
+        return None
+    action_ctx = ActionContext(slots=dict(task.slots), session_id=ctx.session.id,
+                               user_id=ctx.session.user_id or "", flow=task.flow, language=ctx.language,
+                               session=ctx.session)
+    try:
+        return choice_lists.parse_choices(bot.actions.run(slot.choices.action, action_ctx))
+    except ActionError as exc:
+        log.warning("choices_failed", action=slot.choices.action, session_id=ctx.session.id, error=str(exc))
+        return None
+
+
+@offer_step("choose")
+
+def choose(bot: Bot, ctx: TurnContext, offer: SlotOffer) -> str | None:
+    """An answer to a question with choices: the choice it names fills the slot; a value outside
+    them is refused: the message that lists them."""
+    task, flow = ctx.task, ctx.flow
+    pending = task.pending_slot if task is not None else None
+    slot = flow.spec.slot(pending) if flow is not None and pending else None
+    if slot is None or slot.choices is None or ctx.interp.cues & {"any", "cancel"}:
+        return None
+    options = options_of(bot, ctx, slot)
+    if not options:
+        return None
+    picked = choice_lists.pick(options, ctx.interp.text, offer.values.get(slot.name))
+    if picked is not None:
+        offer.values[slot.name] = picked.value
+        offer.surfaces.setdefault(slot.name, ctx.interp.text)
+        return None
+    if slot.name not in offer.values:
+        return None
+    refused = offer.surfaces.get(slot.name, str(offer.values[slot.name]))
+    return choice_lists.outside(refused, ctx.language)
+
+
+@offer_step("choice_by_name")
+
+def choice_by_name(bot: Bot, ctx: TurnContext, offer: SlotOffer) -> None:
+    """"不对，订单号是第二个" / "no, the order number is the last one": a correction that names a
+    slot with choices, and no value for it, picks from that slot's options (by ordinal, label
+    or value), listed to the user or not; the asked free-text slot then does not take the text."""
+    task, flow = ctx.task, ctx.flow
+    if "correction" not in ctx.interp.cues or task is None or flow is None:
+        return
+    text = ctx.interp.text.lower()
+    referred = {m.text for m in ctx.bound_mentions}     # a value a reference brought may be replaced
+    for slot in flow.spec.slots:
+        if slot.choices is None or slot.name == task.pending_slot:
+            continue
+        if slot.name in offer.values and offer.surfaces.get(slot.name) not in referred:
+            continue
+        if not any((label := bot.texts.slot_label(slot, lang)) and label.lower() in text for lang in ("zh", "en")):
+            continue
+        options = options_of(bot, ctx, slot)
+        picked = choice_lists.pick(options, ctx.interp.text) if options else None
+        if picked is None:
+            continue
+        if task.pending_slot is not None and offer.surfaces.get(task.pending_slot) == ctx.interp.text.strip():
+            offer.values.pop(task.pending_slot, None)
+            offer.surfaces.pop(task.pending_slot, None)
+        offer.values[slot.name] = picked.value
+        offer.surfaces[slot.name] = ctx.interp.text
+        return

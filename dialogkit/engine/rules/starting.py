@@ -1,0 +1,40 @@
+"""Rules that start a flow from idle: its trigger's words, a follow-up on a new referent, or
+values only that flow takes."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from dialogkit.engine import value_flows
+from dialogkit.engine.commands import Command, StartFlow
+from dialogkit.engine.rules.base import Seen
+
+__all__ = ["flow_of_values", "follow_up", "intent"]
+
+
+def intent(seen: Seen) -> Sequence[Command]:
+    """"我要报修" / "I want to report an issue": the flow whose trigger the words match best."""
+    flow = seen.intent()
+    return [StartFlow(rule="intent", words=seen.ctx.interp.text.strip(), flow=flow)] if flow else []
+
+
+def follow_up(seen: Seen) -> Sequence[Command]:
+    """"第二个呢？" / "and the other one?" after a task: the same task again, on the new referent."""
+    ctx = seen.ctx
+    last, resolution = ctx.session.last_flow, ctx.resolution
+    if last is None or last not in seen.bot.flows or resolution is None or not resolution.bindings:
+        return []
+    if ctx.interp.declared_mentions:
+        return []      # "我有两个订单号 67890 和 第一个" tells values: a mention starts no flow
+    types = {s.entity for s in seen.bot.flows[last].spec.slots if s.entity}
+    if not any(b.entity.type in types for b in resolution.bindings):
+        return []
+    return [StartFlow(rule="follow_up", words=ctx.interp.text.strip(), flow=last)]
+
+
+def flow_of_values(seen: Seen) -> Sequence[Command]:
+    """"明天晚上8点6个人有位子吗？": no trigger's words, but values only the booking flow takes."""
+    interp = seen.ctx.interp
+    specs = {name: flow.spec for name, flow in seen.bot.flows.items()}
+    flow = value_flows.flow_of_values(specs, interp.mentions, interp.text)
+    return [StartFlow(rule="flow_of_values", words=interp.text.strip(), flow=flow)] if flow else []
