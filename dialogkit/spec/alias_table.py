@@ -10,7 +10,7 @@ it is dropped with it, and a reloaded bot file, being a new model, gets a new on
 from __future__ import annotations
 
 import weakref
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
 
@@ -39,7 +39,14 @@ def alias_table(entity: EntityTypeSpec) -> AliasTable:
     return table
 
 
+def table_of(synonyms: Mapping[str, Sequence[str]]) -> AliasTable:
+    """The table of canonical value -> its aliases (``EntityTypeSpec.synonyms``: with the value)."""
+    said = [alias for aliases in synonyms.values() for alias in aliases]
+    return _table(said, [canonical for canonical, aliases in synonyms.items() for _ in aliases])
+
+
 def _build(entity: EntityTypeSpec) -> AliasTable:
+    """``table_of(entity.synonyms())`` in one pass, with no list made per value."""
     said: list[str] = []
     owners: list[str] = []
     for canonical, entry in (entity.values or {}).items():
@@ -47,6 +54,10 @@ def _build(entity: EntityTypeSpec) -> AliasTable:
         said.append(canonical)
         said.extend(aliases)
         owners.extend([canonical] * (len(aliases) + 1))
+    return _table(said, owners)
+
+
+def _table(said: list[str], owners: list[str]) -> AliasTable:
     keys = normalise_aliases(said)
     table = dict(zip(keys, owners, strict=True))      # in C: right when no form is said twice
     repeated = len(table) != len(keys)

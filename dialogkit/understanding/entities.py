@@ -26,7 +26,7 @@ from datetime import datetime
 from functools import cache
 
 from dialogkit.model.interpretation import Mention, RejectedValue
-from dialogkit.spec.alias_table import AliasTable, alias_table
+from dialogkit.spec.alias_table import AliasTable, alias_table, table_of
 from dialogkit.spec.schema import BotFile, EntityTypeSpec, prompt_text
 from dialogkit.strings.aliases import normalise_aliases
 from dialogkit.strings.cjk import has_cjk
@@ -56,15 +56,8 @@ class SynonymMatcher:
                  *, table: AliasTable | None = None) -> None:
         """``labels`` gives the labels (normalised) from the aliases taken (normalised alias -> value);
         ``table``, the type's aliases already normalised (``alias_table``), stands for ``synonyms``."""
-        owners = [canonical for canonical, aliases in synonyms.items() for _ in aliases]
-        keys = normalise_aliases([alias for aliases in synonyms.values() for alias in aliases])
-        # alias or label read in running text -> value; built in C when no alias is written twice
-        self.canonical: dict[str, str] = dict(table.owners if table is not None else zip(keys, owners, strict=True))
-        if table is None and (len(self.canonical) != len(keys) or "" in self.canonical):
-            self.canonical = {}
-            for key, canonical in zip(keys, owners, strict=True):
-                if key:
-                    self.canonical.setdefault(key, canonical)
+        # alias or label read in running text -> value
+        self.canonical: dict[str, str] = dict((table or table_of(synonyms)).owners)
         asked: list[tuple[str, tuple[str, bool]]] = []
         for canonical, label, running in labels(self.canonical) if labels is not None else ():
             if running:
