@@ -13,8 +13,9 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from dialogkit.lexicon import lexicon
+from dialogkit.lexicon import languages, lexicon
 from dialogkit.memory.lexicon import EN_ORDINALS, ZH_NUMERALS, ZH_ORDINAL_PREFIX
+from dialogkit.text.phrases import enumerate_items, phrase
 
 _ZH = lexicon("zh")
 _ZH_CLASSIFIER = f"[{_ZH.chars('ordinal_classifiers')}]?"
@@ -42,8 +43,7 @@ def parse_choices(result: Mapping[str, Any]) -> list[Choice] | None:
         if not isinstance(item, Mapping) or "value" not in item:
             return None
         label = item.get("label")
-        labels = dict(label) if isinstance(label, Mapping) else {"zh": str(label or item["value"]),
-                                                                  "en": str(label or item["value"])}
+        labels = dict(label) if isinstance(label, Mapping) else dict.fromkeys(languages(), str(label or item["value"]))
         out.append(Choice(value=item["value"], labels={k: str(v) for k, v in labels.items()}))
     return out
 
@@ -77,16 +77,12 @@ def pick(choices: Sequence[Choice], text: str, offered: Any = None) -> Choice | 
     return None
 
 
-_LISTED = {"zh": "{ask}可选：{items}。", "en": "{ask} Options: {items}."}
-_OUTSIDE = {"zh": "“{value}”不在可选项中。", "en": "{value} is not one of the options."}
-
-
 def listed(ask: str, choices: Sequence[Choice], language: str) -> str:
     """The question followed by the options' labels."""
-    items = ("、" if language == "zh" else ", ").join(c.label(language) for c in choices)
-    return _LISTED["zh" if language == "zh" else "en"].format(ask=ask, items=items)
+    items = enumerate_items([c.label(language) for c in choices], language)
+    return phrase("options_listed", language, ask=ask, items=items)
 
 
 def outside(value: Any, language: str) -> str:
     """The refusal of a value that is not among the choices (the question after it lists them)."""
-    return _OUTSIDE["zh" if language == "zh" else "en"].format(value=value)
+    return phrase("not_an_option", language, value=value)

@@ -29,6 +29,7 @@ from dialogkit.engine.filler import FillerTrim
 from dialogkit.engine.rule_summary import rule_summary
 from dialogkit.engine.slots import missing_required
 from dialogkit.engine.turn import TurnContext
+from dialogkit.lexicon import writing
 from dialogkit.logging import get_logger
 from dialogkit.memory import hierarchy, tracker
 from dialogkit.memory.summary import compacted, mentions, render_summary, trim_for_window
@@ -36,6 +37,7 @@ from dialogkit.model.session import Entity, Message, Session, Task
 from dialogkit.spec.schema import BotFile, prompt_text
 from dialogkit.strings.redaction import MASK, Redactor, mask_values
 from dialogkit.text.labels import Texts
+from dialogkit.text.phrases import phrase
 from dialogkit.understanding.rules import RuleUnderstanding
 
 if TYPE_CHECKING:
@@ -71,18 +73,6 @@ SUMMARY_CACHE = 64
 MAX_SECRETS = 50
 """Sensitive values of finished tasks remembered for redaction (the newest ones)."""
 
-_DEFAULT_SYSTEM = {
-    "zh": "你是「{name}」，一个任务型助手，用简体中文回答。你能处理的任务：\n{flows}",
-    "en": "You are \"{name}\", a task-oriented assistant; answer in English. The tasks you handle:\n{flows}",
-}
-_FLOW_LINES = {
-    "zh": {"task": "当前任务：{label}（{flow}），状态 {state}", "named": "当前任务：{flow}，状态 {state}",
-           "asking": "正在询问：{slot}", "filled": "已填写：{slots}", "missing": "待填写：{slots}",
-           "suspended": "暂停的任务：{tasks}"},
-    "en": {"task": "Current task: {label} ({flow}), state {state}", "named": "Current task: {flow}, state {state}",
-           "asking": "Asking for: {slot}", "filled": "Filled: {slots}", "missing": "Still needed: {slots}",
-           "suspended": "Suspended tasks: {tasks}"},
-}
 
 
 # ---------------------------------------------------------------------------------- the view
@@ -107,7 +97,7 @@ class ContextView:
         # A turn needs the recent rounds only; older ones live on as summaries (dual track).
         self.history_tail = 2 * self.settings.effective_keep_recent_rounds + 24
         self._slot_labels = [texts.slot_label(slot, lang) for flow in spec.flows.values()
-                             for slot in flow.slots for lang in ("zh", "en")]
+                             for slot in flow.slots for lang in texts.languages]
         self._types = list(understanding.entities.custom)
         self._counter: TokenCounter | None = None
         self._summaries: dict[tuple[object, ...], str] = {}
@@ -173,9 +163,8 @@ class ContextView:
         custom = self.settings.system_prompt
         if custom is not None:
             return prompt_text(custom, language)
-        lang = "zh" if language == "zh" else "en"
-        flows = "\n".join(f"- {name}: {self.texts.describe_flow(name, lang)}" for name in self.spec.flows)
-        return _DEFAULT_SYSTEM[lang].format(name=self.spec.bot.name, flows=flows)
+        flows = "\n".join(f"- {name}: {self.texts.describe_flow(name, language)}" for name in self.spec.flows)
+        return phrase("llm_system", language, name=self.spec.bot.name, flows=flows)
 
     def flow_instructions(self, session: Session, language: str) -> str:
         """The active task: what it is, its state, the question pending, filled and missing slots
@@ -184,24 +173,24 @@ class ContextView:
         flow = self.spec.flows.get(task.flow) if task is not None else None
         if task is None or flow is None:
             return ""
-        lang = "zh" if language == "zh" else "en"
-        lines, sep = _FLOW_LINES[lang], ("，" if lang == "zh" else ", ")
+        sep = writing(language).comma
         # The default system prompt describes every flow: its name is enough here.
-        label = "" if self.settings.system_prompt is None else self.texts.task_label(task.flow, lang)
-        out = [lines["task" if label else "named"].format(label=label, flow=task.flow, state=task.state)]
+        label = "" if self.settings.system_prompt is None else self.texts.task_label(task.flow, language)
+        out = [phrase("llm_task" if label else "llm_task_named", language, label=label, flow=task.flow,
+                      state=task.state)]
         if task.pending_slot:
-            out.append(lines["asking"].format(slot=task.pending_slot))
+            out.append(phrase("llm_asking", language, slot=task.pending_slot))
         shown = self.texts.labelled_value
-        filled = [f"{slot.name}={MASK if slot.sensitive else shown(slot, task.slots[slot.name], lang)}"
+        filled = [f"{slot.name}={MASK if slot.sensitive else shown(slot, task.slots[slot.name], language)}"
                   for slot in flow.slots if task.slots.get(slot.name) is not None]
         missing = [s.name for s in missing_required(flow, task.slots)]
         if filled:
-            out.append(lines["filled"].format(slots=sep.join(filled)))
+            out.append(phrase("llm_filled", language, slots=sep.join(filled)))
         if missing:
-            out.append(lines["missing"].format(slots=sep.join(missing)))
+            out.append(phrase("llm_missing", language, slots=sep.join(missing)))
         if len(session.stack) > 1:
             suspended = [f"{t.flow} ({t.state})" for t in session.stack[:-1]]
-            out.append(lines["suspended"].format(tasks=sep.join(suspended)))
+            out.append(phrase("llm_suspended", language, tasks=sep.join(suspended)))
         return "\n".join(out)
 
     def rule_summary(self, texts: list[str], language: str) -> str:
@@ -488,7 +477,6 @@ def entity_memory(entities: list[Entity], language: str, texts: Texts | None = N
     ``/entities`` (aliases, counts, turns) would cost tokens on every request for little.
     An entity ``named`` already names (the flow instructions and ticket summary sent beside
     this, by its value or its label) is left out: said once is enough."""
-    zh = language == "zh"
     by_type: dict[str, list[str]] = {}
     for entity in entities:
         label = texts.entity_value_label(entity.type, entity.value, language) if texts else str(entity.value)
@@ -498,9 +486,9 @@ def entity_memory(entities: list[Entity], language: str, texts: Texts | None = N
         by_type.setdefault(entity.type, []).append(shown)
     if not by_type:
         return ""
-    head = "实体：" if zh else "Entities: "
-    sep, item = ("；", "、") if zh else ("; ", ", ")
-    return head + sep.join(f"{kind}{'：' if zh else ': '}{item.join(values)}" for kind, values in by_type.items())
+    written = writing(language)
+    return phrase("llm_entities", language) + written.clause_separator.join(
+        f"{kind}{written.colon}{written.list_separator.join(values)}" for kind, values in by_type.items())
 
 
 def _decay_entities(session: Session) -> None:

@@ -17,15 +17,12 @@ from dialogkit.engine.turn import TurnContext
 from dialogkit.spec.schema import SlotSpec
 from dialogkit.strings.redaction import EMAIL
 from dialogkit.text.labels import slot_name_label
+from dialogkit.text.phrases import phrase
 
 __all__ = ["doubt", "doubted", "typo_doubt"]
 
 # A mobile number only: the log-masking PHONE also takes ten plain digits, a common order-id shape.
 _SHAPES = {"phone": re.compile(r"(?:\+?86[\s-]?)?1[3-9]\d{9}"), "email": EMAIL}
-_KIND = {"phone": {"zh": "手机号", "en": "a phone number"}, "email": {"zh": "邮箱地址", "en": "an e-mail address"}}
-_TYPO = {"zh": "您说的“{said}”是指 {value} 吗？是的话请再说一遍。",
-         "en": "By \"{said}\" do you mean {value}? If so, please say it again."}
-_SAID = {"zh": "{value} 看起来像{kind}，不像{label}。", "en": "{value} looks like {kind}, not like the {label}."}
 
 
 def doubt(slot: SlotSpec, value: Any, language: str) -> str | None:
@@ -37,8 +34,8 @@ def doubt(slot: SlotSpec, value: Any, language: str) -> str | None:
     kind = next((k for k, shape in _SHAPES.items() if shape.fullmatch(text)), None)
     if kind is None:
         return None
-    language = "zh" if language == "zh" else "en"
-    return _SAID[language].format(value=text, kind=_KIND[kind][language], label=slot_name_label(slot, language))
+    return phrase("looks_like_another_type", language, value=text, kind=phrase(f"kind_{kind}", language),
+                  label=slot_name_label(slot, language))
 
 
 def typo_doubt(ctx: TurnContext, entity: str | None, value: Any) -> str | None:
@@ -48,7 +45,7 @@ def typo_doubt(ctx: TurnContext, entity: str | None, value: Any) -> str | None:
                  if m.fuzzy and m.type == entity and str(m.value) == str(value)), None)
     if typo is None:
         return None
-    return _TYPO["zh" if ctx.language == "zh" else "en"].format(said=typo.text, value=value)
+    return phrase("typo_doubt", ctx.language, said=typo.text, value=value)
 
 
 def doubted(ctx: TurnContext, name: str, value: Any) -> bool:

@@ -19,15 +19,18 @@ from dialogkit.engine import slot_writes
 from dialogkit.engine.turn import ClarificationNeeded
 from dialogkit.logging import get_logger
 from dialogkit.memory import clarification, forgetting, summary, tracker
+from dialogkit.memory.summary import STORED
 from dialogkit.model.session import PersistedValue, SlotChange
 from dialogkit.spec.compiler import PhasedCallback
 from dialogkit.spec.schema import BUILTIN_MEMORY_ACTIONS
 from dialogkit.text.labels import Texts
+from dialogkit.text.phrases import phrase
 
 if TYPE_CHECKING:
     from dialogkit.engine.turn import TurnContext
 
 log = get_logger("dialogkit.memory")
+_ZH, _EN = STORED
 
 
 def resolve_references(ctx: TurnContext, texts: Texts) -> None:
@@ -81,22 +84,24 @@ def summarize(ctx: TurnContext, texts: Texts) -> None:
     # wrote no value): leave before labelling the flow in two languages for nothing.
     if task is None or flow is None or trigger not in _SUMMARIZED or (trigger in _FACTS and not ctx.updates):
         return
-    desc = {lang: texts.describe_flow(flow.name, lang) for lang in ("zh", "en")}
+    desc = {lang: texts.describe_flow(flow.name, lang) for lang in STORED}
     state = ctx.session.summary
     if trigger in _FACTS:
         _record_facts(ctx, texts, desc, ctx.updates, ctx.turn)
     elif trigger == "confirm":
-        summary.record_confirmed(state, key=f"{task.id}:confirmed", zh=desc["zh"], en=desc["en"], turn=ctx.turn)
-        summary.record_pending(state, key=f"{task.id}:run", zh=f"执行{desc['zh']}", en=f"run: {desc['en']}",
-                               turn=ctx.turn)
+        summary.record_confirmed(state, key=f"{task.id}:confirmed", zh=desc[_ZH], en=desc[_EN], turn=ctx.turn)
+        summary.record_pending(state, key=f"{task.id}:run", **_said("summary_run", desc), turn=ctx.turn)
     elif trigger == "complete":
         _record_completed(ctx, texts, desc)
     elif trigger in ("fail", "cancel"):
         summary.resolve_pending(state, f"{task.id}:run")
-        zh, en = (f"{desc['zh']}失败", f"failed: {desc['en']}") if trigger == "fail" else \
-            (f"已取消{desc['zh']}", f"cancelled: {desc['en']}")
-        key = f"{task.id}:failed" if trigger == "fail" else f"{task.id}:cancelled"
-        summary.record_confirmed(state, key=key, zh=zh, en=en, turn=ctx.turn)
+        outcome = "failed" if trigger == "fail" else "cancelled"
+        summary.record_confirmed(state, key=f"{task.id}:{outcome}", **_said(f"summary_{outcome}", desc), turn=ctx.turn)
+
+
+def _said(key: str, desc: Mapping[str, str]) -> dict[str, str]:
+    """A summary phrase about the task, in each language the summary keeps (``zh=``, ``en=``)."""
+    return {lang: phrase(key, lang, task=desc[lang]) for lang in STORED}
 
 
 def restate_facts(ctx: TurnContext, texts: Texts, names: Iterable[str]) -> None:
@@ -106,7 +111,7 @@ def restate_facts(ctx: TurnContext, texts: Texts, names: Iterable[str]) -> None:
     task, flow = ctx.task, ctx.flow
     if task is None or flow is None:
         return
-    desc = {lang: texts.describe_flow(flow.name, lang) for lang in ("zh", "en")}
+    desc = {lang: texts.describe_flow(flow.name, lang) for lang in STORED}
     for name in names:
         if task.slots.get(name) is not None:
             _record_facts(ctx, texts, desc, {name: task.slots[name]}, task.slot_turns.get(name, ctx.turn))
@@ -122,12 +127,12 @@ def _record_facts(ctx: TurnContext, texts: Texts, desc: Mapping[str, str], value
         slot = flow.spec.slot(name)
         if slot is None or slot.sensitive:
             continue
-        slots[name] = (texts.slot_label(slot, "zh"), texts.slot_label(slot, "en"),
-                       texts.value_label(slot, value, "zh"), texts.value_label(slot, value, "en"))
+        slots[name] = (texts.slot_label(slot, _ZH), texts.slot_label(slot, _EN),
+                       texts.value_label(slot, value, _ZH), texts.value_label(slot, value, _EN))
     if slots:
         # Keyed by task, not flow: a second ticket adds its facts beside the first one's.
-        summary.record_facts(ctx.session.summary, flow=task.key, flow_description=desc["zh"],
-                             flow_description_en=desc["en"], slots=slots, turn=turn)
+        summary.record_facts(ctx.session.summary, flow=task.key, flow_description=desc[_ZH],
+                             flow_description_en=desc[_EN], slots=slots, turn=turn)
 
 
 def _record_completed(ctx: TurnContext, texts: Texts, desc: Mapping[str, str]) -> None:
@@ -136,13 +141,12 @@ def _record_completed(ctx: TurnContext, texts: Texts, desc: Mapping[str, str]) -
     assert task is not None and flow is not None
     state = ctx.session.summary
     summary.resolve_pending(state, f"{task.id}:run")
-    done_zh = ctx.said.get("zh") or f"已完成{desc['zh']}"
-    done_en = ctx.said.get("en") or f"done: {desc['en']}"
-    summary.record_confirmed(state, key=f"{task.id}:done", zh=done_zh, en=done_en, turn=ctx.turn)
+    done = {lang: ctx.said.get(lang) or text for lang, text in _said("summary_done", desc).items()}
+    summary.record_confirmed(state, key=f"{task.id}:done", **done, turn=ctx.turn)
     follow_up = flow.spec.follow_up
     if follow_up is not None:
-        summary.record_pending(state, key=f"{task.id}:follow_up", zh=texts.prompt(follow_up, "zh"),
-                               en=texts.prompt(follow_up, "en"), turn=ctx.turn)
+        summary.record_pending(state, key=f"{task.id}:follow_up", turn=ctx.turn,
+                               **{lang: texts.prompt(follow_up, lang) for lang in STORED})
 
 
 def persist_slots(ctx: TurnContext) -> None:

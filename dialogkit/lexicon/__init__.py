@@ -70,12 +70,14 @@ class Writing:
     last_joiner: str            # before a list's last item: "和" / " and "
     or_joiner: str              # before the last of alternatives: "还是" / " or "
     colon: str                  # "：" / ": "
+    comma: str                  # between the details of one thing: "，" / ", "
+    clause_separator: str       # between whole clauses (a summary's tasks): "；" / "; "
     sentence_end: str           # the stop a sentence gets: "。" / "."
     capitals: bool              # a sentence starts with a capital
     auto: bool                  # ``language: auto`` picks this language for a turn in its script
 
     _FIELDS: ClassVar[tuple[str, ...]] = ("script", "spaced", "list_separator", "last_joiner", "or_joiner", "colon",
-                                          "sentence_end", "capitals", "auto")
+                                          "comma", "clause_separator", "sentence_end", "capitals", "auto")
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,8 +18,10 @@ from collections.abc import Awaitable, Callable, Generator, Sequence
 from typing import Any
 
 from dialogkit.errors import LLMError
+from dialogkit.lexicon import writing
 from dialogkit.logging import get_logger
 from dialogkit.model.session import SummaryState
+from dialogkit.text.phrases import phrase
 
 __all__ = ["BLOCK_SIZE", "ROUNDS_PER_SUMMARY", "AsyncSummarizer", "FoldSteps", "Summarizer", "afold_rounds",
            "extractive_summary", "fold_rounds", "fold_steps", "folded_until", "summarize_rounds"]
@@ -51,13 +53,14 @@ def extractive_summary(texts: list[str], language: str) -> str:
         clause = _clause(text)
         if clause and clause not in seen:
             seen.append(clause)
-    return ("；" if language == "zh" else "; ").join(seen)
+    return writing(language).clause_separator.join(seen)
 
 
 def _round_lines(rounds: Sequence[tuple[int, str, str]], language: str, *, clip: bool = True) -> list[str]:
     """One "User: ..., Bot: ..." line per round: first clauses only when ``clip``, else whole texts."""
-    user, bot = ("用户", "助手") if language == "zh" else ("User", "Bot")
-    sep = "：" if language == "zh" else ": "
+    user, bot = phrase("speaker_user", language), phrase("speaker_bot", language)
+    written = writing(language)
+    sep = written.colon
     cut = _clause if clip else (lambda text: " ".join(text.split()))
     lines = []
     for _, user_text, bot_text in rounds:
@@ -65,7 +68,7 @@ def _round_lines(rounds: Sequence[tuple[int, str, str]], language: str, *, clip:
             continue   # a round no longer loaded: nothing to say about it
         line = f"{user}{sep}{cut(user_text)}"
         if bot_text.strip():
-            line += ("，" if language == "zh" else ", ") + f"{bot}{sep}{cut(bot_text)}"
+            line += written.comma + f"{bot}{sep}{cut(bot_text)}"
         lines.append(line)
     return lines
 

@@ -21,8 +21,10 @@ from collections import Counter
 from collections.abc import Iterable
 from functools import lru_cache
 
+from dialogkit.lexicon import writing
 from dialogkit.model.session import SummaryItem, SummaryState
 from dialogkit.strings.cjk import has_cjk
+from dialogkit.text.phrases import phrase
 
 __all__ = ["EARLIER_GROUPS", "EARLIER_KEY", "RECENT_ITEMS", "RECENT_TASKS", "compact", "compacted", "mentions",
            "record_confirmed", "record_facts", "record_pending", "remove_turn", "render_summary", "resolve_pending",
@@ -35,9 +37,29 @@ RECENT_ITEMS = 12
 EARLIER_GROUPS = 40
 """Folded tasks / items the "earlier" item keeps (oldest go first): bounded, still every recent value."""
 EARLIER_KEY = "~earlier"
-_EARLIER_PREFIX = {"zh": "此前：", "en": "earlier: "}
-_GROUP_SEP = {"zh": "；", "en": "; "}
-_DETAIL_SEP = {"zh": "，", "en": ", "}
+STORED: tuple[str, str] = ("zh", "en")
+"""The languages a summary item is kept in (``SummaryItem.zh`` / ``.en``); a session in another
+language reads the summary in the second (en)."""
+_ZH, _EN = STORED
+
+
+def _text(item: SummaryItem, language: str) -> str:
+    text: str = getattr(item, language if language in STORED else _EN)
+    return text
+
+
+def _earlier(language: str) -> str:
+    return phrase("summary_earlier", language)
+
+
+def _groups_sep(language: str) -> str:
+    """Between the tasks an "earlier" item folds: "；" / "; "."""
+    return writing(language).clause_separator
+
+
+def _details_sep(language: str) -> str:
+    """Between the values of one task: "，" / ", "."""
+    return writing(language).comma
 
 SlotFact = tuple[str, str, str, str]   # label_zh, label_en, value_label_zh, value_label_en
 
@@ -110,14 +132,13 @@ def _groups(item: SummaryItem | None) -> list[tuple[str, str]]:
     """The (zh, en) groups an "earlier" item holds, oldest first."""
     if item is None:
         return []
-    zh = item.zh.removeprefix(_EARLIER_PREFIX["zh"]).split(_GROUP_SEP["zh"])
-    en = item.en.removeprefix(_EARLIER_PREFIX["en"]).split(_GROUP_SEP["en"])
+    zh, en = (_text(item, lang).removeprefix(_earlier(lang)).split(_groups_sep(lang)) for lang in STORED)
     return [(a, b) for a, b in zip(zh, en, strict=False) if a or b]
 
 
 def _clean(text: str, language: str) -> str:
     """A group must not contain the group separator, or it would split on the next fold."""
-    return _bare(text).replace(_GROUP_SEP[language].strip(), _DETAIL_SEP[language].strip())
+    return _bare(text).replace(_groups_sep(language).strip(), _details_sep(language).strip())
 
 
 def _fold_into(items: list[SummaryItem], folded: Iterable[tuple[tuple[str, str], int]]) -> None:
@@ -127,7 +148,7 @@ def _fold_into(items: list[SummaryItem], folded: Iterable[tuple[tuple[str, str],
     groups = _groups(earlier)
     turn = earlier.turn if earlier is not None else 0
     for (zh, en), item_turn in folded:
-        group = (_clean(zh, "zh"), _clean(en, "en"))
+        group = (_clean(zh, _ZH), _clean(en, _EN))
         if group in groups:
             groups.remove(group)
         groups.append(group)
@@ -136,8 +157,8 @@ def _fold_into(items: list[SummaryItem], folded: Iterable[tuple[tuple[str, str],
     if not groups:
         return
     item = SummaryItem(key=EARLIER_KEY, turn=turn,
-                       zh=_EARLIER_PREFIX["zh"] + _GROUP_SEP["zh"].join(g[0] for g in groups),
-                       en=_EARLIER_PREFIX["en"] + _GROUP_SEP["en"].join(g[1] for g in groups))
+                       zh=_earlier(_ZH) + _groups_sep(_ZH).join(g[0] for g in groups),
+                       en=_earlier(_EN) + _groups_sep(_EN).join(g[1] for g in groups))
     items[:] = [item, *(i for i in items if i.key != EARLIER_KEY)]
 
 
@@ -163,8 +184,8 @@ def _fold_facts(facts: list[SummaryItem], keep: int) -> None:
         details = [i for i in facts if i.key.startswith(heading.key + ".")]
         gone.update(id(i) for i in (heading, *details))
         if details:
-            zh = _DETAIL_SEP["zh"].join(d.zh for d in details)
-            en = _DETAIL_SEP["en"].join(d.en for d in details)
+            zh = _details_sep(_ZH).join(d.zh for d in details)
+            en = _details_sep(_EN).join(d.en for d in details)
             folded.append(((zh, en), max(d.turn for d in details)))
     facts[:] = [i for i in facts if id(i) not in gone]
     _fold_into(facts, folded)
@@ -195,7 +216,7 @@ def compacted(summary: SummaryState, *, tasks: int, items: int, labels: Iterable
     names = frozenset(label.strip() for label in labels if label.strip())
     if names:
         view.facts[:] = [
-            item.model_copy(update={"zh": _bare_values(item.zh, "zh", names), "en": _bare_values(item.en, "en", names)})
+            item.model_copy(update={lang: _bare_values(_text(item, lang), lang, names) for lang in STORED})
             if item.key == EARLIER_KEY else item
             for item in view.facts
         ]
@@ -255,7 +276,7 @@ def _named_by_flow(item: SummaryItem) -> SummaryItem:
     if "." in item.key or item.key == EARLIER_KEY:
         return item
     name = item.key.partition("#")[0]
-    return item.model_copy(update={"zh": name, "en": name})
+    return item.model_copy(update=dict.fromkeys(STORED, name))
 
 
 def mentions(text: str, value: str) -> bool:
@@ -276,9 +297,6 @@ def _word_char(text: str, at: int) -> bool:
     return 0 <= at < len(text) and text[at].isascii() and text[at].isalnum()
 
 
-_MEMBER_SEP = {"zh": "、", "en": ", "}
-
-
 @lru_cache(maxsize=256)
 def _bare_values(text: str, language: str, labels: frozenset[str]) -> str:
     """An "earlier" item without the slot label before each value, and the values its tasks
@@ -290,9 +308,9 @@ def _bare_values(text: str, language: str, labels: frozenset[str]) -> str:
     values went together, survive; only the order among merged tasks is lost. Cached: the item
     changes only when a task folds, and every context built until then asks for the same text.
     """
-    prefix, detail_sep = _EARLIER_PREFIX[language], _DETAIL_SEP[language]
+    prefix, detail_sep = _earlier(language), _details_sep(language)
     groups = [[_unlabelled(d, labels) for d in g.split(detail_sep)]
-              for g in text.removeprefix(prefix).split(_GROUP_SEP[language])]
+              for g in text.removeprefix(prefix).split(_groups_sep(language))]
     counts = Counter(d for details in groups for d in set(details))
     merged: dict[frozenset[str], tuple[str, list[str], int]] = {}
     place: dict[int | frozenset[str], int] = {}     # entry -> the place of its latest task
@@ -305,7 +323,7 @@ def _bare_values(text: str, language: str, labels: frozenset[str]) -> str:
         merged.setdefault(key, (detail_sep.join(d for d in details if counts[d] > 1), [], i))[1].append(own[0])
         place[key] = i
     entries = sorted(place, key=place.__getitem__)
-    return prefix + _GROUP_SEP[language].join(
+    return prefix + _groups_sep(language).join(
         detail_sep.join(groups[e]) if isinstance(e, int) else _merged(*merged[e], groups, language) for e in entries)
 
 
@@ -322,8 +340,9 @@ def _unlabelled(detail: str, labels: frozenset[str]) -> str:
 def _merged(head: str, found: list[str], first: int, groups: list[list[str]], language: str) -> str:
     """Tasks sharing ``head``, with their own values; one alone stays as it was written."""
     if len(found) == 1:
-        return _DETAIL_SEP[language].join(groups[first])
-    return head + ("：" if language == "zh" else ": ") + _MEMBER_SEP[language].join(found)
+        return _details_sep(language).join(groups[first])
+    written = writing(language)
+    return head + written.colon + written.list_separator.join(found)
 
 
 def resolve_pending(summary: SummaryState, key: str) -> bool:
@@ -365,19 +384,17 @@ def remove_turn(summary: SummaryState, turn: int) -> int:
 
 def _render_facts(items: list[SummaryItem], language: str) -> list[str]:
     """One phrase per task: "报告订单问题（订单号 12345，商品 手机）" (one pass over the items)."""
-    zh = language == "zh"
     details: dict[str, list[str]] = {}
     for item in items:
         head, dot, _ = item.key.partition(".")
         if dot:
-            details.setdefault(head, []).append(item.zh if zh else item.en)
+            details.setdefault(head, []).append(_text(item, language))
     phrases = []
     for heading in (i for i in items if "." not in i.key):
-        title = heading.zh if zh else heading.en
+        title = _text(heading, language)
         found = details.get(heading.key)
         if found:
-            joined = "，".join(found) if zh else ", ".join(found)
-            title = f"{title}（{joined}）" if zh else f"{title} ({joined})"
+            title = phrase("summary_details", language, title=title, details=_details_sep(language).join(found))
         phrases.append(title)
     return phrases
 
@@ -389,13 +406,13 @@ def _bare(text: str) -> str:
 
 def render_summary(summary: SummaryState, language: str) -> str:
     """The three sections, kept apart; empty sections are left out, an empty summary is ""."""
-    zh = language == "zh"
+    language = language if language in STORED else _EN
     sections: list[str] = []
     facts = _render_facts(summary.facts, language)
     if facts:
-        sections.append(("用户陈述：" if zh else "User stated: ") + ("；".join(facts) if zh else "; ".join(facts)))
-    for title_zh, title_en, items in (("已确认", "Confirmed", summary.confirmed), ("待办", "Pending", summary.pending)):
+        sections.append(phrase("summary_stated", language) + _groups_sep(language).join(facts))
+    for title, items in (("summary_confirmed", summary.confirmed), ("summary_pending", summary.pending)):
         if items:
-            texts = list(dict.fromkeys(_bare(i.zh if zh else i.en) for i in items))   # one line per distinct item
-            sections.append(f"{title_zh}：" + "，".join(texts) if zh else f"{title_en}: " + ", ".join(texts))
-    return ("；" if zh else ". ").join(sections) + ("" if zh or not sections else ".")
+            texts = list(dict.fromkeys(_bare(_text(i, language)) for i in items))   # one line per distinct item
+            sections.append(phrase(title, language) + _details_sep(language).join(texts))
+    return phrase("summary_sections", language).join(sections) + (phrase("summary_end", language) if sections else "")

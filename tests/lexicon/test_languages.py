@@ -55,7 +55,7 @@ def test_the_error_for_a_missing_file_says_how_to_add_one() -> None:
 @pytest.mark.parametrize(("entry", "message"), [
     ({"script": "latin"}, "'writing' gives exactly script, spaced"),
     ({"script": "latin", "spaced": "yes", "list_separator": ", ", "last_joiner": " and ", "or_joiner": " or ",
-      "colon": ": ", "sentence_end": ".", "capitals": True, "auto": False}, "writing.spaced must be true or false"),
+      "colon": ": ", "comma": ", ", "clause_separator": "; ", "sentence_end": ".", "capitals": True, "auto": False}, "writing.spaced must be true or false"),
 ])
 def test_a_malformed_writing_is_refused(entry: dict[str, object], message: str) -> None:
     with pytest.raises(LexiconError, match=message):
