@@ -10,16 +10,17 @@ reads the words as a turn does (understanding, then the reference look-ahead).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from functools import cache
 from typing import Any
 
 from dialogkit.actions.registry import ActionContext
+from dialogkit.engine.commands import Command, SetSlots
 from dialogkit.engine.rules import Seen
 from dialogkit.model.session import Candidate, PendingClarification, Session, Task
 from tests.engine._parts import Parts, build, new_session
 
-__all__ = ["ORDERS", "Parts", "bot", "collecting", "confirming", "idle", "pending_choice", "seen"]
+__all__ = ["ORDERS", "bot", "collecting", "confirming", "idle", "pending_choice", "said", "seen", "task", "values"]
 
 BOT = r"""
 bot:
@@ -33,8 +34,8 @@ entities:
     kind: thing
     values:
       phone: {aliases: [手机, phone], label: {zh: 手机, en: phone}}
-      laptop: {aliases: [笔记本, 电脑, laptop, notebook], label: {zh: 笔记本电脑, en: laptop}}
-      tablet: {aliases: [平板, tablet], label: {zh: 平板电脑, en: tablet}}
+      laptop: {aliases: [笔记本, 电脑, laptop, computer], label: {zh: 笔记本电脑, en: laptop}}
+      tablet: {aliases: [平板, tablet], label: {zh: 平板电脑, en: tablet computer}}
   change:
     values:
       pause: {aliases: [暂停, pause], label: {zh: 暂停, en: pause}}
@@ -199,6 +200,12 @@ def seen(session: Session, text: str) -> Seen:
         ctx.task = session.task
         ctx.flow = parts.flows[ctx.task.flow] if ctx.task is not None else None
     return Seen(ctx, parts.policy.bot)
+
+
+def values(made: Sequence[Command]) -> dict[str, Any]:
+    """The values of the one ``SetSlots`` command a rule made."""
+    assert len(made) == 1 and isinstance(made[0], SetSlots), made
+    return dict(made[0].offer.values)
 
 
 def task(session: Session) -> Task:

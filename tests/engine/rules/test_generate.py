@@ -1,0 +1,81 @@
+"""``rules.generate``: the first rule that decides, in the order of ``RULES``, makes the turn's
+commands, where a later rule would have read the same words too."""
+
+from __future__ import annotations
+
+import pytest
+
+from dialogkit.engine.commands import Cancel, Choose, Forget, SetSlots, StartFlow
+from dialogkit.engine.rules import generate
+from dialogkit.engine.rules.in_task import deny
+from dialogkit.engine.rules.starting import intent
+from tests.engine.rules._bot import collecting, confirming, idle, pending_choice, said, seen, values
+
+LANGS = pytest.mark.parametrize("lang", ["zh", "en"])
+
+
+@pytest.mark.parametrize(("lang", "text", "cancelled", "rest"), [
+    ("zh", "那算了，帮我订一张桌子", "那算了", "帮我订一张桌子"),
+    ("en", "never mind, book a table instead", "never mind", "book a table instead"),
+])
+def test_a_cancel_that_names_a_flow_cancels_then_starts_it(lang: str, text: str, cancelled: str, rest: str) -> None:
+    """The intent rule reads "订一张桌子" too; the cancel stands before it."""
+    assert intent(seen(idle(lang), text)) == [StartFlow(rule="intent", words=text, flow="book_table")]
+    turn = seen(idle(lang), text)
+    made = generate(turn)
+    assert made == [Cancel(rule="cancel", words=cancelled), StartFlow(rule="instead", words=rest, flow="book_table")]
+    assert turn.emitted == made
+
+
+@pytest.mark.parametrize(("lang", "text"), [("zh", "不对，是笔记本"), ("en", "no, the laptop")])
+def test_new_values_at_the_confirmation_correct_before_the_no_denies(lang: str, text: str) -> None:
+    session = confirming(lang, "report_issue", {"order_id": "12345", "product": "phone"})
+    assert [c.rule for c in deny(seen(session, text))] == ["deny"]
+    made = generate(seen(session, text))
+    assert [c.rule for c in made] == ["correction"] and values(made) == {"product": "laptop"}
+
+
+@pytest.mark.parametrize(("lang", "text", "words"), [("zh", "算了", "算了"), ("en", "never mind", "never mind")])
+def test_a_cancel_inside_a_task_is_no_answer(lang: str, text: str, words: str) -> None:
+    assert generate(seen(collecting(lang, "change_subscription", "change"), text)) == [
+        Cancel(rule="cancel", words=words)]
+
+
+@pytest.mark.parametrize(("lang", "text"), [("zh", "停止"), ("en", "stop")])
+def test_the_declared_answer_passes_the_cancel_rule_to_the_slot_values(lang: str, text: str) -> None:
+    made = generate(seen(collecting(lang, "change_subscription", "change"), text))
+    assert [(type(c), c.rule) for c in made] == [(SetSlots, "slot_offer")] and values(made) == {"change": "stop"}
+
+
+@pytest.mark.parametrize(("lang", "text"), [("zh", "忘记时间"), ("en", "forget the time")])
+def test_forgetting_a_slot_comes_before_reading_its_label_as_an_answer(lang: str, text: str) -> None:
+    made = generate(seen(collecting(lang, "book_table", "time", {"time": "19:00"}), text))
+    assert made == [Forget(rule="forget_value", words=text, slots=("time",))]
+
+
+@pytest.mark.parametrize(("lang", "text"), [("zh", "第二个呢？"), ("en", "and the second one?")])
+def test_the_bots_own_question_is_answered_before_a_follow_up(lang: str, text: str) -> None:
+    session = idle(lang)
+    said(session, {"zh": "我有两个订单 12345 和 67890", "en": "I have two orders 12345 and 67890"}[lang])
+    session.last_flow = "check_status"
+    assert [(type(c), getattr(c, "flow", None)) for c in generate(seen(session, text))] == [
+        (StartFlow, "check_status")]      # without the question, the words repeat the status check
+    pending_choice(session, "12345", "67890")
+    made = generate(seen(session, text))
+    assert [(type(c), c.rule) for c in made] == [(Choose, "clarification_answer")]
+
+
+@pytest.mark.parametrize(("lang", "text"), [("zh", "它现在怎么样？"), ("en", "how is it doing?")])
+def test_a_request_through_an_ambiguous_reference_starts_its_flow(lang: str, text: str) -> None:
+    """The clarification is asked as the flow starts (its memory action), not instead of it."""
+    session = idle(lang)
+    said(session, {"zh": "我有两个订单 12345 和 67890", "en": "I have two orders 12345 and 67890"}[lang])
+    assert generate(seen(session, text)) == [StartFlow(rule="intent", words=text, flow="check_status")]
+
+
+@LANGS
+def test_a_task_left_in_execution_is_decided_by_no_rule(lang: str) -> None:
+    session = collecting(lang, "report_issue", "product", {"order_id": "12345", "product": "phone"})
+    assert session.task is not None
+    session.task.state = "EXECUTION"
+    assert generate(seen(session, {"zh": "好的", "en": "yes"}[lang])) == []
