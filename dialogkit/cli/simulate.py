@@ -15,23 +15,24 @@ import typer
 if TYPE_CHECKING:
     from dialogkit.simulation import Progress, SimulationResult
 
-LANGS = {"zh": ("zh",), "en": ("en",), "both": ("zh", "en")}
-
-
 def simulate(
     bot_file: Annotated[Path, typer.Argument(help="The bot file (YAML).")],
     conversations: Annotated[int, typer.Option("--conversations", "-n", min=1,
                                                help="How many conversations to generate.")] = 200,
     seed: Annotated[int, typer.Option("--seed", help="The same seed generates the same conversations.")] = 0,
-    lang: Annotated[str, typer.Option("--lang", help="The users' language: zh, en or both.")] = "both",
+    lang: Annotated[str, typer.Option("--lang", help="The users' language: zh, en, another language with a "
+                                      "lexicon (es), or both (the languages auto picks).")] = "both",
     save: Annotated[Path | None, typer.Option("--save", help="Write each violation as a YAML conversation "
                                               "test in this folder.")] = None,
 ) -> None:
     """Generate conversations from the bot file and check its behaviours after every turn; a
     violation is shrunk to a minimal conversation. Exits 1 on any violation."""
-    if lang not in LANGS:
-        raise typer.BadParameter("use zh, en or both", param_hint="--lang")
-    raise typer.Exit(simulate_command(bot_file, conversations, seed, LANGS[lang], save))
+    from dialogkit.lexicon import auto_languages, languages
+
+    if lang != "both" and lang not in languages():
+        raise typer.BadParameter(f"use {', '.join(languages())} or both", param_hint="--lang")
+    spoken = auto_languages() if lang == "both" else (lang,)
+    raise typer.Exit(simulate_command(bot_file, conversations, seed, spoken, save))
 
 
 def _progress(progress: Progress) -> None:

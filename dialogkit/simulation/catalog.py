@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from dialogkit.lexicon import auto_languages, languages, writing
 from dialogkit.simulation import vocabulary
 from dialogkit.simulation.shown_labels import ShownLabels
 from dialogkit.simulation.word_finder import WordFinder, word_pattern
@@ -27,7 +28,8 @@ from dialogkit.spec.schema import (
 from dialogkit.strings.cjk import has_cjk
 from dialogkit.text.labels import flow_description, slot_name_label
 
-__all__ = ["Catalog", "EntityInfo", "FlowInfo", "SlotInfo", "ValueForms", "language_of", "word_pattern"]
+__all__ = ["AUTO_HAN", "AUTO_LATIN", "Catalog", "EntityInfo", "FlowInfo", "SlotInfo", "ValueForms", "bot_latin",
+           "language_of", "spoken", "word_pattern"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,18 +99,38 @@ class FlowInfo:
         return tuple(s for s in self.slots if s.entity is not None)
 
 
-def language_of(text: str) -> str:
-    return "zh" if has_cjk(text) else "en"
+AUTO_HAN = next(code for code in auto_languages() if writing(code).script == "han")
+AUTO_LATIN = next(code for code in auto_languages() if writing(code).script == "latin")
+"""The languages ``language: auto`` picks for Han text (zh) and for Latin words (en)."""
 
 
-def _value_forms(canonical: str, aliases: list[str], labels: dict[str, str]) -> ValueForms:
-    said: dict[str, list[str]] = {"zh": [], "en": []}
+def language_of(text: str, latin: str = AUTO_LATIN) -> str:
+    """The language a bot's word is in: Han characters make zh, Latin letters the bot's
+    Latin-script language (``latin``: en, or es for a Spanish bot)."""
+    return AUTO_HAN if has_cjk(text) else latin
+
+
+def bot_latin(spec: BotFile) -> str:
+    """The language a bot's Latin-script words are in: its own when its file names a Latin-script
+    language (es), else en."""
+    own = spec.bot.language
+    return own if own in languages() and writing(own).script == "latin" else AUTO_LATIN
+
+
+def spoken(latin: str) -> tuple[str, ...]:
+    """The languages a bot's words are sorted into: those auto picks (zh, en), and the bot's own
+    Latin-script language (es) beside them."""
+    return tuple(dict.fromkeys((*auto_languages(), latin)))
+
+
+def _value_forms(canonical: str, aliases: list[str], labels: dict[str, str], latin: str) -> ValueForms:
+    said: dict[str, list[str]] = {lang: [] for lang in spoken(latin)}
     for alias in [*aliases, *labels.values()]:
-        bucket = said[language_of(alias)]
+        bucket = said[language_of(alias, latin)]
         if alias and alias not in bucket:
             bucket.append(alias)
     shown = {}
-    for lang in vocabulary.LANGUAGES:
+    for lang in spoken(latin):
         shown[lang] = labels.get(lang) or (said[lang][0] if said[lang] else canonical)
     declared = {a.lower() for a in aliases}
     labels_only = frozenset(label for label in labels.values() if label and label.lower() not in declared)
@@ -123,38 +145,38 @@ def _entity(spec: BotFile, name: str) -> EntityInfo:
     for canonical, aliases in declared.synonyms().items():
         entry = (declared.values or {})[canonical]
         label = getattr(entry, "label", None)
-        labels = {lang: prompt_text(label, lang) for lang in vocabulary.LANGUAGES} if label is not None else {}
-        values.append(_value_forms(canonical, aliases, labels))
+        labels = {lang: prompt_text(label, lang) for lang in spoken(bot_latin(spec))} if label is not None else {}
+        values.append(_value_forms(canonical, aliases, labels, bot_latin(spec)))
     return EntityInfo(name, declared.kind, tuple(values), declared.pattern)
 
 
-def _slot(flow: FlowSpec, name: str, slot: SlotSpec) -> SlotInfo:
-    label = {lang: slot_name_label(slot, lang) for lang in vocabulary.LANGUAGES}
+def _slot(flow: FlowSpec, name: str, slot: SlotSpec, latin: str) -> SlotInfo:
+    label = {lang: slot_name_label(slot, lang) for lang in spoken(latin)}
     names = [s.name for s in flow.slots]
     condition = parse_condition(slot.ask_if, names) if slot.ask_if is not None else None
     return SlotInfo(name, slot.name, slot.entity, slot.required, label, tuple(slot.validate_), slot, condition)
 
 
-def _flow(name: str, flow: FlowSpec) -> FlowInfo:
-    examples: dict[str, list[str]] = {"zh": [], "en": []}
+def _flow(name: str, flow: FlowSpec, latin: str) -> FlowInfo:
+    examples: dict[str, list[str]] = {lang: [] for lang in spoken(latin)}
     for text in flow.trigger.examples:
-        examples[language_of(text)].append(text)
-    for lang in vocabulary.LANGUAGES:
+        examples[language_of(text, latin)].append(text)
+    for lang in spoken(latin):
         if not examples[lang] and flow.description:
             examples[lang].append(flow_description(flow, name, lang))
     return FlowInfo(
         name=name, examples={k: tuple(v) for k, v in examples.items()}, keywords=tuple(flow.trigger.keywords),
-        slots=tuple(_slot(flow, name, s) for s in flow.slots), confirm=flow.confirm is not None,
+        slots=tuple(_slot(flow, name, s, latin) for s in flow.slots), confirm=flow.confirm is not None,
         action=flow.execute.action, spec=flow, then=flow.execute.then,
         then_when=parse_condition(flow.execute.when, [s.name for s in flow.slots]) if flow.execute.when else None,
     )
 
 
-def _faq_phrases(entry: FaqSpec) -> dict[str, tuple[str, ...]]:
+def _faq_phrases(entry: FaqSpec, latin: str) -> dict[str, tuple[str, ...]]:
     """An FAQ entry's examples and keywords, per language: what a user asks it with."""
-    out: dict[str, list[str]] = {lang: [] for lang in vocabulary.LANGUAGES}
+    out: dict[str, list[str]] = {lang: [] for lang in spoken(latin)}
     for text in [*entry.examples, *entry.keywords]:
-        out[language_of(text)].append(text)
+        out[language_of(text, latin)].append(text)
     return {lang: tuple(texts) for lang, texts in out.items()}
 
 
@@ -163,13 +185,14 @@ class Catalog:
 
     def __init__(self, spec: BotFile) -> None:
         self.spec = spec
-        self.flows = {name: _flow(name, flow) for name, flow in spec.flows.items()}
+        self.latin = bot_latin(spec)
+        self.flows = {name: _flow(name, flow, self.latin) for name, flow in spec.flows.items()}
         used = {s.entity for f in self.flows.values() for s in f.slots if s.entity}
         self.entities = {name: _entity(spec, name) for name in sorted(used | set(spec.entities))}
         self.keywords = tuple(sorted({k.lower() for f in self.flows.values() for k in f.keywords}))
         self.handoff = spec.bot.handoff
-        self.faq = {name: _faq_phrases(entry) for name, entry in spec.faq.items()}
-        self.start_language = "zh" if spec.bot.language == "zh" else "en"
+        self.faq = {name: _faq_phrases(entry, self.latin) for name, entry in spec.faq.items()}
+        self.start_language = spec.bot.language if spec.bot.language in languages() else AUTO_LATIN
         self._alias_pattern = WordFinder(self.aliases())
         self._canonical: dict[str, set[str]] = {}
         types: dict[str, set[str]] = {}

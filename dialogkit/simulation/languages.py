@@ -7,6 +7,7 @@ English replies would be reported as a language violation.
 from __future__ import annotations
 
 from dialogkit.errors import DialogkitError
+from dialogkit.lexicon import auto_languages
 from dialogkit.simulation.vocabulary import LANGUAGES
 
 
@@ -16,9 +17,9 @@ class UnspokenLanguage(DialogkitError):
 
 def spoken_languages(bot_language: str, requested: tuple[str, ...]) -> tuple[str, ...]:
     """The languages of ``requested`` that users of a bot whose file says ``language: bot_language``
-    speak: all of them for ``auto``, else the bot's one."""
+    speak: those ``auto`` picks between (zh, en) for ``auto``, else the bot's one."""
     if bot_language not in LANGUAGES:
-        return requested
+        return tuple(lang for lang in requested if lang in auto_languages()) or requested
     if bot_language in requested:
         return (bot_language,)
     asked = " and ".join(requested) or "no language"

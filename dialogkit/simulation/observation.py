@@ -12,8 +12,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from dialogkit.engine.conditional_slots import prompt_variant
+from dialogkit.lexicon import languages, writing
 from dialogkit.model.reply import Reply
-from dialogkit.simulation.catalog import Catalog, FlowInfo, SlotInfo
+from dialogkit.simulation.catalog import AUTO_HAN, AUTO_LATIN, Catalog, FlowInfo, SlotInfo
 from dialogkit.simulation.utterances import Utterance
 from dialogkit.strings.cjk import has_cjk
 from dialogkit.text.labels import Texts
@@ -29,14 +30,15 @@ MIN_LATIN_WORDS = 3
 
 
 def turn_language(text: str, current: str) -> str:
-    """The language a reply to ``text`` must be in: CJK makes zh, three Latin words make en,
-    anything shorter keeps the session's language; an e-mail address or an id typed in one
-    language switches nothing (docs/bot-file.md, "language"; docs/behaviours.md, item 21)."""
+    """The language a reply to ``text`` must be in: CJK makes zh, three Latin words make en (or
+    keep a Latin-script session's language: a Spanish bot's es), anything shorter keeps the
+    session's language; an e-mail address or an id typed in one language switches nothing
+    (docs/bot-file.md, "language"; docs/behaviours.md, item 21)."""
     text = ADDRESS.sub(" ", text)
     if has_cjk(text):
-        return "zh"
+        return AUTO_HAN
     if len(LATIN_WORD.findall(text)) >= MIN_LATIN_WORDS:
-        return "en"
+        return current if current in languages() and writing(current).script == "latin" else AUTO_LATIN
     return current
 
 

@@ -13,15 +13,15 @@ from collections.abc import Sequence
 from hypothesis import strategies as st
 
 from dialogkit.simulation import vocabulary as words
-from dialogkit.simulation.catalog import Catalog, FlowInfo, SlotInfo, language_of
+from dialogkit.simulation.catalog import Catalog, FlowInfo, SlotInfo
 from dialogkit.simulation.scene_view import SceneView, pick, pick_two, taking, utterance, values_named
 from dialogkit.simulation.utterances import Utterance
 from dialogkit.simulation.values import Said
+from dialogkit.text.labels import written_in
+from dialogkit.text.phrases import spaced
 
 Ends = tuple[SlotInfo, ...]
 """The slots a turn names by their role words, in the flow's order: one end of a trip, or both."""
-JOINER = {"zh": ""}
-"""Between the two ends: "从西单到国贸" needs nothing, "from Xidan to Guomao" a space."""
 
 
 def phrasings(slot: SlotInfo, language: str) -> list[str]:
@@ -30,9 +30,15 @@ def phrasings(slot: SlotInfo, language: str) -> list[str]:
     role = slot.spec.role_words
     if role is None:
         return []
-    space = "" if language == "zh" else " "
-    return ([f"{w.strip()}{space}{{value}}" for w in role.before if w.strip() and language_of(w) == language]
-            + [f"{{value}}{space}{w.strip()}" for w in role.after if w.strip() and language_of(w) == language])
+    space = _space(language)
+    return ([f"{w.strip()}{space}{{value}}" for w in role.before if w.strip() and written_in(w, language)]
+            + [f"{{value}}{space}{w.strip()}" for w in role.after if w.strip() and written_in(w, language)])
+
+
+def _space(language: str) -> str:
+    """Between a role word and its value, and between the two ends: "从西单到国贸" needs nothing,
+    "from Xidan to Guomao" a space."""
+    return " " if spaced(language) else ""
 
 
 def _role_pairs(flow: FlowInfo, language: str) -> list[Ends]:
@@ -85,7 +91,7 @@ def roles(data: st.DataObject, scene: SceneView) -> Utterance:
     values = _draw_values(data, _values(scene, flow, ends), len(ends))
     parts = [pick(data, phrasings(slot, scene.language), slot.name).format(value=said.text)
              for slot, said in zip(ends, values, strict=True)]
-    text = JOINER.get(scene.language, " ").join(parts)
+    text = _space(scene.language).join(parts)
     fills = {slot.name: said for slot, said in zip(ends, values, strict=True)}
     if request is None:
         return utterance(scene, text, "roles", fills=fills)

@@ -85,7 +85,7 @@ def passes(slot: SlotInfo, value: Any) -> bool:
 def _alias_values(entity: EntityInfo, language: str) -> list[Said]:
     out = []
     for value in entity.values:
-        texts = value.said[language] or value.said["en" if language == "zh" else "zh"]
+        texts = value.said.get(language) or next((forms for forms in value.said.values() if forms), ())
         out += [Said(text, value.canonical, entity.name, form="label" if text in value.labels_only else "alias")
                 for text in texts]
     return out

@@ -4,8 +4,8 @@ pronouns, ordinals, and the frames that carry a bot's own values.
 Everything else a simulated user says comes from the bot file (``catalog``). The phrases here are
 the ones every bot must understand in each language (docs/behaviours.md). They are read from the
 lexicon (the ``user_*`` meanings of ``dialogkit/lexicon/<language>.yaml``), so the simulator
-speaks the languages ``language: auto`` chooses between (zh, en), and a test can still see exactly
-what it may say.
+speaks every language the lexicon has (``languages.spoken_languages`` picks those a bot's users
+speak), and a test can still see exactly what it may say.
 """
 
 from __future__ import annotations
@@ -13,12 +13,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Final
 
-from dialogkit.lexicon import auto_languages, lexicon
+from dialogkit.lexicon import languages, lexicon
 
 Phrases = Mapping[str, tuple[str, ...]]
 """Phrases per language."""
 
-LANGUAGES: Final[tuple[str, ...]] = auto_languages()
+LANGUAGES: Final[tuple[str, ...]] = languages()
 
 
 def _phrases(meaning: str) -> Phrases:

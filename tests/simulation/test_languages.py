@@ -13,7 +13,7 @@ from dialogkit.simulation import Options, SimulationResult, simulate
 from dialogkit.simulation import invariants as invariants_module
 from dialogkit.simulation.invariants.base import Finding, Invariant, Judge
 from dialogkit.simulation.languages import UnspokenLanguage, spoken_languages
-from dialogkit.simulation.observation import TurnRecord
+from dialogkit.simulation.observation import TurnRecord, turn_language
 from dialogkit.strings.cjk import has_cjk
 from tests.simulation._records import TRANSFER
 
@@ -103,6 +103,7 @@ def test_a_bot_with_language_auto_hears_both(monkeypatch: pytest.MonkeyPatch) ->
 @pytest.mark.parametrize(("bot", "requested", "spoken"), [
     ("auto", ("zh", "en"), ("zh", "en")), ("auto", ("en",), ("en",)),
     ("zh", ("zh", "en"), ("zh",)), ("en", ("zh", "en"), ("en",)), ("en", ("en",), ("en",)),
+    ("auto", ("zh", "en", "es"), ("zh", "en")), ("es", ("zh", "en", "es"), ("es",)),   # a third language
 ])
 def test_the_languages_spoken_are_those_asked_for_that_the_bot_speaks(bot: str, requested: tuple[str, ...],
                                                                        spoken: tuple[str, ...]) -> None:
@@ -115,3 +116,11 @@ def test_asking_only_for_a_language_the_bot_does_not_speak_is_a_clear_error(tmp_
     result = CliRunner().invoke(app, ["simulate", str(_bot(tmp_path, ENGLISH_BOT)), "-n", "2", "--lang", "zh"])
     assert result.exit_code == 2
     assert "language: en" in result.output and "--lang en" in result.output and "Traceback" not in result.output
+
+
+@pytest.mark.parametrize(("text", "current", "language"), [
+    ("mi pedido nunca llegó", "es", "es"), ("my order never arrived", "zh", "en"), ("我的订单", "es", "zh"),
+])
+def test_latin_words_keep_a_latin_script_session_language(text: str, current: str, language: str) -> None:
+    """The simulator expects what the engine does: a Spanish bot's Latin turns stay es."""
+    assert turn_language(text, current) == language

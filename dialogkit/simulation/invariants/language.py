@@ -4,29 +4,29 @@ from __future__ import annotations
 
 import ahocorasick
 
+from dialogkit.lexicon import writing
 from dialogkit.simulation.catalog import Catalog, word_pattern
 from dialogkit.simulation.invariants.base import Finding, ForeignForms, Invariant, Judge
 from dialogkit.simulation.observation import TurnRecord
 from dialogkit.simulation.word_finder import WordFinder
 from dialogkit.strings.cjk import HAN_RANGES, has_cjk
 
-OTHER = {"zh": "en", "en": "zh"}
 CHINESE = f"/[{HAN_RANGES}]/"
 NO_CHINESE = f"/^[^{HAN_RANGES}]*$/"
 
 
 def foreign_forms(catalog: Catalog, language: str) -> ForeignForms:
-    """The other language's forms of every value that has a form in ``language``.
+    """The other languages' forms of every value that has a form in ``language``.
 
     A form that is part of one in ``language`` is left out ("A101" inside the label
     "一号会议室A101"): showing the label shows it too. So is one the bot file gives as the value's
     label in ``language`` itself ("SUV" as the zh label of an SUV).
     """
-    other = OTHER[language]
     own = [form.lower() for e in catalog.entities.values() for v in e.values
-           for form in [*v.said[language], v.shown.get(language, "")] if form]
+           for form in [*v.said.get(language, ()), v.shown.get(language, "")] if form]
     foreign = [(form.lower(), value.canonical) for entity in catalog.entities.values() for value in entity.values
-               if value.said[language] for form in value.said[other]]
+               if value.said.get(language) for other, forms in value.said.items() if other != language
+               for form in forms]
     inside = _inside(own, {form for form, _ in foreign})
     owner: dict[str, str] = {}
     for form, canonical in foreign:
@@ -78,10 +78,11 @@ def reply_in_turn_language(turn: TurnRecord, judge: Judge) -> Finding | None:
     reply, language = turn.reply, turn.language
     if reply is None:
         return None
-    expect_script = {"bot": CHINESE if language == "zh" else NO_CHINESE}
+    han = writing(language).script == "han"
+    expect_script = {"bot": CHINESE if han else NO_CHINESE}
     if reply.language != language:
         return Finding("wrong_language", f"the reply is in {reply.language}, the turn in {language}", expect_script)
-    if language == "zh" and not has_cjk(reply.text):
+    if han and not has_cjk(reply.text):
         return Finding("no_chinese", "the zh reply holds no Chinese", expect_script)
     foreign = judge.facts.foreign[language]
     typed = _free_text(turn, judge)
@@ -91,7 +92,7 @@ def reply_in_turn_language(turn: TurnRecord, judge: Judge) -> Finding | None:
         return None
     form = match.group()
     value = foreign.owner.get(form.lower(), form)
-    message = f"the {language} reply shows {form!r}, the {OTHER[language]} form of {value!r}"
+    message = f"the {language} reply shows {form!r}, a form of {value!r} in another language"
     return Finding("other_language_label", message, {"bot": _absent(form)})
 
 

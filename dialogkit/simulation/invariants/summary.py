@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from dialogkit.memory.summary import STORED
 from dialogkit.simulation.catalog import Catalog, word_pattern
 from dialogkit.simulation.invariants.base import Finding, Invariant, Judge
 from dialogkit.simulation.observation import TurnRecord
@@ -47,7 +48,7 @@ def _slot_labels(catalog: Catalog, taken: TakenBack) -> list[str]:
     flow = catalog.flows.get(taken.flow)
     labels = {label for s in (flow.slots if flow is not None else ()) for label in s.label.values() if label}
     labels |= {flow_description(spec, name, language) for name, spec in catalog.spec.flows.items()
-               for language in ("zh", "en")}
+               for language in STORED}
     return sorted(labels, key=len, reverse=True)
 
 
