@@ -46,9 +46,10 @@ class StartFlow(Command):
 class SetSlots(Command):
     """Write the values the turn offers the active task (``SetSlot`` and ``CorrectSlot`` for each
     slot in it, kept together: the processor validates them as one answer). An empty offer is an
-    answer that gave nothing."""
+    answer that gave nothing; ``message`` is then the slot's rule it breaks, if any."""
 
     offer: SlotOffer
+    message: str | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

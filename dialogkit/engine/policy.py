@@ -15,7 +15,15 @@ from typing import Any
 from dialogkit.actions.registry import ActionContext
 from dialogkit.actions.table import ActionTable
 from dialogkit.engine import choices as choice_lists
-from dialogkit.engine import conditional_slots, explaining, labelled_values, memory_actions, rules, slot_writes
+from dialogkit.engine import (
+    conditional_slots,
+    explaining,
+    memory_actions,
+    rules,
+    slot_validation,
+    slot_writes,
+    task_runs,
+)
 from dialogkit.engine.commands import (
     AnswerFaq,
     Cancel,
@@ -33,20 +41,18 @@ from dialogkit.engine.commands import (
     SetSlots,
     StartFlow,
 )
-from dialogkit.engine.execution import run_at_most_once
 from dialogkit.engine.faq import FaqIndex
 from dialogkit.engine.forget_value import ForgetValue
 from dialogkit.engine.handoff import handoff_context, take_over_message
 from dialogkit.engine.lookahead import LookAhead
 from dialogkit.engine.named_any import NamedAny
 from dialogkit.engine.rules import slot_offers
-from dialogkit.engine.slots import SlotLayout, SlotOffer, validate_slot
+from dialogkit.engine.slots import SlotLayout, SlotOffer
 from dialogkit.engine.turn import ClarificationNeeded, TurnContext
 from dialogkit.errors import ActionError
 from dialogkit.logging import get_logger
 from dialogkit.memory import clarification as clar
 from dialogkit.memory import tracker
-from dialogkit.model.interpretation import Mention
 from dialogkit.model.reply import ActionRun
 from dialogkit.model.session import Candidate, PendingClarification, Task
 from dialogkit.spec.compiler import CompiledFlow
@@ -59,8 +65,6 @@ log = get_logger("dialogkit.policy")
 
 # A slot of a closed set of values offers them as quick replies when there are at most this many.
 MAX_OPTIONS = 8
-# Idempotency records kept per session: enough for any retry, without growing the session row forever.
-MAX_EXECUTED_RECORDS = 32
 
 
 class Policy:
@@ -173,7 +177,7 @@ class Policy:
             case SetSlots() if ctx.task.state == "CONFIRMATION":
                 self._correct(ctx, command.offer)
             case SetSlots():
-                self._take(ctx, command.offer)
+                self._take(ctx, command.offer, command.message)
             case Help():
                 ctx.explain(command.rule, "answered; asked again", command.words)
                 if command.rule == "help":
@@ -190,7 +194,7 @@ class Policy:
             case NotUnderstood():
                 self._failure(ctx, command.message)
 
-    def _take(self, ctx: TurnContext, offer: SlotOffer) -> None:
+    def _take(self, ctx: TurnContext, offer: SlotOffer, broken_rule: str | None) -> None:
         """Write what the answer gives; an answer that gives nothing is a failed answer, with the
         rule it breaks when it breaks one."""
         if not self._apply_offer(ctx, offer):
@@ -205,7 +209,7 @@ class Policy:
             self._failure(ctx, None)
             return
         if offer.empty:
-            self._failure(ctx, self._rule_message(ctx))
+            self._failure(ctx, broken_rule)
             return
         self._advance(ctx)
 
@@ -213,7 +217,7 @@ class Policy:
         """New values at the confirmation. A rejection whose new value cannot be taken as it is
         (invalid, or two of them) denies first: the confirmed values no longer hold, so a later
         bare "yes" can never run the old ones."""
-        if ctx.interp.cues & {"no", "correction"} and not self._fits(ctx, offer):
+        if ctx.interp.cues & {"no", "correction"} and not slot_validation.fits(self.bot, ctx, offer):
             ctx.explain("deny", "denied, with a value that cannot be taken as it is", explaining.cue_words(ctx))
             self._fire(ctx, "deny")
         if self._apply_offer(ctx, offer):
@@ -237,7 +241,7 @@ class Policy:
         task = Task(flow=flow_name, state="IDLE", started_turn=ctx.turn)
         ctx.task, ctx.flow = task, self.flows[flow_name]
         offer = slot_offers.slot_offer(self.bot, ctx, free_text=False) if carried is None else SlotOffer()
-        errors = self._validated(ctx, offer) + self._outside_choices(ctx, offer)
+        errors = slot_validation.validated(self.bot, ctx, offer) + slot_validation.outside_choices(self.bot, ctx, offer)
         carried = {s.name: carried[s.name] for s in ctx.flow.spec.slots if carried and carried.get(s.name) is not None}
         prefilled = slot_writes.prefill(ctx, ctx.flow.spec, exclude=set(offer.values) | set(offer.conflicts),
                                         validator=self.actions.validate)
@@ -282,7 +286,7 @@ class Policy:
         whose flow names ``then`` (and whose ``when`` holds) starts that flow with its values."""
         assert ctx.task is not None and ctx.flow is not None
         finished, then = dict(ctx.task.slots), self._then(ctx.flow, ctx.task.slots)
-        result, error = self._run_action(ctx)
+        result, error = task_runs.run_task_action(self.actions, ctx)
         if error is None:
             self._completed(ctx, result)
         else:
@@ -299,49 +303,6 @@ class Policy:
         if flow.then_when is not None and not flow.then_when.holds(slots, [s.name for s in flow.spec.slots]):
             return None
         return then
-
-    def _run_action(self, ctx: TurnContext) -> tuple[dict[str, Any], str | None]:
-        """(result, error) of the task's action; a task whose run is on record is not run again."""
-        task, flow = ctx.task, ctx.flow
-        assert task is not None and flow is not None
-        action = flow.spec.execute.action
-        key = f"{ctx.session.id}:{task.id}"
-        record = ctx.session.executed.get(key)
-        if record is not None:
-            return dict(record.get("result") or {}), record.get("error")
-        if not action:
-            return {}, None
-        action_ctx = ActionContext(
-            slots=dict(task.slots), session_id=ctx.session.id, user_id=ctx.session.user_id or "",
-            flow=flow.name, language=ctx.language, idempotency_key=key, session=ctx.session,
-        )
-        result: dict[str, Any] = {}
-        error: str | None = None
-        try:
-            result = run_at_most_once(ctx.txn, self.actions, action, action_ctx, ctx.now)
-        except ActionError as exc:
-            error = str(exc) or type(exc.original).__name__
-            log.warning("action_failed", action=action, session_id=ctx.session.id, error=error)
-        if error is None and flow.spec.execute.returns:
-            self._check_returns(ctx, action, flow.spec.execute.returns, result)
-        executed = ctx.session.executed
-        executed[key] = {"result": result, "error": error, "at": ctx.now}
-        while len(executed) > MAX_EXECUTED_RECORDS:      # oldest first: dicts keep insertion order
-            del executed[next(iter(executed))]
-        ctx.action_runs.append(ActionRun(action, dict(task.slots), None if error else dict(result), error))
-        return result, error
-
-    def _check_returns(self, ctx: TurnContext, action: str, promised: list[str], result: Mapping[str, Any]) -> None:
-        """A result lacking a key ``execute.returns`` promises: an error for a stub of values (a
-        test's stand-in must keep the promise; an empty stub only says the action ran), a warning
-        for a real action (the reply shows a gap)."""
-        missing = [key for key in promised if key not in result]
-        if not missing:
-            return
-        message = f"action '{action}' returned no {', '.join(missing)} (promised by execute.returns)"
-        if result and getattr(self.actions.get(action), "__name__", "").startswith("stub_"):
-            raise ActionError(message)
-        log.warning("action_result_incomplete", action=action, session_id=ctx.session.id, missing=missing)
 
     def _outcome_values(self, ctx: TurnContext, result: Mapping[str, Any], language: str) -> dict[str, str]:
         """Slot values by their label in ``language`` ("张经理" / "Manager Zhang"), then what the
@@ -426,90 +387,9 @@ class Policy:
         return True
 
     # ---- slots ---------------------------------------------------------------------------------
-    def _validated(self, ctx: TurnContext, offer: SlotOffer) -> list[tuple[str, str]]:
-        """Drop invalid values from the offer; return (slot, message) for each refusal."""
-        assert ctx.flow is not None
-        errors = self._labelled_elsewhere(ctx, offer)
-        for name, value in list(offer.values.items()):
-            slot = ctx.flow.spec.slot(name)
-            if slot is None:
-                continue
-            message = validate_slot(slot, value, ctx.language, self.actions.validate)
-            if message and not self._fits_elsewhere(ctx, offer, slot):
-                errors.append((name, message))
-                explaining.refused(ctx, name, message, offer.surfaces.get(name))
-                del offer.values[name]
-                if self._rejects_held(ctx, name, value):
-                    slot_writes.drop_rejected(ctx, name)
-        for name, mentions in list(offer.conflicts.items()):
-            errors += self._valid_candidates(ctx, offer, name, mentions)
-        return errors
-
-    @explaining.offer_step("valid_candidates")
-    def _valid_candidates(self, ctx: TurnContext, offer: SlotOffer, name: str,
-                          mentions: list[Mention]) -> list[tuple[str, str]]:
-        """"20个人还是30个人" with at most 12: no question between values the slot refuses. Those
-        that pass stay a question (or, one left, the value); none left is the rule's message."""
-        assert ctx.flow is not None
-        slot = ctx.flow.spec.slot(name)
-        if slot is None:
-            return []
-        messages = [validate_slot(slot, m.value, ctx.language, self.actions.validate) for m in mentions]
-        kept = [m for m, message in zip(mentions, messages, strict=True) if message is None]
-        if len(kept) == len(mentions):
-            return []
-        del offer.conflicts[name]
-        if len(kept) > 1:
-            offer.conflicts[name] = kept
-        elif kept:
-            offer.values[name], offer.surfaces[name] = kept[0].value, kept[0].text
-        return [] if kept else [(name, next(m for m in messages if m))]
-
-    @explaining.offer_step("fits_elsewhere")
-    def _fits_elsewhere(self, ctx: TurnContext, offer: SlotOffer, refused: SlotSpec) -> bool:
-        """A value one slot refuses that another slot's type reads whole and whose rules it passes is
-        that slot's ("把它改成18000000000" at a confirmation: eleven digits the tracking-number pattern
-        takes and its rule refuses, a phone number to the phone slot). True when it moved there. An
-        answer to the question asked stays that question's ("13812345678" asked for the tracking number
-        gets the rule's message), unless it corrects ("把它改成14000000000" changes the phone held)."""
-        assert ctx.flow is not None and ctx.task is not None
-        if refused.name == ctx.task.pending_slot and not ctx.interp.cues & {"correction", "no"}:
-            return False
-        if refused.name in offer.labelled:
-            return False     # "my order number is 12345": the words name the slot that refused it
-        surface = offer.surfaces.get(refused.name, "")
-        for slot in ctx.flow.spec.slots:
-            if slot.entity in (None, refused.entity) or slot.name in offer.values or not surface:
-                continue
-            whole = [m for m in self.understanding.extract(surface, [slot.entity]) if m.end - m.start == len(surface)]
-            if whole and validate_slot(slot, whole[0].value, ctx.language, self.actions.validate) is None:
-                del offer.values[refused.name]
-                offer.values[slot.name], offer.surfaces[slot.name] = whole[0].value, surface
-                return True
-        return False
-
-    def _labelled_elsewhere(self, ctx: TurnContext, offer: SlotOffer) -> list[tuple[str, str]]:
-        """"my order number is 3": a value said after one slot's label that its type does not read is
-        no other slot's (not the quantity 3); the labelled slot refuses it with its rule's message."""
-        assert ctx.flow is not None
-        errors: list[tuple[str, str]] = []
-        for wrong in list(labelled_values.misplaced(offer, self._layouts[ctx.flow.name], ctx.interp.text,
-                                                    ctx.interp.mentions)):
-            offer.values.pop(wrong.taken_by, None)
-            message = validate_slot(wrong.labelled, wrong.text, ctx.language, self.actions.validate)
-            if message:      # (no rule to refuse it: the slot stays empty and is asked in its turn)
-                errors.append((wrong.labelled.name, message))
-        return errors
-
-    @staticmethod
-    def _rejects_held(ctx: TurnContext, name: str, value: Any) -> bool:
-        """The turn says the slot's value is wrong ("不对" / "no" / "make it") and offers another."""
-        held = ctx.task.slots.get(name) if ctx.task is not None else None
-        return held is not None and str(held) != str(value) and bool(ctx.interp.cues & {"no", "correction"})
-
     def _apply_offer(self, ctx: TurnContext, offer: SlotOffer) -> bool:
         """Fire ``provide_param`` with the offer's valid values; False when the turn is answered already."""
-        errors = self._validated(ctx, offer)
+        errors = slot_validation.validated(self.bot, ctx, offer)
         resolution = ctx.resolution
         if offer.values or (resolution is not None and (resolution.bindings or resolution.ambiguity is not None)):
             ctx.updates = dict(offer.values)
@@ -531,18 +411,6 @@ class Policy:
             return False
         if ctx.updates:
             offer.values.update({k: v for k, v in ctx.updates.items() if k not in offer.values})
-        return True
-
-    def _fits(self, ctx: TurnContext, offer: SlotOffer) -> bool:
-        """True when every offered value passes its slot's rules. (A value in doubt, shaped like a
-        phone number, passes: writing it empties its slot instead, and ``_advance`` asks again.)"""
-        assert ctx.flow is not None
-        if offer.conflicts:
-            return False
-        for name, value in offer.values.items():
-            slot = ctx.flow.spec.slot(name)
-            if slot is not None and validate_slot(slot, value, ctx.language, self.actions.validate):
-                return False
         return True
 
     def _impossible_value(self, ctx: TurnContext) -> bool:
@@ -572,20 +440,6 @@ class Policy:
                 ctx.say.append(R.as_sentence(R.phrase(key, ctx.language, text=rejected.text), ctx.language))
                 return slot
         return None
-
-    def _rule_message(self, ctx: TurnContext) -> str | None:
-        """An answer that is no value of the slot's type may still break one of its rules: say which.
-
-        "1234" for an order number never becomes an ``order_id`` (the type wants 5-12 digits), but
-        the user should hear the rule's message ("订单号应为5到12位数字。"), not a bare re-ask.
-        """
-        assert ctx.task is not None and ctx.flow is not None
-        slot = ctx.flow.spec.slot(ctx.task.pending_slot) if ctx.task.pending_slot else None
-        answer = ctx.interp.text.strip()
-        value_like = any(ch.isdigit() for ch in answer) or (answer.isascii() and " " not in answer)
-        if slot is None or not slot.validate_ or not value_like or len(answer) > 40 or ctx.interp.intents:
-            return None
-        return validate_slot(slot, answer, ctx.language, self.actions.validate)
 
     def _missing(self, ctx: TurnContext) -> list[Any]:
         assert ctx.task is not None and ctx.flow is not None
@@ -630,25 +484,6 @@ class Policy:
         entity = self.texts.spec.entities.get(slot.entity) if slot.entity else None
         if entity is not None and entity.values and len(entity.values) <= MAX_OPTIONS:
             ctx.options = [self.texts.value_label(slot, value, ctx.language) for value in entity.values]
-
-    @explaining.offer_step("outside_choices")
-    def _outside_choices(self, ctx: TurnContext, offer: SlotOffer) -> list[tuple[str, str]]:
-        """Values a new task's first utterance offers for slots with choices: a choice it names is
-        taken, any other value is dropped and refused like an invalid one."""
-        assert ctx.flow is not None
-        refused: list[tuple[str, str]] = []
-        for slot in [s for s in ctx.flow.spec.slots if s.choices is not None and s.name in offer.values]:
-            options = slot_offers.options_of(self.bot, ctx, slot)
-            if not options:
-                continue
-            picked = choice_lists.pick(options, "", offer.values[slot.name])
-            if picked is not None:
-                offer.values[slot.name] = picked.value
-                continue
-            value = offer.surfaces.get(slot.name) or str(offer.values[slot.name])
-            del offer.values[slot.name]
-            refused.append((slot.name, choice_lists.outside(value, ctx.language)))
-        return refused
 
     def _failure(self, ctx: TurnContext, message: str | None, slot: str | None = None) -> None:
         """A failed answer: re-ask, at most ``max_reprompts`` times, then give up. Words that answered

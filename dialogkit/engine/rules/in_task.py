@@ -109,7 +109,8 @@ def slot_values(seen: Seen) -> Sequence[Command]:
     offer, refusal = _final(seen)
     if refusal is not None:
         return [NotUnderstood(rule="choose", words=seen.ctx.interp.text.strip(), message=refusal)]
-    return [SetSlots(rule="slot_offer", offer=offer)]
+    message = steps.rule_message(seen.bot, seen.ctx) if offer.empty else None
+    return [SetSlots(rule="slot_offer", offer=offer, message=message)]
 
 
 def correction(seen: Seen) -> Sequence[Command]:

@@ -15,7 +15,7 @@ from dialogkit.engine import choices as choice_lists
 from dialogkit.engine.explaining import offer_step
 from dialogkit.engine.rules.base import Bot
 from dialogkit.engine.rules.shapes import NUMERIC, asked_yes_no, is_bare, said_alone
-from dialogkit.engine.slots import SlotOffer, offer_slots
+from dialogkit.engine.slots import SlotOffer, offer_slots, validate_slot
 from dialogkit.engine.turn import TurnContext
 from dialogkit.engine.yes_no_slots import echo_answer
 from dialogkit.errors import ActionError
@@ -30,7 +30,7 @@ from dialogkit.understanding.value_heads import names_by_value
 from dialogkit.understanding.value_questions import sets_nothing
 
 __all__ = ["any_answer", "choice_by_name", "choose", "keep_filled_slots", "keep_to_asked_slot", "label_answer",
-           "options_of", "slot_offer", "yes_no_reply"]
+           "options_of", "rule_message", "slot_offer", "yes_no_reply"]
 
 log = get_logger("dialogkit.policy")
 _WANT_COUNT = re.compile("^(" + ("|".join(lexicon_words("want_count_patterns")) or "(?!)") + ")")
@@ -274,3 +274,19 @@ def choice_by_name(bot: Bot, ctx: TurnContext, offer: SlotOffer) -> None:
         offer.values[slot.name] = picked.value
         offer.surfaces[slot.name] = ctx.interp.text
         return
+
+
+def rule_message(bot: Bot, ctx: TurnContext) -> str | None:
+    """An answer that is no value of the slot's type may still break one of its rules: say which.
+
+    "1234" for an order number never becomes an ``order_id`` (the type wants 5-12 digits), but
+    the user should hear the rule's message ("订单号应为5到12位数字。" / "An order number has 5 to
+    12 digits."), not a bare re-ask.
+    """
+    assert ctx.task is not None and ctx.flow is not None
+    slot = ctx.flow.spec.slot(ctx.task.pending_slot) if ctx.task.pending_slot else None
+    answer = ctx.interp.text.strip()
+    value_like = any(ch.isdigit() for ch in answer) or (answer.isascii() and " " not in answer)
+    if slot is None or not slot.validate_ or not value_like or len(answer) > 40 or ctx.interp.intents:
+        return None
+    return validate_slot(slot, answer, ctx.language, bot.actions.validate)
