@@ -23,15 +23,14 @@ from dialogkit.actions.table import ActionTable
 from dialogkit.errors import ActionError
 from dialogkit.logging import get_logger
 from dialogkit.store.protocol import StoreTxn
+from dialogkit.text.phrases import PHRASES, phrase
 
 __all__ = ["OUTCOME_UNKNOWN", "options_of", "run_at_most_once"]
 
 log = get_logger("dialogkit.actions")
 
-OUTCOME_UNKNOWN = {
-    "zh": "处理过程被中断，结果正在核实中",
-    "en": "it was interrupted, and its outcome is being checked",
-}
+OUTCOME_UNKNOWN = PHRASES["outcome_unknown"]
+"""What an action whose outcome is unknown failed with, per language (text/phrases.py)."""
 
 
 def options_of(actions: ActionTable, name: str) -> ActionOptions:
@@ -55,7 +54,7 @@ def run_at_most_once(txn: StoreTxn, actions: ActionTable, name: str, ctx: Action
     if options.reconcile is not None:
         found = _reconcile(options, name, ctx)
         return actions.run(name, ctx) if found is None else found
-    raise ActionError(OUTCOME_UNKNOWN.get(ctx.language, OUTCOME_UNKNOWN["en"]))
+    raise ActionError(phrase("outcome_unknown", ctx.language))
 
 
 def _reconcile(options: ActionOptions, name: str, ctx: ActionContext) -> dict[str, Any] | None:

@@ -10,17 +10,14 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from dialogkit.memory.summary import item_text
 from dialogkit.model.session import Session, SummaryItem
 from dialogkit.strings.redaction import MASK, mask_pii, mask_values
-
-TAKE_OVER = {
-    "zh": "我已将您的问题转给人工客服，稍后会有工作人员接手。",
-    "en": "I've passed your request to a person, who will take over shortly.",
-}
+from dialogkit.text.phrases import phrase
 
 
 def _texts(items: Iterable[SummaryItem], language: str) -> list[str]:
-    return [item.zh if language == "zh" else item.en for item in items]
+    return [item_text(item, language) for item in items]
 
 
 def handoff_context(session: Session, slots: Mapping[str, Any], sensitive: set[str], *,
@@ -47,4 +44,4 @@ def handoff_context(session: Session, slots: Mapping[str, Any], sensitive: set[s
 
 
 def take_over_message(language: str) -> str:
-    return TAKE_OVER["zh" if language == "zh" else "en"]
+    return phrase("take_over", language)

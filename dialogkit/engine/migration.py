@@ -15,23 +15,15 @@ from typing import Any
 
 from dialogkit.engine.slots import Validator, missing_required, validate_slot
 from dialogkit.errors import DialogkitError
+from dialogkit.lexicon import writing
+from dialogkit.memory.summary import item_text
 from dialogkit.model.session import Session, Task
 from dialogkit.spec.schema import BotFile, FlowSpec, SlotSpec
 from dialogkit.text.labels import Texts
+from dialogkit.text.phrases import phrase
 
 __all__ = ["Migration", "migrate_session"]
 
-TASK_GONE = {
-    "zh": "之前的「{task}」已不再提供。",
-    "en": 'The earlier "{task}" task is no longer available.',
-}
-"""Said for each task whose flow the bot file no longer has (the task is cancelled)."""
-
-REFUSED = {
-    "zh": "之前提供的{slot}已不再有效。",
-    "en": "The {slot} you gave earlier is no longer valid.",
-}
-"""Said, with the rule's own message, for a value of the active task that the rules now refuse."""
 
 _ASKED_AGAIN = ("CONFIRMATION", "EXECUTION")
 """States that assume every required slot is filled: a task missing one goes back to asking."""
@@ -76,7 +68,7 @@ def migrate_session(session: Session, spec: BotFile, texts: Texts, validator: Va
         if flow is None:
             out.flows_dropped.append(task.flow)
             name = _task_name(session, task)
-            out.messages.append(TASK_GONE.get(session.language, TASK_GONE["en"]).format(task=name))
+            out.messages.append(phrase("task_gone", session.language, task=name))   # the task is cancelled
             continue
         refusals = _migrate_task(task, flow, texts, session.language, validator, out)
         kept.append(task)
@@ -106,7 +98,7 @@ def _migrate_task(task: Task, flow: FlowSpec, texts: Texts, language: str, valid
         if error is not None:
             _drop_value(task, slot.name)
             out.values_refused.append(f"{task.flow}.{slot.name}")
-            said += [REFUSED.get(language, REFUSED["en"]).format(slot=texts.slot_label(slot, language)), error]
+            said += [phrase("value_refused_now", language, slot=texts.slot_label(slot, language)), error]
     task.slot_history = {name: changes for name, changes in task.slot_history.items() if name in names}
     task.prefilled = [name for name in task.prefilled if name in task.slots]
     changed = bool(gone or said) or (task.pending_slot is not None and task.pending_slot not in names)
@@ -173,7 +165,6 @@ def _task_name(session: Session, task: Task) -> str:
     keys = (task.key, task.flow)
     item = next((i for i in session.summary.facts if i.key in keys), None)
     fallback = task.flow.replace("_", " ")
-    if session.language == "zh":
-        return item.zh if item is not None and item.zh else fallback
-    text = item.en if item is not None and item.en else fallback
-    return text[:1].lower() + text[1:]
+    text = item_text(item, session.language) if item is not None else ""
+    text = text or fallback
+    return text[:1].lower() + text[1:] if writing(session.language).capitals else text

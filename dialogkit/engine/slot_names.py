@@ -25,7 +25,7 @@ class SlotNames:
         ways: dict[str, list[str]] = {}
         for flow in spec.flows.values():
             for slot in flow.slots:
-                said = [texts.slot_label(slot, language) for language in ("zh", "en")]
+                said = [texts.slot_label(slot, language) for language in texts.languages]
                 said += [slot.name.replace("_", " "), *(more(slot) if more is not None else ())]
                 for way in (w.strip().lower() for w in said):
                     if way and slot.name not in ways.setdefault(way, []):

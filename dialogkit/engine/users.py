@@ -15,7 +15,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any, cast
 
-from dialogkit.memory.summary import render_summary
+from dialogkit.memory.summary import STORED, item_text, render_summary
 from dialogkit.model.session import (
     Entity,
     Message,
@@ -187,7 +187,7 @@ def _summary(summary: SummaryState, language: str) -> dict[str, Any]:
 
 
 def _item(item: SummaryItem) -> dict[str, Any]:
-    return {"key": item.key, "zh": item.zh, "en": item.en, "turn": item.turn}
+    return {"key": item.key, **{lang: item_text(item, lang) for lang in STORED}, "turn": item.turn}
 
 
 def _entity(entity: Entity) -> dict[str, Any]:

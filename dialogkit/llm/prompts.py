@@ -11,15 +11,12 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
+from dialogkit.lexicon import writing
 from dialogkit.spec.schema import BotFile, FlowSpec
+from dialogkit.text.phrases import PHRASES, phrase
 
-LANGUAGE_NAMES = {"zh": "Simplified Chinese", "en": "English"}
-
-SECTION_TITLES: dict[str, dict[str, str]] = {
-    "zh": {"facts": "事实", "confirmed": "已确认", "pending": "待处理"},
-    "en": {"facts": "Facts", "confirmed": "Confirmed", "pending": "Pending"},
-}
-"""Headings of the ticket summary's three sections, per language."""
+LANGUAGE_NAMES = PHRASES["language_name"]
+"""The name of each language, as the instructions (in English) tell the model to answer in it."""
 
 UNDERSTAND_INSTRUCTIONS = """\
 You are the language-understanding step of a task-oriented assistant. You do not talk to the
@@ -117,11 +114,10 @@ def rephrase_messages(text: str, language: str) -> list[dict[str, Any]]:
 
 def render_ticket(sections: dict[str, list[str]], language: str) -> str:
     """The three sections as text with localized headings (empty sections show a dash)."""
-    titles = SECTION_TITLES.get(language, SECTION_TITLES["en"])
-    colon = "：" if language == "zh" else ":"
+    colon = writing(language).colon.strip()
     lines: list[str] = []
     for key in ("facts", "confirmed", "pending"):
-        lines.append(f"{titles[key]}{colon}")
+        lines.append(f"{phrase('ticket_' + key, language)}{colon}")
         entries = sections.get(key) or []
         if entries:
             lines.extend(f"- {entry}" for entry in entries)

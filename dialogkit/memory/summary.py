@@ -26,9 +26,9 @@ from dialogkit.model.session import SummaryItem, SummaryState
 from dialogkit.strings.cjk import has_cjk
 from dialogkit.text.phrases import phrase
 
-__all__ = ["EARLIER_GROUPS", "EARLIER_KEY", "RECENT_ITEMS", "RECENT_TASKS", "compact", "compacted", "mentions",
-           "record_confirmed", "record_facts", "record_pending", "remove_turn", "render_summary", "resolve_pending",
-           "trim_for_window"]
+__all__ = ["EARLIER_GROUPS", "EARLIER_KEY", "RECENT_ITEMS", "RECENT_TASKS", "STORED", "compact", "compacted",
+           "item_text", "mentions", "record_confirmed", "record_facts", "record_pending", "remove_turn",
+           "render_summary", "resolve_pending", "trim_for_window"]
 
 RECENT_TASKS = 12
 """Tasks whose facts the summary keeps verbatim (heading and labelled values)."""
@@ -43,9 +43,11 @@ language reads the summary in the second (en)."""
 _ZH, _EN = STORED
 
 
-def _text(item: SummaryItem, language: str) -> str:
+def item_text(item: SummaryItem, language: str) -> str:
+    """A summary item's text in ``language``, or in en when the summary does not keep that one."""
     text: str = getattr(item, language if language in STORED else _EN)
     return text
+
 
 
 def _earlier(language: str) -> str:
@@ -132,7 +134,7 @@ def _groups(item: SummaryItem | None) -> list[tuple[str, str]]:
     """The (zh, en) groups an "earlier" item holds, oldest first."""
     if item is None:
         return []
-    zh, en = (_text(item, lang).removeprefix(_earlier(lang)).split(_groups_sep(lang)) for lang in STORED)
+    zh, en = (item_text(item, lang).removeprefix(_earlier(lang)).split(_groups_sep(lang)) for lang in STORED)
     return [(a, b) for a, b in zip(zh, en, strict=False) if a or b]
 
 
@@ -216,7 +218,7 @@ def compacted(summary: SummaryState, *, tasks: int, items: int, labels: Iterable
     names = frozenset(label.strip() for label in labels if label.strip())
     if names:
         view.facts[:] = [
-            item.model_copy(update={lang: _bare_values(_text(item, lang), lang, names) for lang in STORED})
+            item.model_copy(update={lang: _bare_values(item_text(item, lang), lang, names) for lang in STORED})
             if item.key == EARLIER_KEY else item
             for item in view.facts
         ]
@@ -388,10 +390,10 @@ def _render_facts(items: list[SummaryItem], language: str) -> list[str]:
     for item in items:
         head, dot, _ = item.key.partition(".")
         if dot:
-            details.setdefault(head, []).append(_text(item, language))
+            details.setdefault(head, []).append(item_text(item, language))
     phrases = []
     for heading in (i for i in items if "." not in i.key):
-        title = _text(heading, language)
+        title = item_text(heading, language)
         found = details.get(heading.key)
         if found:
             title = phrase("summary_details", language, title=title, details=_details_sep(language).join(found))
@@ -413,6 +415,6 @@ def render_summary(summary: SummaryState, language: str) -> str:
         sections.append(phrase("summary_stated", language) + _groups_sep(language).join(facts))
     for title, items in (("summary_confirmed", summary.confirmed), ("summary_pending", summary.pending)):
         if items:
-            texts = list(dict.fromkeys(_bare(_text(i, language)) for i in items))   # one line per distinct item
+            texts = list(dict.fromkeys(_bare(item_text(i, language)) for i in items))   # one line per distinct item
             sections.append(phrase(title, language) + _details_sep(language).join(texts))
     return phrase("summary_sections", language).join(sections) + (phrase("summary_end", language) if sections else "")

@@ -13,11 +13,12 @@ import re
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
+from dialogkit.lexicon import writing
 from dialogkit.memory.lexicon import type_nouns
 from dialogkit.model.interpretation import Mention
 from dialogkit.model.session import Entity, Session
 from dialogkit.text.labels import Texts, written_in
-from dialogkit.text.phrases import format_value
+from dialogkit.text.phrases import format_value, phrase
 
 #: Turns after which an unmentioned entity's salience halves.
 HALF_LIFE_TURNS = 3.0
@@ -228,24 +229,24 @@ def entity_label(entity: Entity, language: str, texts: Texts | None = None) -> s
     if is_identifier(entity.value):
         nouns = type_nouns_of(entity.type, language, texts)
         if nouns:
-            return f"{nouns[0]}{label}" if language == "zh" else f"{nouns[0]} {label}"
+            return f"{nouns[0]} {label}" if writing(language).spaced else f"{nouns[0]}{label}"
     return label
 
 
 def render_entities(entities: Iterable[Entity], language: str) -> str:
     """One line per entity (type, value, aliases, count, attributes) for /entities and the LLM."""
     lines = []
-    zh = language == "zh"
+    written = writing(language)
     for e in entities:
-        parts = [f"{e.type}{'：' if zh else ': '}{e.value}"]
+        parts = [f"{e.type}{written.colon}{e.value}"]
         if e.aliases:
-            parts.append(("别名：" if zh else "aliases: ") + ("、" if zh else ", ").join(e.aliases))
-        parts.append(f"提及 {e.mentions} 次" if zh else f"mentions: {e.mentions}")
-        parts.append(f"最近第 {e.last_turn} 轮" if zh else f"last turn: {e.last_turn}")
+            parts.append(phrase("entity_aliases", language) + written.list_separator.join(e.aliases))
+        parts.append(phrase("entity_mentions", language, n=e.mentions))
+        parts.append(phrase("entity_last_turn", language, turn=e.last_turn))
         if e.attributes:
             attrs = ", ".join(f"{k}={v}" for k, v in e.attributes.items())
-            parts.append(("属性：" if zh else "attributes: ") + attrs)
-        lines.append(("｜" if zh else " | ").join(parts))
+            parts.append(phrase("entity_attributes", language) + attrs)
+        lines.append(phrase("entity_parts", language).join(parts))
     if not lines:
-        return "（暂无实体）" if zh else "(no entities)"
+        return phrase("no_entities", language)
     return "\n".join(lines)

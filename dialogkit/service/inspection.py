@@ -13,6 +13,7 @@ from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any, cast
 
 from dialogkit.context.parts import PRIORITIES, BuiltContext
+from dialogkit.memory.summary import item_text
 from dialogkit.memory.tracker import salience
 from dialogkit.model.reply import Reply
 from dialogkit.model.session import Entity, Session, SummaryItem
@@ -80,7 +81,7 @@ def session_json(bot: Bot, view: SessionView, built: BuiltContext, last_turn: di
 
 def _summary_json(text: str, data: Session) -> dict[str, Any]:
     def lines(items: Iterable[SummaryItem]) -> list[str]:
-        return [item.zh if data.language == "zh" else item.en for item in items]
+        return [item_text(item, data.language) for item in items]
 
     summary = data.summary
     return {"text": text, "facts": lines(summary.facts), "confirmed": lines(summary.confirmed),

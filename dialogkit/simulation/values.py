@@ -19,6 +19,7 @@ from hypothesis import HealthCheck, Phase, given, seed, settings
 from hypothesis import strategies as st
 
 from dialogkit.engine.choices import Choice
+from dialogkit.lexicon import writing
 from dialogkit.simulation.catalog import Catalog, EntityInfo, SlotInfo
 from dialogkit.simulation.vocabulary import ORDINALS, YES_NO_VALUES
 from dialogkit.spec.schema import ValidationRule
@@ -116,7 +117,7 @@ def _pattern_values(entity: EntityInfo, catalog: Catalog, slot: SlotInfo) -> Str
 def _time(hour: int, half: bool, language: str) -> tuple[str, str]:
     value = f"{hour:02d}:{30 if half else 0:02d}"
     twelve = hour - 12 if hour > 12 else hour
-    if language == "zh":
+    if writing(language).script == "han":
         period = "上午" if hour < 12 else "中午" if hour == 12 else "下午" if hour < 18 else "晚上"
         return f"{period}{CN_NUMERALS[twelve]}点{'半' if half else ''}", value
     suffix = "am" if hour < 12 else "pm"
@@ -125,7 +126,7 @@ def _time(hour: int, half: bool, language: str) -> tuple[str, str]:
 
 def _date(year: int, month: int, day: int, language: str) -> tuple[str, str]:
     value = f"{year}-{month:02d}-{day:02d}"
-    if language == "zh":
+    if writing(language).script == "han":
         return f"{year}年{month}月{day}日", value
     return f"{MONTHS[month - 1]} {day}, {year}", value
 

@@ -137,8 +137,10 @@ class Texts:
 
     @functools.cached_property
     def languages(self) -> tuple[str, ...]:
-        """The languages the bot speaks: its file's language, or those ``auto`` picks between."""
-        return auto_languages() if self.spec.bot.language == "auto" else (self.spec.bot.language,)
+        """The languages the bot's labels are read in: those ``auto`` picks between (a turn may
+        be in either whatever the file says), and the file's own language beside them (es)."""
+        own = self.spec.bot.language
+        return auto_languages() + ((own,) if own in languages() and own not in auto_languages() else ())
 
     def describe_flow(self, name: str, language: str) -> str:
         key = (name, language)
