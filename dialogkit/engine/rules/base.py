@@ -64,19 +64,14 @@ class Seen:
     emitted: list[Command] = field(default_factory=list)
     offers: dict[str, SlotOffer] = field(default_factory=dict)     # the turn's slot offer, read once, by phase
     refusal: str | None = None                                       # a value outside the choices listed
+    task: Task | None = field(init=False)                            # the active task, as the turn found it
+    flow: CompiledFlow | None = field(init=False)
+    cues: set[str] = field(init=False)
 
-    @property
-    def task(self) -> Task | None:
-        return self.ctx.session.task
-
-    @property
-    def flow(self) -> CompiledFlow | None:
-        task = self.ctx.session.task
-        return self.bot.flows.get(task.flow) if task is not None else None
-
-    @property
-    def cues(self) -> set[str]:
-        return self.ctx.interp.cues
+    def __post_init__(self) -> None:
+        self.task = task = self.ctx.session.task
+        self.flow = self.bot.flows.get(task.flow) if task is not None else None
+        self.cues = self.ctx.interp.cues
 
     def intent(self) -> str | None:
         """The flow the words request, when sure enough and one of this bot's."""
