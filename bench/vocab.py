@@ -254,7 +254,8 @@ def main(argv: list[str] | None = None) -> dict[str, object]:
             print(f"run {run + 1}/{args.runs}: simulate, {size:,} values", file=sys.stderr, flush=True)
             sims[size].append(simulated(size, args.sim_conversations))
     lines = [f"a `product` type of N values (one Latin and one Chinese alias each), a fresh process per size; "
-             f"{args.turns} turns after the first; {args.runs} run(s); load average {os.getloadavg()[0]:.2f}", ""]
+             f"{args.turns} turns after the first; {args.runs} run(s); load average {os.getloadavg()[0]:.2f}"
+             f"{f'; niceness {os.nice(0)}' if os.nice(0) else ''}", ""]
     for index, rows in enumerate(runs):
         lines += [f"run {index + 1}:", "", *table(rows), ""]
     lines += verdicts(runs, sizes)
