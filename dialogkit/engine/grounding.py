@@ -109,7 +109,7 @@ class Grounding:
     def _why_not(self, ctx: TurnContext, flow: str | None, command: llm_commands.Command) -> str | None:
         """Why ``command`` may not stand, or None when it may."""
         if isinstance(command, llm_commands.Confirm):
-            return None if self.says_yes(ctx) else "no yes in the user's words"
+            return None if self.yes_words(ctx) is not None else "no yes in the user's words"
         if isinstance(command, (llm_commands.SetSlot, llm_commands.CorrectSlot)):
             slot = llm_commands.slot_spec(self.spec, flow, command.slot)
             if slot is not None and not self.grounded(ctx, slot, command.value):
@@ -117,12 +117,16 @@ class Grounding:
         return None
 
     @staticmethod
-    def says_yes(ctx: TurnContext) -> bool:
-        """Whether the user's words open with a yes, as the rules read a reply to a yes/no question."""
+    def yes_words(ctx: TurnContext) -> str | None:
+        """The yes the user's words open with, as the rules read a reply to a yes/no question ("好的"
+        of "好的，尽快帮我建工单吧"); None when they open with none. A confirm stands on these words."""
+        text = ctx.interp.text
         if "yes" in ctx.interp.cues:
-            return True
-        answer = reply_answer(fold(ctx.interp.text))
-        return answer is not None and answer.value and not answer.correction
+            return explaining.cue_words(ctx) or text.strip()
+        answer = reply_answer(fold(text))
+        if answer is None or not answer.value or answer.correction:
+            return None
+        return text[answer.start:answer.end]
 
     def grounded(self, ctx: TurnContext, slot: SlotSpec, value: Any) -> bool:
         """Whether ``value`` (canonical) for ``slot`` is the user's: read in this turn's words, held

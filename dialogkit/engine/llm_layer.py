@@ -4,8 +4,12 @@ Rules first, LLM second: the rule interpretation is computed before anything her
 every failure of the LLM path (an ``LLMError``, a timeout, garbage, a value the rules refuse)
 leaves it untouched, logs one warning and counts ``session.usage.failures``. The LLM proposes
 commands; the rule layer validates every value (entity type parse + slot rules), and the user's
-words must ground it (``grounding``: a confirm needs a yes in them, a value must be the user's)
-before it becomes a ``Mention`` the policy sees. Nothing here raises into the turn.
+words must ground it (``grounding``: a confirm needs a yes in them, a value must be the user's).
+What stands is merged: a confirm, deny or cancel becomes the engine's own command on the turn
+(``ctx.proposed``), which rules of the rule command generator take where the words' reading does
+not decide (``rules.proposed``); a value becomes a mention of its type, read with the words' own
+values (the user's typed value wins); a flow to start becomes the top intent. Nothing here
+raises into the turn.
 
 The understanding prompt is built THROUGH the context window, so it is budgeted, trimmed by
 priority and redacted like any other request: sensitive slot values never leave the process.
@@ -25,6 +29,7 @@ import time
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, TypeVar
 
+from dialogkit.engine import commands as engine_commands
 from dialogkit.engine import explaining
 from dialogkit.engine.context_view import ContextView
 from dialogkit.engine.grounding import Grounding
@@ -51,7 +56,6 @@ log = get_logger("dialogkit.llm")
 LLM_INTENT_SCORE = 0.95
 """The score a validated ``start_flow`` gets: above any digression margin, below certainty."""
 _MIN_CALL_S = 0.05
-_CUE_OF = {"confirm": ("yes", "no"), "deny": ("no", "yes"), "cancel": ("cancel", None)}
 
 T = TypeVar("T")
 Ask = Callable[[Exchange], Steps[T]]
@@ -235,17 +239,25 @@ class LLMLayer:
                     mentions.append(mention)
                     if self._single_slot_type(flow_name, mention.type):
                         replaced.add(mention.type)
-            elif command.command in _CUE_OF:
-                cue, opposite = _CUE_OF[command.command]
-                interp.cues.add(cue)
-                if opposite is not None:
-                    interp.cues.discard(opposite)
+            elif (made := self._command(ctx, command)) is not None:
+                ctx.proposed.append(made)
         if replaced:
             # The LLM read the whole message and the rules accepted its value: it stands for that type.
             interp.mentions = [m for m in interp.mentions if m.type not in replaced]
         known = {(m.type, str(m.value)) for m in interp.mentions}
         interp.mentions.extend(m for m in mentions if (m.type, str(m.value)) not in known)
         interp.source = "llm"
+
+    def _command(self, ctx: TurnContext, command: llm_commands.Command) -> engine_commands.Command | None:
+        """The engine's command for the model's confirm, deny or cancel (made by ``llm``, on the
+        words that grounded it: the yes a confirm stands on); None for small talk or a clarify."""
+        if isinstance(command, llm_commands.Confirm):
+            return engine_commands.Confirm(rule="llm", words=self.grounding.yes_words(ctx))
+        if isinstance(command, llm_commands.Deny):
+            return engine_commands.Deny(rule="llm")
+        if isinstance(command, llm_commands.Cancel):
+            return engine_commands.Cancel(rule="llm")
+        return None
 
     def _slot_mention(self, ctx: TurnContext, flow_name: str | None,
                       command: llm_commands.SetSlot | llm_commands.CorrectSlot) -> Mention | None:

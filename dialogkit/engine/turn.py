@@ -16,6 +16,7 @@ from dialogkit.model.reply import ActionRun, Explanation
 from dialogkit.model.session import PendingClarification, Session, Task
 
 if TYPE_CHECKING:
+    from dialogkit.engine.commands import Command
     from dialogkit.memory.references import Resolution
     from dialogkit.spec.compiler import CompiledFlow
     from dialogkit.store.protocol import StoreTxn
@@ -64,6 +65,7 @@ class TurnContext:
     ended_by: str | None = None
     options: list[str] = field(default_factory=list)
     llm_deadline: float | None = None                               # monotonic time the turn's LLM calls end
+    proposed: list[Command] = field(default_factory=list)           # the LLM's commands that stand (rules.proposed)
     meant_for_removed_task: bool = False                            # answered a task whose flow a new bot file removed
     explained: list[Explanation] = field(default_factory=list)      # why: each decision, in order (reply.explain)
     value_rules: dict[str, str] = field(default_factory=dict)       # slot -> the step that put its value in the offer

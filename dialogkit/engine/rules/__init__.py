@@ -12,7 +12,7 @@ mid-turn leaves one there): the processor finishes that task.
 from __future__ import annotations
 
 from dialogkit.engine.commands import Command
-from dialogkit.engine.rules import cancelling, forgetting, in_task, questions, replies, starting
+from dialogkit.engine.rules import cancelling, forgetting, in_task, proposed, questions, replies, starting
 from dialogkit.engine.rules.base import ANY, COLLECTING, CONFIRMING, IDLE, TASK, Bot, Rule, Seen
 
 __all__ = ["RULES", "Bot", "Rule", "Seen", "generate"]
@@ -34,6 +34,10 @@ RULES: tuple[Rule, ...] = (
     Rule("give_up", cancelling.give_up, TASK,
          "Inside a task a cancel ends it unless it is an answer; before the slot rules, which "
          "would otherwise take the words as a value."),
+    Rule("llm_cancel", proposed.llm_cancel, IDLE | TASK,
+         "A cancel the LLM heard, where the words' own cancel cue is silent: as the cancel rules "
+         "read one (an answer to the question asked is no cancel), and as early, before anything "
+         "takes the words as a request or a value."),
     Rule("digression", in_task.digression, TASK,
          "Another flow's request, clearly stronger than this task's own words, suspends the task; "
          "before any value is read as an answer (unless a value's label is said alone)."),
@@ -42,6 +46,11 @@ RULES: tuple[Rule, ...] = (
          "\"不对，是耳机\" also holds."),
     Rule("aside", in_task.aside, TASK,
          "Help or \"any other options?\" offering no value: answered, the question asked again."),
+    Rule("llm_answer", proposed.llm_answer, CONFIRMING,
+         "The LLM's confirm (kept only where the words open with a yes) or deny answers the "
+         "confirmation: after the new values and asides the words give, which decide first; "
+         "before the FAQ (a yes or a no is never a question) and the words' own yes and no, so a "
+         "model's deny stands over a yes (it runs nothing), but its confirm never over a no."),
     Rule("faq_in_task", in_task.faq, TASK,
          "An FAQ question inside a task, when the words are shaped as one (not a value given), "
          "is answered and the question asked again."),

@@ -13,7 +13,7 @@ from dialogkit.understanding.cues import leading_answer
 from dialogkit.understanding.intents import INTENT_THRESHOLD
 from dialogkit.understanding.language import fold
 
-__all__ = ["cancel", "give_up"]
+__all__ = ["answers_question", "cancel", "give_up", "instead"]
 
 
 def cancel(seen: Seen) -> Sequence[Command]:
@@ -21,21 +21,27 @@ def cancel(seen: Seen) -> Sequence[Command]:
     request a flow, which then starts)."""
     if "cancel" not in seen.cues:
         return []
-    return [Cancel(rule="cancel", words=explaining.cue_words(seen.ctx)), *_instead(seen, None)]
+    return [Cancel(rule="cancel", words=explaining.cue_words(seen.ctx)), *instead(seen, None)]
 
 
 def give_up(seen: Seen) -> Sequence[Command]:
     """"算了，不办了" / "forget it" inside a task cancels it, unless the words are a value the bot
     file declares for the question asked ("停止" to "暂停还是停止？"), a correction to such a value
     ("不对，停止"), or a no to a yes/no question ("不用了，谢谢" to "需要补寄新卡吗？")."""
-    if "cancel" not in seen.cues or _declared_answer(seen) or _corrects_to_declared(seen) or _declines_asked(seen):
+    if "cancel" not in seen.cues or answers_question(seen):
         return []
     flow = seen.flow
     return [Cancel(rule="cancel", words=explaining.cue_words(seen.ctx)),
-            *_instead(seen, flow.name if flow is not None else None)]
+            *instead(seen, flow.name if flow is not None else None)]
 
 
-def _instead(seen: Seen, cancelled: str | None) -> Sequence[Command]:
+def answers_question(seen: Seen) -> bool:
+    """Whether words that also cancel answer the question asked: a value the bot file declares for
+    it, a correction to such a value, or a no to a yes/no question."""
+    return _declared_answer(seen) or _corrects_to_declared(seen) or _declines_asked(seen)
+
+
+def instead(seen: Seen, cancelled: str | None) -> Sequence[Command]:
     """"那算了，帮我推荐一个餐厅" / "never mind, book a table instead": the words after the cancel
     request another flow, which starts in the same turn (the cancelled one is not asked again)."""
     ctx = seen.ctx
