@@ -21,17 +21,17 @@ def simulate(
                                                help="How many conversations to generate.")] = 200,
     seed: Annotated[int, typer.Option("--seed", help="The same seed generates the same conversations.")] = 0,
     lang: Annotated[str, typer.Option("--lang", help="The users' language: zh, en, another language with a "
-                                      "lexicon (es), or both (the languages auto picks).")] = "both",
+                                      "lexicon (es), or both (every language the bot speaks).")] = "both",
     save: Annotated[Path | None, typer.Option("--save", help="Write each violation as a YAML conversation "
                                               "test in this folder.")] = None,
 ) -> None:
     """Generate conversations from the bot file and check its behaviours after every turn; a
     violation is shrunk to a minimal conversation. Exits 1 on any violation."""
-    from dialogkit.lexicon import auto_languages, languages
+    from dialogkit.lexicon import languages
 
     if lang != "both" and lang not in languages():
         raise typer.BadParameter(f"use {', '.join(languages())} or both", param_hint="--lang")
-    spoken = auto_languages() if lang == "both" else (lang,)
+    spoken = languages() if lang == "both" else (lang,)
     raise typer.Exit(simulate_command(bot_file, conversations, seed, spoken, save))
 
 

@@ -30,7 +30,8 @@ class Choice:
     labels: dict[str, str]          # language -> label
 
     def label(self, language: str) -> str:
-        return self.labels.get(language) or next(iter(self.labels.values()), str(self.value))
+        """The label in ``language``; an action that labels in zh and en only is shown in en to another."""
+        return self.labels.get(language) or self.labels.get("en") or next(iter(self.labels.values()), str(self.value))
 
 
 def parse_choices(result: Mapping[str, Any]) -> list[Choice] | None:

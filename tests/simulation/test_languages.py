@@ -124,3 +124,9 @@ def test_asking_only_for_a_language_the_bot_does_not_speak_is_a_clear_error(tmp_
 def test_latin_words_keep_a_latin_script_session_language(text: str, current: str, language: str) -> None:
     """The simulator expects what the engine does: a Spanish bot's Latin turns stay es."""
     assert turn_language(text, current) == language
+
+
+def test_lang_takes_any_language_with_a_lexicon_and_names_them_otherwise(tmp_path: Path) -> None:
+    result = CliRunner().invoke(app, ["simulate", str(_bot(tmp_path, ENGLISH_BOT)), "-n", "2", "--lang", "fr"])
+    assert result.exit_code == 2
+    assert "zh, en, es or both" in result.output and "Traceback" not in result.output
