@@ -57,7 +57,7 @@ def offer_slots(
     item 2), unless the user is correcting themselves ("不是A，是B" / "not A but B"), where the last wins.
     """
     offer = SlotOffer()
-    if _bare_answer(offer, layout, interp, pending_slot, extract):
+    if _bare_answer(offer, layout, interp, pending_slot, extract, extra_mentions):
         return offer
     # A referent fills a slot only when the utterance names no value of that type itself:
     # "actually it's 67890" corrects to 67890, not to whatever "it" pointed at.
@@ -67,7 +67,7 @@ def offer_slots(
         mentions = [*mentions, *(m for m in extra_mentions if m.type not in direct_types)]
     counts = _counts(interp.mentions, interp.text) | counts_of_listed(layout, interp.mentions, interp.text)
     used = _offer_labelled(offer, layout, interp.text, extract)
-    unread: list[tuple[str, tuple[SlotSpec, ...]]] = []
+    unread: list[tuple[str, tuple[SlotSpec, ...], bool]] = []
     for type_name, slots in layout.by_type.items():
         if type_name == ANSWER_TYPE:
             slots = answered(layout, slots, pending_slot, interp.text)
@@ -79,14 +79,21 @@ def offer_slots(
         if said:
             _offer_typed(offer, layout, slots, said, interp, filled, pending_slot)
             used += said
-        elif read_every_type or pending_slot in layout.names_by_type[type_name]:
-            unread.append((type_name, slots))
+        read_all = not said and (read_every_type or pending_slot in layout.names_by_type[type_name])
+        if read_all or any(s.name in layout.roles for s in slots):
+            unread.append((type_name, slots, read_all))
     # Read as a slot's own type, a span may be taken though another type claimed it ("damaged"), but
     # not inside a value this utterance gives another slot (2026 in "January 1, 2026" is no amount).
-    for type_name, slots in unread:
+    # A slot whose role words stand beside a value takes it the same way, asked or not ("从故宫到长城"
+    # when the place names are also attractions): the role word says which slot, and that it is one.
+    for type_name, among, read_all in unread:
+        slots = tuple(s for s in among if s.name not in offer.values)
+        if not slots:
+            continue
         said = [m for m in extract(interp.text, {type_name}) if m.start not in counts and not _inside(m, used)
                 and not any(r.start <= m.start and m.end <= r.end for r in interp.rejected)
-                and not determines(m.text, interp.text, m.end)]
+                and not determines(m.text, interp.text, m.end)
+                and (read_all or _role_beside(layout, slots, m, interp.text))]
         if said:
             _offer_typed(offer, layout, slots, said, interp, filled, pending_slot)
             used += said
@@ -94,6 +101,12 @@ def offer_slots(
     offer_stated_answers(offer, layout, interp.text)
     offer_free_text(offer, layout, interp, pending_slot, filled)
     return offer
+
+
+def _role_beside(layout: SlotLayout, slots: tuple[SlotSpec, ...], mention: Mention, text: str) -> bool:
+    """A role word of one of ``slots`` stands right before or after the value."""
+    return any((words := layout.roles.get(s.name)) is not None
+               and (words.said_before(mention, text) or words.said_after(mention, text)) for s in slots)
 
 
 def _reads(layout: SlotLayout, said: str, type_name: str) -> bool:
@@ -149,10 +162,12 @@ _BARE_EDGES = " \t\n。.!！~～,，"
 
 
 def _bare_answer(offer: SlotOffer, layout: SlotLayout, interp: Interpretation, pending_slot: str | None,
-                 extract: Callable[[str, set[str]], list[Mention]]) -> bool:
+                 extract: Callable[[str, set[str]], list[Mention]], extra: Sequence[Mention] = ()) -> bool:
     """An answer that is one value of the asked slot's type and nothing else ("5000" to "what limit?")
     is that slot's, though another type reads the same words (a card pattern that takes any lone
-    number): True when it is, with the value offered to the asked slot alone."""
+    number): True when it is, with the value offered to the asked slot alone. The turn's extra
+    readings count too ("7" to "几点到？" / "what time?" is its hour, though the flow also takes a
+    count)."""
     asked = layout.flow.slot(pending_slot) if pending_slot else None
     if asked is None or asked.entity is None or asked.entity == ANSWER_TYPE or asked.is_list:
         return False
@@ -160,7 +175,8 @@ def _bare_answer(offer: SlotOffer, layout: SlotLayout, interp: Interpretation, p
     start, end = len(text) - len(text.lstrip(_BARE_EDGES)), len(text.rstrip(_BARE_EDGES))
     if start >= end or not any(m.start <= start and m.end >= end for m in interp.mentions):
         return False
-    whole = [m for m in extract(text, {asked.entity}) if m.start <= start and m.end >= end]
+    read = [*extract(text, {asked.entity}), *(m for m in extra if m.type == asked.entity)]
+    whole = [m for m in read if m.start <= start and m.end >= end]
     if len({str(m.value) for m in whole}) != 1:
         return False
     offer.values[asked.name] = whole[0].value

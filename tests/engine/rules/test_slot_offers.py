@@ -49,8 +49,6 @@ class TestSlotOffer:
         turn = seen(asking(lang, "book_table", "party_size"), "7")
         assert steps.asked_hour(turn.bot, turn.ctx) == []
 
-    @pytest.mark.xfail(strict=True, reason="asked_hour's 07:00 loses to the flow's integer slot (party_size 7), "
-                                           "which keep_to_asked_slot then drops: the answer writes nothing")
     @pytest.mark.parametrize("lang", ["zh", "en"])
     def test_a_bare_number_to_a_time_question_is_its_hour(self, lang: str) -> None:
         """The flow also takes a count: the bare "7" still answers the time asked."""
