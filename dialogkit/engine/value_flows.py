@@ -4,6 +4,10 @@ for a booking though no word of its trigger is there.
 
 A turn that only mentions things starts nothing ("我昨天喝了中杯摩卡"): the values name a flow when
 the turn also asks (a question) or requests (a request word of the lexicon).
+
+One value is too little ("明天有位子吗？" names no booking), unless it names a place or a person of
+the bot's own ("颐和园的门票多少钱？", "what's the phone number of Nandos?"): a question about a named
+referent only one flow takes is a question for that flow.
 """
 
 from __future__ import annotations
@@ -21,21 +25,42 @@ __all__ = ["MIN_TYPES", "flow_of_values"]
 MIN_TYPES = 2
 """Values of at least this many types, all the flow's: one date alone names no booking."""
 
+NAMED = frozenset({"place", "person"})
+"""The kinds of a bot's own type whose value, alone, is what a question is about: a named referent."""
+
 _REQUEST = re.compile(rf"(?<![a-z])(?:{alternation(words('request_words'))})(?![a-z])", re.IGNORECASE)
 
 
 def flow_of_values(flows: Mapping[str, FlowSpec], mentions: Sequence[Mention], text: str) -> str | None:
-    """The one flow whose slots take every type of value the turn brings (at least ``MIN_TYPES``),
-    one of them a type no other flow takes, when the turn asks or requests; else None."""
+    """The one flow whose slots take every type of value the turn brings (at least ``MIN_TYPES``, or
+    one named referent), one of them a type no other flow takes, when the turn asks or requests;
+    else None."""
     if not (is_question(text) or _REQUEST.search(text)):
         return None
-    said = {m.type for m in mentions if not _waived(m, text)}
-    taking = {name: {s.entity for s in flow.slots if s.entity} for name, flow in flows.items()}
-    fits = [name for name, types in taking.items() if said and said <= types and len(said) >= MIN_TYPES]
-    if len(fits) != 1:
+    kept = [m for m in mentions if not _waived(m, text)]
+    said = {m.type for m in kept}
+    if len(said) < MIN_TYPES and not (said and all(_named(m) for m in kept)):
         return None
-    others = set().union(*(types for name, types in taking.items() if name != fits[0]))
-    return fits[0] if said - others else None
+    taking = {name: {s.entity for s in flow.slots if s.entity} for name, flow in flows.items()}
+    fits = [name for name, types in taking.items() if said <= types]
+    chosen = fits[0] if len(fits) == 1 else _needing(flows, fits, said)
+    if chosen is None:
+        return None
+    others = set().union(*(types for name, types in taking.items() if name not in fits))
+    return chosen if said - others else None
+
+
+def _needing(flows: Mapping[str, FlowSpec], fits: Sequence[str], said: set[str]) -> str | None:
+    """Of several flows taking the values, the one flow that needs them (a required slot takes one):
+    a search needs its wishes, a question about its result ("the address of a cheap one") only
+    accepts them."""
+    needing = [name for name in fits if said & {s.entity for s in flows[name].slots if s.required}]
+    return needing[0] if len(needing) == 1 else None
+
+
+def _named(mention: Mention) -> bool:
+    """A place or person the bot file declares ("颐和园", "Dr Chen"), not a built-in date or number."""
+    return mention.kind in NAMED and not mention.builtin
 
 
 _NO_WORDS = frozenset(w.lower() for w in words("no_words"))

@@ -15,11 +15,13 @@ def _flow(*types: str) -> FlowSpec:
 
 
 FLOWS = {"order": _flow("drink", "cup_size", "milk", "integer"), "book": _flow("date", "time", "integer"),
-         "return": _flow("order_no", "product", "integer")}
+         "return": _flow("order_no", "product", "integer"),
+         "visit": _flow("sight", "integer"), "taxi": _flow("stop", "time"), "metro": _flow("stop")}
 
 
-def _said(text: str, *values: tuple[str, str]) -> list[Mention]:
-    return [Mention(type=t, value=w, text=w, start=text.index(w), end=text.index(w) + len(w)) for t, w in values]
+def _said(text: str, *values: tuple[str, str], kind: str = "other") -> list[Mention]:
+    return [Mention(type=t, value=w, text=w, start=text.index(w), end=text.index(w) + len(w), kind=kind)
+            for t, w in values]
 
 
 @pytest.mark.parametrize(("text", "values", "flow"), [
@@ -42,3 +44,44 @@ def test_values_only_one_flow_takes_with_a_request_or_question_name_it(
 ])
 def test_a_mention_one_type_or_a_waived_value_names_no_flow(text: str, values: list[tuple[str, str]]) -> None:
     assert flow_of_values(FLOWS, _said(text, *values), text) is None
+
+
+@pytest.mark.parametrize(("text", "sight"), [
+    ("颐和园的门票多少钱？", "颐和园"), ("请把景山公园的电话发给我", "景山公园"),
+    ("what's the phone number of Kew Gardens?", "Kew Gardens"), ("is the Eden Project open on Sundays?", "Eden Project"),
+])
+def test_a_question_about_one_named_place_only_one_flow_takes_names_that_flow(text: str, sight: str) -> None:
+    assert flow_of_values(FLOWS, _said(text, ("sight", sight), kind="place"), text) == "visit"
+
+
+@pytest.mark.parametrize(("text", "values", "kind"), [
+    ("我上周去了颐和园", [("sight", "颐和园")], "place"),                  # a mention: no question
+    ("I walked round Kew Gardens yesterday", [("sight", "Kew Gardens")], "place"),
+    ("西直门怎么走？", [("stop", "西直门")], "place"),                      # two flows take the place
+    ("how do I get to Paddington?", [("stop", "Paddington")], "place"),
+    ("有没有大杯的？", [("cup_size", "大杯")], "other"),                    # one value, not a named referent
+    ("do you have it in large?", [("cup_size", "large")], "other"),
+])
+def test_one_value_names_no_flow_unless_a_named_referent_is_asked_about(
+        text: str, values: list[tuple[str, str]], kind: str) -> None:
+    assert flow_of_values(FLOWS, _said(text, *values, kind=kind), text) is None
+
+
+def _details(*types: str) -> FlowSpec:
+    """A question about a search's result, naming which by the search's wishes, never asking them."""
+    return FlowSpec.model_validate({"description": "d", "slots": [{"name": f"s{i}", "entity": t, "required": False}
+                                                                  for i, t in enumerate(types)]})
+
+
+SEARCH_AND_DETAILS = {"search": _flow("cuisine", "district"), "details": _details("cuisine", "district")}
+
+
+@pytest.mark.parametrize(("text", "values"), [
+    ("城东有什么好吃的川菜吗？", [("district", "城东"), ("cuisine", "川菜")]),
+    ("anything good and thai in the old town?", [("cuisine", "thai"), ("district", "old town")]),
+])
+def test_of_two_flows_taking_the_values_the_one_that_needs_them_is_named(
+        text: str, values: list[tuple[str, str]]) -> None:
+    assert flow_of_values(SEARCH_AND_DETAILS, _said(text, *values), text) == "search"
+    both = {"search": _flow("cuisine", "district"), "nearby": _flow("cuisine", "district")}
+    assert flow_of_values(both, _said(text, *values), text) is None
