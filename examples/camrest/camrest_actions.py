@@ -47,9 +47,12 @@ def find_restaurants(ctx: ActionContext) -> dict[str, Any]:
 
 @action("restaurant_details")
 def restaurant_details(ctx: ActionContext) -> dict[str, Any]:
-    """Where to find the first restaurant fitting the wishes this session searched with."""
+    """Where to find the first restaurant fitting the wishes this session searched with, those the
+    question itself names ("the address of a cheap one") over them."""
     held = getattr(ctx.session, "session_slots", {}) or {}
-    found = _matching({name: held[name].value for name in SEARCHED if name in held})
+    wishes = {name: held[name].value for name in SEARCHED if name in held}
+    wishes.update({name: ctx.slots[name] for name in SEARCHED if ctx.slots.get(name) is not None})
+    found = _matching(wishes)
     if not found:
         raise ActionError("search for a restaurant first")
     return {key: found[0].get(key, "") for key in ("name", "address", "phone", "postcode")}
