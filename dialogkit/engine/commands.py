@@ -50,6 +50,7 @@ class SetSlots(Command):
 
     offer: SlotOffer
     message: str | None = None
+    task: str | None = None         # the id of a waiting task the values are kept for (None: the active one)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -47,7 +47,7 @@ from dialogkit.engine.handoff import handoff_context, take_over_message
 from dialogkit.engine.lookahead import LookAhead
 from dialogkit.engine.named_any import NamedAny
 from dialogkit.engine.rules import slot_offers
-from dialogkit.engine.slots import SlotLayout, SlotOffer
+from dialogkit.engine.slots import SlotLayout, SlotOffer, validate_slot
 from dialogkit.engine.turn import ClarificationNeeded, TurnContext
 from dialogkit.errors import ActionError
 from dialogkit.logging import get_logger
@@ -174,6 +174,8 @@ class Policy:
         if ctx.task.state == "TASK_INIT":
             self._fire(ctx, "collect")
         match command:
+            case SetSlots(task=str()):
+                self._keep_for_waiting(ctx, command)
             case SetSlots() if ctx.task.state == "CONFIRMATION":
                 self._correct(ctx, command.offer)
             case SetSlots():
@@ -203,7 +205,8 @@ class Policy:
             return
         if offer.empty and not self._missing(ctx):
             assert ctx.flow is not None
-            if "yes" in ctx.interp.cues and ctx.flow.spec.confirm is not None:
+            said_yes = "yes" in ctx.interp.cues or any(isinstance(c, Confirm) for c in ctx.proposed)
+            if said_yes and ctx.flow.spec.confirm is not None:
                 self._advance(ctx)
                 return
             self._failure(ctx, None)
@@ -212,6 +215,29 @@ class Policy:
             self._failure(ctx, broken_rule)
             return
         self._advance(ctx)
+
+    def _keep_for_waiting(self, ctx: TurnContext, command: SetSlots) -> None:
+        """Write values into a waiting task (those its slots' rules take), say what was kept, and
+        ask the active question again (no failed answer). Nothing valid: a failed answer."""
+        task = next(t for t in ctx.session.stack if t.id == command.task)
+        flow = self.flows[task.flow]
+        kept = {name: value for name, value in command.offer.values.items()
+                if (slot := flow.spec.slot(name)) is not None
+                and validate_slot(slot, value, ctx.language, self.actions.validate) is None}
+        if not kept:
+            self._failure(ctx, None)
+            return
+        for name, value in kept.items():
+            task.slots[name] = value
+            task.slot_turns[name] = ctx.turn
+        if task.pending_slot in kept:
+            missing = conditional_slots.missing(flow, task.slots)
+            task.pending_slot = missing[0].name if missing else None
+        labels = [f"{self.texts.slot_label(flow.spec.slot(n), ctx.language)} "
+                  f"{self.texts.value_label(flow.spec.slot(n), v, ctx.language)}" for n, v in kept.items()]
+        ctx.explain("for_waiting_task", f"kept {', '.join(kept)} for {flow.name}", command.words)
+        ctx.say.append(R.phrase("noted", ctx.language, items=R.enumerate_items(labels, ctx.language)))
+        self._reask(ctx)
 
     def _correct(self, ctx: TurnContext, offer: SlotOffer) -> None:
         """New values at the confirmation. A rejection whose new value cannot be taken as it is

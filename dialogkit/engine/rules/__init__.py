@@ -54,6 +54,9 @@ RULES: tuple[Rule, ...] = (
     Rule("faq_in_task", in_task.faq, TASK,
          "An FAQ question inside a task, when the words are shaped as one (not a value given), "
          "is answered and the question asked again."),
+    Rule("for_waiting_task", in_task.for_waiting_task, COLLECTING,
+         "An answer with no value for the question asked but values of the task waiting below "
+         "keeps them for that task; just before the slot values, which would call it a failed answer."),
     Rule("slot_values", in_task.slot_values, COLLECTING,
          "What is left of a turn while collecting is an answer: its values (or nothing) are written."),
     Rule("confirm", in_task.confirm, CONFIRMING,

@@ -14,11 +14,13 @@ from dialogkit.engine import explaining
 from dialogkit.engine.commands import AnswerFaq, Command, Confirm, Deny, Help, NotUnderstood, SetSlots, StartFlow
 from dialogkit.engine.rules import slot_offers as steps
 from dialogkit.engine.rules.base import Seen
+from dialogkit.engine.rules.shapes import NUMERIC
 from dialogkit.engine.slots import SlotOffer
 from dialogkit.logging import get_logger
 from dialogkit.understanding.cues import is_question
 
-__all__ = ["aside", "confirm", "correction", "deny", "digression", "faq", "not_answered", "slot_values"]
+__all__ = ["aside", "confirm", "correction", "deny", "digression", "faq", "for_waiting_task", "not_answered",
+           "slot_values"]
 
 log = get_logger("dialogkit.policy")
 
@@ -111,6 +113,26 @@ def slot_values(seen: Seen) -> Sequence[Command]:
         return [NotUnderstood(rule="choose", words=seen.ctx.interp.text.strip(), message=refusal)]
     message = steps.rule_message(seen.bot, seen.ctx) if offer.empty else None
     return [SetSlots(rule="slot_offer", offer=offer, message=message)]
+
+
+def for_waiting_task(seen: Seen) -> Sequence[Command]:
+    """"2026-03-02开始，请3天" / "starting 2026-03-02 for 3 days" while a digression (the leave
+    balance) asks for an employee ID: no value of the question asked, but values of the task that
+    waits below (the leave request). They are kept for it, and the question is asked again. A bare
+    number, or an answer that breaks the asked slot's rule, stays this question's failed answer."""
+    if len(seen.ctx.session.stack) < 2:
+        return []
+    offer, refusal = _final(seen)
+    interp = seen.ctx.interp
+    if not offer.empty or refusal is not None or not interp.mentions or {m.type for m in interp.mentions} <= NUMERIC:
+        return []
+    if steps.rule_message(seen.bot, seen.ctx) is not None:
+        return []
+    waiting = steps.waiting_offer(seen.bot, seen.ctx)
+    if waiting is None:
+        return []
+    task, values = waiting
+    return [SetSlots(rule="for_waiting_task", words=interp.text.strip(), offer=values, task=task.id)]
 
 
 def correction(seen: Seen) -> Sequence[Command]:

@@ -22,6 +22,7 @@ from dialogkit.errors import ActionError
 from dialogkit.lexicon import words as lexicon_words
 from dialogkit.logging import get_logger
 from dialogkit.model.interpretation import Mention
+from dialogkit.model.session import Task
 from dialogkit.spec.schema import SlotSpec
 from dialogkit.understanding.bare_hours import bare_hour
 from dialogkit.understanding.cues import leading_answer
@@ -30,7 +31,7 @@ from dialogkit.understanding.value_heads import names_by_value
 from dialogkit.understanding.value_questions import sets_nothing
 
 __all__ = ["any_answer", "choice_by_name", "choose", "keep_filled_slots", "keep_to_asked_slot", "label_answer",
-           "options_of", "rule_message", "slot_offer", "yes_no_reply"]
+           "options_of", "rule_message", "slot_offer", "waiting_offer", "yes_no_reply"]
 
 log = get_logger("dialogkit.policy")
 _WANT_COUNT = re.compile("^(" + ("|".join(lexicon_words("want_count_patterns")) or "(?!)") + ")")
@@ -290,3 +291,21 @@ def rule_message(bot: Bot, ctx: TurnContext) -> str | None:
     if slot is None or not slot.validate_ or not value_like or len(answer) > 40 or ctx.interp.intents:
         return None
     return validate_slot(slot, answer, ctx.language, bot.actions.validate)
+
+
+def waiting_offer(bot: Bot, ctx: TurnContext) -> tuple[Task, SlotOffer] | None:
+    """The nearest waiting task (below the active one) the words give values to, with those values:
+    only slots it has not filled, and no question between two values."""
+    for task in reversed(ctx.session.stack[:-1]):
+        layout = bot.layouts.get(task.flow)
+        if layout is None:
+            continue
+        offer = offer_slots(layout, ctx.interp, filled=task.slots, pending_slot=None,
+                            extract=bot.understanding.extract, extra_mentions=ctx.bound_mentions)
+        values = {n: v for n, v in offer.values.items() if task.slots.get(n) is None and n not in offer.conflicts}
+        if values:
+            kept = SlotOffer()
+            kept.values.update(values)
+            kept.surfaces.update({n: offer.surfaces[n] for n in values if n in offer.surfaces})
+            return task, kept
+    return None

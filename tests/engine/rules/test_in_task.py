@@ -5,8 +5,18 @@ from __future__ import annotations
 
 import pytest
 
-from dialogkit.engine.commands import AnswerFaq, Confirm, Deny, Help, NotUnderstood, StartFlow
-from dialogkit.engine.rules.in_task import aside, confirm, correction, deny, digression, faq, not_answered, slot_values
+from dialogkit.engine.commands import AnswerFaq, Confirm, Deny, Help, NotUnderstood, SetSlots, StartFlow
+from dialogkit.engine.rules.in_task import (
+    aside,
+    confirm,
+    correction,
+    deny,
+    digression,
+    faq,
+    for_waiting_task,
+    not_answered,
+    slot_values,
+)
 from dialogkit.model.session import Session
 from tests.engine.rules._bot import collecting, confirming, said, seen, task, values
 
@@ -136,3 +146,28 @@ class TestConfirmation:
     def test_anything_else_is_not_answered(self, lang: str) -> None:
         made = not_answered(seen(confirming(lang, "report_issue", HELD), CHAT[lang]))
         assert made == [NotUnderstood(rule="not_understood", words=CHAT[lang])]
+
+
+class TestForWaitingTask:
+    """An answer with no value for the question asked, but values of the task waiting below."""
+
+    @staticmethod
+    def below_a_table_booking(lang: str) -> Session:
+        session = collecting(lang, "check_status", "order_id")
+        session.stack.insert(0, task(session).model_copy(
+            update={"flow": "book_table", "id": "below", "slots": {}, "pending_slot": "time"}))
+        return session
+
+    @pytest.mark.parametrize(("lang", "text"), [("zh", "晚上7点"), ("en", "at 7pm")])
+    def test_values_of_the_waiting_task_are_kept_for_it(self, lang: str, text: str) -> None:
+        made = for_waiting_task(seen(self.below_a_table_booking(lang), text))
+        assert values(made) == {"time": "19:00"}
+        assert isinstance(made[0], SetSlots) and made[0].task == "below" and made[0].rule == "for_waiting_task"
+
+    @pytest.mark.parametrize(("lang", "text"), [("zh", "12"), ("en", "12")])
+    def test_a_bare_number_stays_the_questions_failed_answer(self, lang: str, text: str) -> None:
+        assert for_waiting_task(seen(self.below_a_table_booking(lang), text)) == []
+
+    @pytest.mark.parametrize(("lang", "text"), [("zh", "晚上7点"), ("en", "at 7pm")])
+    def test_with_no_task_waiting_there_is_nothing_to_keep(self, lang: str, text: str) -> None:
+        assert for_waiting_task(seen(collecting(lang, "check_status", "order_id"), text)) == []
