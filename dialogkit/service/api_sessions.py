@@ -13,13 +13,13 @@ from fastapi import APIRouter, Request
 from starlette.responses import Response
 
 from dialogkit.errors import DialogkitError, StoreError
-from dialogkit.service.access import check_user_naming
 from dialogkit.service.errors import ApiError
 from dialogkit.service.ids import check_id
 from dialogkit.service.inspection import context_json, masked_document, session_json
-from dialogkit.service.payloads import TurnReply, TurnRequest, reply_json
+from dialogkit.service.payloads import TurnReply, TurnRequest
 from dialogkit.service.responses import Json
 from dialogkit.service.state import service_of
+from dialogkit.service.turn_route import run_turn
 
 __all__ = ["router"]
 
@@ -36,14 +36,9 @@ _UNKNOWN: dict[int | str, dict[str, Any]] = {404: {"description": "No such sessi
     422: {"description": "Invalid id or body."}})
 async def post_turn(session_id: str, body: TurnRequest, request: Request) -> Response:
     """Run one user turn; the bot's reply (a new session starts on its first turn). ``user_id`` is
-    honoured only with a key that has the ``users`` scope (403 otherwise)."""
-    check_id(session_id)
-    user_id = check_id(body.user_id, "user id") if body.user_id is not None else None
-    if user_id is not None:
-        check_user_naming(request)
-    service = service_of(request)
-    reply, seconds = await service.turn(session_id, body.text, user_id)
-    return Json(reply_json(reply, service.hidden, seconds))
+    honoured only with a key that has the ``users`` scope (403 otherwise). A plain JSON body is
+    answered before it gets here, by the same ``run_turn`` (``turn_route``)."""
+    return await run_turn(service_of(request), request.scope, session_id, body.text, body.user_id)
 
 
 @router.get("/{session_id}", responses=_UNKNOWN)

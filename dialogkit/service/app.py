@@ -26,6 +26,7 @@ from dialogkit.service.limits import RateLimit, limiter_for
 from dialogkit.service.operations import STATIC_DIR
 from dialogkit.service.responses import Json
 from dialogkit.service.state import Service, ServiceSettings
+from dialogkit.service.turn_route import TurnRoute
 from dialogkit.service.watch import watch_bot_file
 
 if TYPE_CHECKING:
@@ -48,6 +49,7 @@ def create_app(bot: Bot, settings: ServiceSettings | None = None) -> FastAPI:
     app.state.service = service
     install_error_handlers(app, service.metrics.error)
     app.state.limiter = limiter_for(bot.store, settings.limits, settings.keys, settings.limits_clock)
+    app.add_middleware(TurnRoute, service=service)      # innermost: behind the guard and the rate limits
     app.add_middleware(RateLimit, limiter=app.state.limiter, count=service.metrics.error)   # behind the guard
     app.add_middleware(Guard, keys=with_token(settings.keys, settings.token), max_body=settings.max_body,
                        count=service.metrics.error, max_turns=settings.max_turns_in_flight)

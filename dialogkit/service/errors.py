@@ -19,7 +19,7 @@ from starlette.types import Send
 from dialogkit.errors import StoreError
 from dialogkit.logging import get_logger
 
-__all__ = ["ApiError", "error_body", "install_error_handlers", "send_error"]
+__all__ = ["ApiError", "error_body", "error_response", "install_error_handlers", "send_error"]
 
 log = get_logger("dialogkit.service")
 
@@ -67,36 +67,37 @@ async def send_error(send: Send, status: int, code: str, message: str,
 def install_error_handlers(app: FastAPI, count: Callable[[str], None]) -> None:
     """Answer every failure as JSON; ``count(code)`` is told the code of each error answered."""
 
-    def answer(status: int, code: str, message: str, details: list[dict[str, Any]] | None = None,
-               headers: Mapping[str, str] | None = None, hint: str | None = None) -> Response:
-        count(code)
-        return JSONResponse(error_body(code, message, details, hint), status_code=status, headers=headers)
+    async def handle(request: Request, exc: Exception) -> Response:
+        if isinstance(exc, RequestValidationError):
+            details = [{"loc": [str(p) for p in e.get("loc", ())], "message": str(e.get("msg", ""))}
+                       for e in exc.errors()]
+            return _answer(count, 422, "invalid_request", "the request is not valid", details)
+        return error_response(exc, request.url.path, count)
 
-    async def http_error(request: Request, exc: Exception) -> Response:
-        assert isinstance(exc, HTTPException)
+    for kind in (HTTPException, RequestValidationError, StoreError, Exception):
+        app.add_exception_handler(kind, handle)
+
+
+def error_response(exc: Exception, path: str, count: Callable[[str], None]) -> Response:
+    """The JSON answer to ``exc`` raised while serving ``path``: what the app's handlers answer, and
+    what the turn route's fast path (``turn_route``) answers without going through them."""
+    if isinstance(exc, HTTPException):
         if exc.status_code == 400:      # FastAPI's "error parsing the body": bytes json cannot read
-            return answer(422, "invalid_request", "the request is not valid",
-                          [{"loc": ["body"], "message": "the body is not JSON that can be read (UTF-8, "
+            return _answer(count, 422, "invalid_request", "the request is not valid",
+                           [{"loc": ["body"], "message": "the body is not JSON that can be read (UTF-8, "
                                                          "nested less deeply, numbers of fewer digits)"}])
         code = getattr(exc, "code", None) or _CODES.get(exc.status_code, "error")
         message = exc.detail if isinstance(exc.detail, str) else code.replace("_", " ")
-        return answer(exc.status_code, code, message, headers=exc.headers, hint=getattr(exc, "hint", None))
+        return _answer(count, exc.status_code, code, message, headers=exc.headers, hint=getattr(exc, "hint", None))
+    if isinstance(exc, StoreError):
+        log.error("store_unavailable", path=path, error=str(exc))
+        return _answer(count, 503, "store_unavailable", "the session store is unavailable; nothing was applied")
+    log.error("internal_error", path=path, exc_info=exc)
+    return _answer(count, 500, "internal_error", "the server failed to answer; the error is in its log")
 
-    async def invalid(request: Request, exc: Exception) -> Response:
-        assert isinstance(exc, RequestValidationError)
-        details = [{"loc": [str(p) for p in e.get("loc", ())], "message": str(e.get("msg", ""))}
-                   for e in exc.errors()]
-        return answer(422, "invalid_request", "the request is not valid", details)
 
-    async def store_failed(request: Request, exc: Exception) -> Response:
-        log.error("store_unavailable", path=request.url.path, error=str(exc))
-        return answer(503, "store_unavailable", "the session store is unavailable; nothing was applied")
-
-    async def unexpected(request: Request, exc: Exception) -> Response:
-        log.error("internal_error", path=request.url.path, exc_info=exc)
-        return answer(500, "internal_error", "the server failed to answer; the error is in its log")
-
-    app.add_exception_handler(HTTPException, http_error)
-    app.add_exception_handler(RequestValidationError, invalid)
-    app.add_exception_handler(StoreError, store_failed)
-    app.add_exception_handler(Exception, unexpected)
+def _answer(count: Callable[[str], None], status: int, code: str, message: str,
+            details: list[dict[str, Any]] | None = None, headers: Mapping[str, str] | None = None,
+            hint: str | None = None) -> Response:
+    count(code)
+    return JSONResponse(error_body(code, message, details, hint), status_code=status, headers=headers)

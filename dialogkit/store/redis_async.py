@@ -1,5 +1,7 @@
-"""The Redis store's turn on an event loop: the same two scripts as the sync store, sent with
-``redis.asyncio``, so ``Bot.ahandle`` never parks a thread on Redis (docs/serving.md, "ahandle").
+"""The Redis store's turn on an event loop: the same two scripts as the sync store, awaited, so
+``Bot.ahandle`` never parks a thread on Redis (docs/serving.md, "ahandle"). They go over one
+pipelined connection per loop (``resp``) when the URL is a plain ``redis://`` one, else through
+``redis.asyncio``; a waiter's ``BLPOP`` always goes through ``redis.asyncio``.
 
 An asyncio client belongs to the loop it first ran on. One is made per loop, on first use, and
 closed with it: by ``aclose`` (the server's shutdown), or else when ``asyncio.run`` finalises
@@ -17,21 +19,42 @@ from typing import Any
 from dialogkit.errors import StoreError
 from dialogkit.store import redis_scripts as scripts
 from dialogkit.store.cache import SessionCache
+from dialogkit.store.resp import LeanError, LeanScript, Pipe, Target, lean_target
 from dialogkit.store.staging import MarkRunning, PendingWrite, ReadUserSlots, StagedTxn, reading_first
 
 __all__ = ["AsyncRedis"]
 
 
 class _LoopClient:
-    """One loop's client, its two scripts, and the async generator that closes it with the loop."""
+    """One loop's clients: the ``redis`` client, and the pipelined connection (``resp``) that runs a
+    turn's two scripts when the URL is one it speaks; the async generator that closes both with the loop."""
 
-    def __init__(self, client: Any) -> None:
+    def __init__(self, client: Any, target: Target | None, timeout_s: float) -> None:
         self.client = client
-        self.lock_load = client.register_script(scripts.LOCK_LOAD)
-        self.commit = client.register_script(scripts.COMMIT)
-        self.extra: dict[str, Any] = {}      # scripts of other parts (run_script), by source
+        self.target, self.timeout_s = target, timeout_s
+        self.pipe: Pipe | None = None
+        self.connecting = asyncio.Lock()
+        self.scripts: dict[str, tuple[LeanScript, Any]] = {}    # by source: over the pipe, over the client
         self.loop = asyncio.get_running_loop()
-        self.keeper = _close_at_end(client)
+        self.keeper = _close_at_end(self)
+
+    async def run(self, source: str, keys: list[str], args: list[Any]) -> Any:
+        """The script ``source`` under ``keys`` with ``args``: over the pipe, else the ``redis`` client."""
+        pair = self.scripts.get(source)
+        if pair is None:
+            pair = self.scripts[source] = (LeanScript(source), self.client.register_script(source))
+        if self.target is None:
+            return await pair[1](keys=keys, args=args)
+        pipe = self.pipe
+        if pipe is None or pipe.closed:
+            pipe = await self._connect(self.target)
+        return await pair[0](pipe, keys, args)
+
+    async def _connect(self, target: Target) -> Pipe:
+        async with self.connecting:
+            if self.pipe is None or self.pipe.closed:
+                self.pipe = await Pipe.open(target, self.timeout_s)
+            return self.pipe
 
 
 class AsyncRedis:
@@ -64,13 +87,10 @@ class AsyncRedis:
         scripts.remember(self._cache, txn.pending, loaded.base, history_tail)
 
     async def run_script(self, source: str, keys: list[str], args: list[str]) -> Any:
-        """Run a Lua script of another part (the server's rate limits) on this loop's client."""
+        """Run a Lua script of another part (the server's rate limits) on this loop's connection."""
         parts = await self._parts()
-        script = parts.extra.get(source)
-        if script is None:
-            script = parts.extra[source] = parts.client.register_script(source)
         with self._errors():
-            return await script(keys=keys, args=args)
+            return await parts.run(source, keys, args)
 
     async def aclose(self) -> None:
         current, self._current = self._current, None
@@ -83,7 +103,8 @@ class AsyncRedis:
             from redis import asyncio as aioredis
 
             with self._errors():
-                current = _LoopClient(aioredis.Redis.from_url(self._url, **self._options))
+                current = _LoopClient(aioredis.Redis.from_url(self._url, **self._options), lean_target(self._url),
+                                      float(self._options.get("socket_timeout") or 30.0))
             await anext(current.keeper)         # started in this loop, so finalised with it
             self._current = current
         return current
@@ -97,7 +118,7 @@ class AsyncRedis:
         deadline = time.monotonic() + timeout_s
         with self._errors():
             while True:
-                answer = await parts.lock_load(keys=names, args=args)
+                answer = await parts.run(scripts.LOCK_LOAD, keys=names, args=args)
                 step = scripts.after_try(answer, session_id, deadline, timeout_s, self._describe)
                 if step.taken:
                     return scripts.read_loaded(session_id, answer, users, cached)
@@ -110,7 +131,7 @@ class AsyncRedis:
                       base: int = 0) -> None:
         names, args = scripts.commit_args(self._prefix, keys, token, pending, base)
         with self._errors():
-            done = await parts.commit(keys=names, args=args)
+            done = await parts.run(scripts.COMMIT, keys=names, args=args)
         scripts.check_committed(done, pending)
 
     @contextmanager
@@ -119,13 +140,15 @@ class AsyncRedis:
 
         try:
             yield
-        except RedisError as exc:
+        except (RedisError, LeanError) as exc:
             raise StoreError(f"session store {self._describe} failed: {exc}") from exc
 
 
-async def _close_at_end(client: Any) -> AsyncGenerator[None, None]:
-    """Holds ``client`` open until closed: by ``aclose``, or by the loop finalising it at the end."""
+async def _close_at_end(parts: _LoopClient) -> AsyncGenerator[None, None]:
+    """Holds the loop's clients open until closed: by ``aclose``, or by the loop finalising it at the end."""
     try:
         yield
     finally:
-        await client.aclose()
+        if parts.pipe is not None:
+            parts.pipe.close()
+        await parts.client.aclose()
