@@ -38,7 +38,7 @@ import yaml
 from dialogkit.errors import DialogkitError
 
 __all__ = ["Lexicon", "LexiconError", "Writing", "alternation", "auto_languages", "languages", "lexicon",
-           "spaced_languages", "words", "writing"]
+           "lexicon_of_script", "spaced_languages", "words", "writing", "written_in"]
 
 _FIRST = ("zh", "en")
 """The two founding languages lead the merge order (``words(meaning)``); others follow by code."""
@@ -164,6 +164,23 @@ def auto_languages() -> tuple[str, ...]:
 def spaced_languages() -> tuple[str, ...]:
     """The languages whose words stand apart: their words are read by the same word-bounded rules."""
     return tuple(lang for lang in LANGUAGES if lexicon(lang).writing.spaced)
+
+
+@functools.cache
+def written_in(script: str) -> tuple[str, ...]:
+    """The languages written in ``script`` ("han", "latin"): code that reads a script's words
+    (Han numerals, measure words) asks by the script instead of naming a language."""
+    return tuple(lang for lang in LANGUAGES if lexicon(lang).writing.script == script)
+
+
+def lexicon_of_script(script: str) -> Lexicon:
+    """The lexicon of the (first) language written in ``script``: the words a reader of that
+    script's text runs on, e.g. the Han numerals and measure words."""
+    found = written_in(script)
+    if not found:
+        raise LexiconError(f"no lexicon is written in the script {script!r}; the scripts are: "
+                           + ", ".join(sorted({lexicon(lang).writing.script for lang in LANGUAGES})))
+    return lexicon(found[0])
 
 
 def _writing(language: str, entry: Any) -> Writing:

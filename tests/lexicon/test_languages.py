@@ -5,7 +5,17 @@ from __future__ import annotations
 
 import pytest
 
-from dialogkit.lexicon import LexiconError, _checked, auto_languages, languages, lexicon, spaced_languages, writing
+from dialogkit.lexicon import (
+    LexiconError,
+    _checked,
+    auto_languages,
+    languages,
+    lexicon,
+    lexicon_of_script,
+    spaced_languages,
+    writing,
+    written_in,
+)
 
 
 def test_the_languages_are_the_files_present_zh_and_en_first() -> None:
@@ -15,6 +25,19 @@ def test_the_languages_are_the_files_present_zh_and_en_first() -> None:
 def test_auto_chooses_between_zh_and_en_only() -> None:
     assert auto_languages() == ("zh", "en")
     assert spaced_languages() == ("en", "es")
+
+
+def test_code_reading_a_script_asks_for_the_languages_written_in_it() -> None:
+    assert written_in("han") == ("zh",)
+    assert written_in("latin") == ("en", "es")
+    assert lexicon_of_script("han") is lexicon("zh")
+    assert lexicon_of_script("latin") is lexicon("en")
+
+
+def test_a_script_no_lexicon_is_written_in_is_refused_naming_the_scripts() -> None:
+    assert written_in("cyrillic") == ()
+    with pytest.raises(LexiconError, match=r"no lexicon is written in the script 'cyrillic'; the scripts are: han, latin"):
+        lexicon_of_script("cyrillic")
 
 
 SPACED_MEANINGS = (
