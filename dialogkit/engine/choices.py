@@ -13,14 +13,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from dialogkit.lexicon import languages, lexicon
+from dialogkit.lexicon import languages, lexicon_of_script
 from dialogkit.memory.lexicon import EN_ORDINALS, ZH_NUMERALS, ZH_ORDINAL_PREFIX
 from dialogkit.text.phrases import enumerate_items, phrase
 
-_ZH = lexicon("zh")
-_ZH_CLASSIFIER = f"[{_ZH.chars('ordinal_classifiers')}]?"
+_HAN = lexicon_of_script("han")
+_ZH_CLASSIFIER = f"[{_HAN.chars('ordinal_classifiers')}]?"
 _ZH_ORDINAL = re.compile(rf"{ZH_ORDINAL_PREFIX}\s*([{''.join(ZH_NUMERALS)}]|\d+)\s*{_ZH_CLASSIFIER}")
-_ZH_LAST = re.compile(f"(?:{'|'.join(_ZH.words('last_one'))}){_ZH_CLASSIFIER}")
+_ZH_LAST = re.compile(f"(?:{'|'.join(_HAN.words('last_one'))}){_ZH_CLASSIFIER}")
 _EN_ORDINAL = re.compile(r"\b(" + "|".join(sorted(EN_ORDINALS, key=len, reverse=True)) + r")\b", re.IGNORECASE)
 
 

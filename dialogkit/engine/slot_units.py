@@ -13,6 +13,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from dialogkit.lexicon import written_in
 from dialogkit.model.interpretation import Mention
 from dialogkit.spec.schema import Prompt, SlotSpec, prompt_text
 from dialogkit.strings.cjk import is_cjk_char
@@ -35,19 +36,19 @@ def _stem(word: str) -> str:
 
 @dataclass(frozen=True, slots=True)
 class Units:
-    """The words one number slot is asked and labelled with: Chinese characters, English stems."""
+    """The words one number slot is asked and labelled with: Han characters, Latin-script stems."""
 
-    zh: frozenset[str]
-    en: frozenset[str]
+    han: frozenset[str]
+    latin: frozenset[str]
 
     def fits(self, unit: tuple[str, str]) -> bool | None:
         """Whether a number said with ``unit`` counts what this slot counts (None: the unit says nothing)."""
-        language, word = unit
-        if language == "zh":
+        script, word = unit
+        if script == "han":
             if word in _GENERIC_ZH:
                 return None
-            return bool(self.zh & _PEOPLE_ZH) if word in _PEOPLE_ZH else word in self.zh
-        return bool(self.en & _PEOPLE_EN) if word in _PEOPLE_EN else word in self.en
+            return bool(self.han & _PEOPLE_ZH) if word in _PEOPLE_ZH else word in self.han
+        return bool(self.latin & _PEOPLE_EN) if word in _PEOPLE_EN else word in self.latin
 
 
 def _prompts(slot: SlotSpec) -> Iterable[Prompt | None]:
@@ -55,21 +56,27 @@ def _prompts(slot: SlotSpec) -> Iterable[Prompt | None]:
     yield from slot.asks
 
 
+def _texts(slot: SlotSpec, script: str) -> str:
+    """The slot's label and questions in every language written in ``script``."""
+    return " ".join(prompt_text(p, language) for language in written_in(script) for p in _prompts(slot))
+
+
 def slot_units(slot: SlotSpec) -> Units:
-    texts = {language: " ".join(prompt_text(p, language) or "" for p in _prompts(slot)) for language in ("zh", "en")}
-    zh = frozenset(ch for ch in texts["zh"] if is_cjk_char(ch))
-    en = frozenset(_stem(w) for w in re.findall(r"[A-Za-z]+", f"{texts['en']} {slot.name.replace('_', ' ')}"))
-    return Units(zh, en)
+    han = frozenset(ch for ch in _texts(slot, "han") if is_cjk_char(ch))
+    named = f"{_texts(slot, 'latin')} {slot.name.replace('_', ' ')}"
+    latin = frozenset(_stem(w) for w in re.findall(r"[A-Za-z]+", named))
+    return Units(han, latin)
 
 
 def unit_after(mention: Mention, text: str) -> tuple[str, str] | None:
-    """The word a number is counted in: the Chinese measure word its span ends with ("两晚", "3位",
-    "两个人" -> 人), else the English word right after it ("2 nights" -> night); None without one."""
+    """The word a number is counted in, with its script: the Chinese measure word its span ends
+    with ("两晚", "3位", "两个人" -> han 人), else the English word right after it ("2 nights" ->
+    latin night); None without one."""
     tail = _NUMERAL.sub("", mention.text)
     if tail and is_cjk_char(tail[-1]):
         following = text[mention.end:mention.end + 1]
         if tail[-1] in _GENERIC_ZH and following and is_cjk_char(following):
-            return "zh", following          # "三个人": the 个 counts, the 人 says what
-        return "zh", tail[-1]
+            return "han", following          # "三个人": the 个 counts, the 人 says what
+        return "han", tail[-1]
     found = _NEXT_WORD.match(text, mention.end)
-    return ("en", _stem(found.group(1))) if found else None
+    return ("latin", _stem(found.group(1))) if found else None

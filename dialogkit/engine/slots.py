@@ -245,7 +245,7 @@ def _by_unit(layout: SlotLayout, slots: tuple[SlotSpec, ...], said: list[Mention
         named = [name for name, fit in fits.items() if fit]
         if len(named) == 1 and named[0] not in counted:
             counted[named[0]] = mention
-        elif not (unit is not None and unit[0] == "zh" and fits and all(fit is False for fit in fits.values())):
+        elif not (unit is not None and unit[0] == "han" and fits and all(fit is False for fit in fits.values())):
             rest.append(mention)
     return counted, rest
 

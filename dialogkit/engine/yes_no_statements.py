@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from dialogkit.lexicon import lexicon, words
+from dialogkit.lexicon import lexicon_of_script, words
 from dialogkit.spec.schema import SlotSpec
 from dialogkit.understanding.cues import is_question, leading_answer
 from dialogkit.understanding.language import fold
@@ -20,10 +20,10 @@ from dialogkit.understanding.language import fold
 __all__ = ["AnswerWords", "answer_words", "stated_answer"]
 
 # Chinese: the words a statement about the slot may be made of besides the label's own.
-_ZH = lexicon("zh")
-ZH_NEGATIONS = _ZH.words("statement_negations")
-ZH_ASSERTIONS = _ZH.words("statement_assertions")
-ZH_FILLERS = _ZH.words("statement_fillers")
+_HAN = lexicon_of_script("han")
+ZH_NEGATIONS = _HAN.words("statement_negations")
+ZH_ASSERTIONS = _HAN.words("statement_assertions")
+ZH_FILLERS = _HAN.words("statement_fillers")
 # English, word by word.
 EN_NEGATIONS = frozenset({"not", "no", "nobody", "none", "never", "nothing", "neither", "isn't", "aren't", "wasn't",
                           "weren't", "don't", "doesn't", "didn't", "won't", "nope"})

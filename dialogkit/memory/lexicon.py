@@ -17,10 +17,10 @@ import functools
 import re
 from dataclasses import dataclass
 
-from dialogkit.lexicon import Lexicon, languages, lexicon, spaced_languages
+from dialogkit.lexicon import Lexicon, languages, lexicon, lexicon_of_script, spaced_languages
 from dialogkit.strings.cjk import has_cjk
 
-_ZH = lexicon("zh")
+_HAN = lexicon_of_script("han")
 _SPACED: tuple[Lexicon, ...] = tuple(lexicon(code) for code in spaced_languages())
 """The languages whose words stand apart (en, es ...): one set of word-bounded rules reads them
 all, so each ``EN_`` table below holds the words of every one of them, English first."""
@@ -72,42 +72,42 @@ def _pronouns(table: dict[str, str]) -> dict[str, PronounEntry]:
     return {word: _POINTS_AT[points_at] for word, points_at in table.items()}
 
 
-ZH_PRONOUNS: dict[str, PronounEntry] = _pronouns(_ZH.spellings("pronouns"))
+ZH_PRONOUNS: dict[str, PronounEntry] = _pronouns(_HAN.spellings("pronouns"))
 EN_PRONOUNS: dict[str, PronounEntry] = _pronouns(_spellings("pronouns"))
 
 #: Possessive pronouns: bound like the pronoun, written back as "order 12345's".
 EN_POSSESSIVES: dict[str, PronounEntry] = _pronouns(_spellings("possessives"))
 
 #: Characters around 他/她/它 that make it part of another word (其他 "other", 他人 "others", 吉他 "guitar").
-ZH_PRONOUN_BLOCK_BEFORE = _ZH.chars("pronoun_blocked_before")
-ZH_PRONOUN_BLOCK_AFTER = _ZH.chars("pronoun_blocked_after")
+ZH_PRONOUN_BLOCK_BEFORE = _HAN.chars("pronoun_blocked_before")
+ZH_PRONOUN_BLOCK_AFTER = _HAN.chars("pronoun_blocked_after")
 
 #: zh classifiers that may follow 这/那/第N (这个, 那位, 第二笔 ...); 位 marks a person.
-ZH_CLASSIFIERS = _ZH.chars("classifiers")
-ZH_PERSON_CLASSIFIERS = _ZH.chars("person_classifiers")
-ZH_PLACE_CLASSIFIERS = _ZH.chars("place_classifiers")
+ZH_CLASSIFIERS = _HAN.chars("classifiers")
+ZH_PERSON_CLASSIFIERS = _HAN.chars("person_classifiers")
+ZH_PLACE_CLASSIFIERS = _HAN.chars("place_classifiers")
 
 #: 这 points near, 那 far ("这个", "那位"); 个 is the classifier of anything.
-ZH_NEAR = _ZH.chars("demonstratives_near")
-ZH_FAR = _ZH.chars("demonstratives_far")
-ZH_GENERIC_CLASSIFIER = _ZH.words("generic_classifier")[0]
-ZH_WHICH = _ZH.words("which")
+ZH_NEAR = _HAN.chars("demonstratives_near")
+ZH_FAR = _HAN.chars("demonstratives_far")
+ZH_GENERIC_CLASSIFIER = _HAN.words("generic_classifier")[0]
+ZH_WHICH = _HAN.words("which")
 
 #: Words after a bare 这/那 that make it a demonstrative pronoun ("这还没到", "那是我的").
 #: Anything else (这样, 那么, 那就, 这里 ...) is a different word and is left alone.
-ZH_BARE_DEMONSTRATIVE_NEXT = _ZH.words("bare_demonstrative_next")
+ZH_BARE_DEMONSTRATIVE_NEXT = _HAN.words("bare_demonstrative_next")
 
 #: zh words that make a following type noun a definite description without a direction.
-ZH_DEFINITE_PREFIXES = _ZH.words("definite_prefixes")
+ZH_DEFINITE_PREFIXES = _HAN.words("definite_prefixes")
 
 #: The numerals an ordinal counts with (第一 ... 第十): the everyday digits from one, and ten.
 ZH_NUMERALS: dict[str, int] = (
-    {w: v for w, v in (_ZH.values("numerals") | _ZH.values("counting_numerals")).items() if v > 0}
-    | {w: v for w, v in _ZH.values("numeral_units").items() if v == 10})  # fmt: skip
-ZH_ORDINAL_PREFIX = _ZH.words("ordinal_prefix")[0]
+    {w: v for w, v in (_HAN.values("numerals") | _HAN.values("counting_numerals")).items() if v > 0}
+    | {w: v for w, v in _HAN.values("numeral_units").items() if v == 10})  # fmt: skip
+ZH_ORDINAL_PREFIX = _HAN.words("ordinal_prefix")[0]
 
 #: Position words over the last list: index (0-based, negative from the end).
-ZH_POSITION_WORDS: dict[str, int] = _ZH.values("position_words")
+ZH_POSITION_WORDS: dict[str, int] = _HAN.values("position_words")
 
 EN_ORDINALS: dict[str, int] = _values("ordinals")
 #: Articles before an ordinal that make it a reference ("the second", "el segundo").
@@ -139,12 +139,12 @@ EN_DEMONSTRATIVES: dict[str, str] = _spellings("demonstratives")
 EN_PLURAL_DETERMINERS = frozenset(_words("plural_determiners"))
 
 #: Nouns that restrict a description to a kind instead of a type ("那个人", "that person").
-KIND_NOUNS: dict[str, str] = _ZH.spellings("kind_nouns") | _spellings("kind_nouns")
+KIND_NOUNS: dict[str, str] = _HAN.spellings("kind_nouns") | _spellings("kind_nouns")
 
 #: Dictionary of common type heads: head word -> language -> its nouns (en: beside the head itself).
 TYPE_NOUN_LEXICON: dict[str, dict[str, tuple[str, ...]]] = {
     head: {code: lexicon(code).groups("type_nouns").get(head, ()) for code in languages()}
-    for head in _ZH.groups("type_nouns")}
+    for head in _HAN.groups("type_nouns")}
 
 #: Trailing parts of a type name that say how it is written, not what it is (order_id -> order).
 _TYPE_SUFFIXES = frozenset({"id", "no", "num", "number", "code", "ref", "key", "name", "type", "kind"})

@@ -19,7 +19,7 @@ from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 
-from dialogkit.lexicon import alternation, auto_languages, lexicon, words, writing
+from dialogkit.lexicon import alternation, auto_languages, lexicon_of_script, words, writing
 from dialogkit.memory import lexicon as lx
 from dialogkit.memory.tracker import entity_label, find_entity, is_identifier, short_label, type_nouns_of, value_key
 from dialogkit.model.interpretation import Mention
@@ -110,14 +110,14 @@ class Resolution:
             self.shown_text = self.resolved_text
 
 
-_ZH = lexicon("zh")
+_HAN = lexicon_of_script("han")
 _ZH_NUM = "".join(lx.ZH_NUMERALS)
 _ZH_ONE = next(w for w, v in lx.ZH_NUMERALS.items() if v == 1)   # 这一个
 _ZH_PUNCT = "，。！？、；：,.!?;:~… "
-_ZH_COURTESY = f"(?:{alternation(_ZH.words('courtesy'))})?"
-_ZH_ELLIPSIS_VERBS = _ZH.words("ellipsis_verbs")
+_ZH_COURTESY = f"(?:{alternation(_HAN.words('courtesy'))})?"
+_ZH_ELLIPSIS_VERBS = _HAN.words("ellipsis_verbs")
 _ZH_DEMONSTRATIVE = f"[{lx.ZH_NEAR}{lx.ZH_FAR}]"
-_ZH_OBJECT_MARKER = _ZH.words("ellipsis_object_marker")[0]
+_ZH_OBJECT_MARKER = _HAN.words("ellipsis_object_marker")[0]
 _EN_ELLIPSIS = re.compile(
     r"^\s*(?:(?:please|can you|could you|can we|could we|let's|lets|i want to|i'd like to|i need to)\s+)?"
     r"(move|change|reschedule|push|postpone|shift|switch|update|delay|bring|set)\b(\s+it\b)?"
@@ -657,7 +657,7 @@ _ZH_HINT = re.compile("[" + re.escape("".join(sorted({
     w[0] for w in (*lx.ZH_PRONOUNS, lx.ZH_NEAR, lx.ZH_FAR, lx.ZH_ORDINAL_PREFIX, *lx.ZH_WHICH, *lx.ZH_POSITION_WORDS,
                    *lx.ZH_DEFINITE_PREFIXES, *_ZH_ELLIPSIS_VERBS)}))) + "]")
 _EN_COPULA = re.compile(r"(?<!\s)(?:\s*+(?:'s|’s)|\s++(?:is|was))\b", re.IGNORECASE)  # linear
-_ZH_COPULA = re.compile(rf"(?<!\s)\s*+(?:{alternation(_ZH.words('copula'))})")  # linear
+_ZH_COPULA = re.compile(rf"(?<!\s)\s*+(?:{alternation(_HAN.words('copula'))})")  # linear
 _EN_NOUN_COMPOUND = re.compile(r"(?<!\s)\s++(?:number|no\.?|id|code|#)(?=\W|$)", re.IGNORECASE)  # linear
 _EN_COUNT_WORDS = "|".join(word.replace(" ", r"\s+") for word in lx.EN_COUNT_WORDS)
 _EN_COUNT_OF = re.compile(rf"\b(?:\d+|{_EN_COUNT_WORDS})\s+of\s+$", re.IGNORECASE)

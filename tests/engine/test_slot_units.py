@@ -22,8 +22,8 @@ def number(text: str, said: str) -> Mention:
 
 class TestUnitAfter:
     @pytest.mark.parametrize(("text", "said", "unit"), [
-        ("住两晚", "两晚", ("zh", "晚")), ("两个人", "两个", ("zh", "人")), ("3位", "3位", ("zh", "位")),
-        ("for 2 nights", "2", ("en", "night")), ("5 guests", "5", ("en", "guest")), ("三个", "三个", ("zh", "个")),
+        ("住两晚", "两晚", ("han", "晚")), ("两个人", "两个", ("han", "人")), ("3位", "3位", ("han", "位")),
+        ("for 2 nights", "2", ("latin", "night")), ("5 guests", "5", ("latin", "guest")), ("三个", "三个", ("han", "个")),
     ])
     def test_the_word_a_number_is_counted_in(self, text: str, said: str, unit: tuple[str, str]) -> None:
         assert unit_after(number(text, said), text) == unit
@@ -34,17 +34,17 @@ class TestUnitAfter:
 
 
 class TestFits:
-    @pytest.mark.parametrize("unit", [("zh", "晚"), ("en", "night")])
+    @pytest.mark.parametrize("unit", [("han", "晚"), ("latin", "night")])
     def test_nights_count_nights(self, unit: tuple[str, str]) -> None:
         assert NIGHTS.fits(unit) and not GUESTS.fits(unit)
 
-    @pytest.mark.parametrize("unit", [("zh", "人"), ("zh", "位"), ("zh", "名"), ("en", "guest"), ("en", "people"),
-                                      ("en", "adult")])
+    @pytest.mark.parametrize("unit", [("han", "人"), ("han", "位"), ("han", "名"), ("latin", "guest"), ("latin", "people"),
+                                      ("latin", "adult")])
     def test_any_word_for_people_counts_the_people(self, unit: tuple[str, str]) -> None:
         assert GUESTS.fits(unit) and not NIGHTS.fits(unit)
 
     def test_a_generic_measure_word_says_nothing(self) -> None:
-        assert NIGHTS.fits(("zh", "个")) is None and GUESTS.fits(("zh", "个")) is None
+        assert NIGHTS.fits(("han", "个")) is None and GUESTS.fits(("han", "个")) is None
 
     def test_a_slot_without_words_for_people_takes_none(self) -> None:
-        assert not Units(frozenset("晚数"), frozenset({"night"})).fits(("en", "people"))
+        assert not Units(frozenset("晚数"), frozenset({"night"})).fits(("latin", "people"))
