@@ -40,7 +40,7 @@ from dialogkit.store.secrets import plain_at_rest, warn_if_plain
 from dialogkit.strings.limits import MAX_STORED_CHARS, MAX_UNDERSTOOD_CHARS, clean_text
 from dialogkit.strings.redaction import MASK, mask_values
 from dialogkit.text.labels import Texts
-from dialogkit.text.phrases import join
+from dialogkit.text.phrases import join, phrase
 from dialogkit.understanding.rules import RuleUnderstanding
 
 if TYPE_CHECKING:
@@ -70,11 +70,6 @@ class AsyncTransactions(Protocol):
 
 async def _inline(step: Callable[..., T], /, *args: Any) -> T:
     return step(*args)
-
-TOO_LONG = {
-    "zh": "（消息过长：共 {n} 个字符，只读取了前 {k} 个。）",
-    "en": "(Your message is very long: {n} characters; I read the first {k}.)",
-}
 
 
 class Turns:
@@ -168,7 +163,7 @@ class Turns:
             self._migrate(ctx)
         self.append(session, "user", stored, ctx.turn, ctx.language)
         if len(raw) > MAX_UNDERSTOOD_CHARS:
-            ctx.say.append(TOO_LONG[ctx.language].format(n=len(raw), k=MAX_UNDERSTOOD_CHARS))
+            ctx.say.append(phrase("too_long", ctx.language, n=len(raw), k=MAX_UNDERSTOOD_CHARS))
         return ctx, state_before
 
     def _end(self, ctx: TurnContext, reply_text: str, summarizer: Summarizers | None) -> None:

@@ -9,7 +9,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 
-from dialogkit.lexicon import alternation, words
+from dialogkit.lexicon import alternation, words, writing
+from dialogkit.text.phrases import phrase
 
 __all__ = ["ValueFinder", "rule_summary"]
 
@@ -27,7 +28,7 @@ def rule_summary(values_in: ValueFinder, texts: list[str], language: str) -> str
     small talk leaves a one-word marker. Level-2 summaries are summaries of level-1 ones, so a
     value said anywhere in a block survives both folds.
     """
-    zh = language == "zh"
+    written = writing(language)
     found = _Found()
     kept: list[str] = []
     for text in texts:
@@ -39,12 +40,12 @@ def rule_summary(values_in: ValueFinder, texts: list[str], language: str) -> str
             role = match.group(0) if match else ""
             clauses = [c for c in (c.strip() for c in _CLAUSES.split(piece[len(role):])) if found.claims(c, in_text)]
             if clauses:
-                kept.append(role + ("，" if zh else ", ").join(clauses))
-    base = ("；" if zh else "; ").join(kept) if kept else ("闲聊" if zh else "small talk")
+                kept.append(role + written.comma.join(clauses))
+    base = written.clause_separator.join(kept) if kept else phrase("small_talk", language)
     lost = found.missing_from(base)
     if not lost:
         return base
-    return f"{base}（{'、'.join(lost)}）" if zh else f"{base} ({', '.join(lost)})"
+    return phrase("summary_details", language, title=base, details=written.list_separator.join(lost))
 
 
 class _Found:

@@ -52,6 +52,9 @@ PHRASES: dict[str, dict[str, str]] = {
                            "es": "No tengo guardado su {slots}."},
     "cleared_value": {"zh": "好的，{slots}先不定。", "en": "OK, the {slots} is open again.",
                       "es": "De acuerdo, {slots} queda pendiente de nuevo."},
+    "too_long": {"zh": "（消息过长：共 {n} 个字符，只读取了前 {k} 个。）",
+                 "en": "(Your message is very long: {n} characters; I read the first {k}.)",
+                 "es": "(Su mensaje es muy largo: {n} caracteres; he leído los primeros {k}.)"},
     "empty_input": {"zh": "请输入内容。", "en": "Please type a message.",
                     "es": "Escriba un mensaje, por favor."},
     "done": {"zh": "已完成。", "en": "Done.",
@@ -106,6 +109,7 @@ PHRASES: dict[str, dict[str, str]] = {
     "summary_done": {"zh": "已完成{task}", "en": "done: {task}"},
     "summary_failed": {"zh": "{task}失败", "en": "failed: {task}"},
     "summary_cancelled": {"zh": "已取消{task}", "en": "cancelled: {task}"},
+    "small_talk": {"zh": "闲聊", "en": "small talk"},    # a rule summary of rounds that held no value
     "summary_sections": {"zh": "；", "en": ". "},
     "summary_end": {"zh": "", "en": "."},
     "take_over": {"zh": "我已将您的问题转给人工客服，稍后会有工作人员接手。",

@@ -12,7 +12,7 @@ import pytest
 
 from dialogkit.engine.context_view import ContextView
 from dialogkit.engine.ownership import SessionOwnerError
-from dialogkit.engine.pipeline import TOO_LONG, Turns
+from dialogkit.engine.pipeline import Turns
 from dialogkit.engine.policy import Policy
 from dialogkit.engine.turn import TurnContext
 from dialogkit.model.reply import ActionRun
@@ -183,7 +183,10 @@ class TestTurn:
         text = {"zh": "好", "en": "a"}[lang] * (MAX_STORED_CHARS + 10)
         reply = turns_of(parts, clock).handle("s", text)
         saved = parts.store.load("s")
-        assert reply.text.startswith(TOO_LONG[lang].format(n=len(text), k=MAX_UNDERSTOOD_CHARS))
+        n, k = len(text), MAX_UNDERSTOOD_CHARS
+        said = {"zh": f"（消息过长：共 {n} 个字符，只读取了前 {k} 个。）",
+                "en": f"(Your message is very long: {n} characters; I read the first {k}.)"}[lang]
+        assert reply.text.startswith(said)
         assert saved is not None and saved.history[0].content == text[:MAX_STORED_CHARS] + "…[truncated]"
 
     def test_the_policy_is_the_one_given(self, parts: Parts, clock: Clock) -> None:
