@@ -22,21 +22,17 @@ from typing import Any
 
 from dialogkit.actions.registry import ActionContext, ActionOptions
 from dialogkit.errors import ActionError
+from dialogkit.lexicon import languages, lexicon
 from dialogkit.logging import get_logger
 from dialogkit.spec.schema import BotFile, HttpActionSpec
 
-__all__ = ["HEADER", "HttpAction", "HttpSetupError", "http_actions", "is_unbuilt", "unbuilt"]
+__all__ = ["HEADER", "HttpAction", "HttpSetupError", "failure_text", "http_actions", "is_unbuilt", "unbuilt"]
 
 log = get_logger("dialogkit.actions")
 
 HEADER = "Idempotency-Key"
 RETRIED_STATUS = frozenset({408, 429})            # "later", not "never"; every 5xx is retried too
 MAX_WAIT_S = 30.0                                 # the longest Retry-After honoured
-MESSAGES = {
-    "unavailable": {"zh": "服务暂时无法访问", "en": "the service could not be reached"},
-    "refused": {"zh": "服务拒绝了请求", "en": "the service refused the request"},
-    "invalid": {"zh": "服务的答复无效", "en": "the service gave an invalid answer"},
-}
 
 
 class HttpSetupError(ActionError):
@@ -48,9 +44,16 @@ class HttpSetupError(ActionError):
         self.env = env
 
 
+def failure_text(kind: str, language: str) -> str:
+    """What a failed call says (``unavailable``, ``refused``, ``invalid``) in ``language``, from
+    its lexicon's ``http_failures``; a language whose lexicon lacks them says it in English."""
+    said = language in languages() and lexicon(language).has("http_failures")
+    return lexicon(language if said else "en").spellings("http_failures")[kind]
+
+
 def _failure(kind: str, language: str, detail: str | None = None) -> ActionError:
     """The error a flow's ``on_error`` shows as ``{error}``: short, in the turn's language."""
-    text = MESSAGES[kind].get(language, MESSAGES[kind]["en"])
+    text = failure_text(kind, language)
     return ActionError(f"{text}: {detail}" if detail else text)
 
 

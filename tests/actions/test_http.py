@@ -19,7 +19,7 @@ import pytest
 import structlog
 
 from dialogkit import Bot
-from dialogkit.actions.http import MESSAGES
+from dialogkit.actions.http import failure_text
 from dialogkit.actions.loading import load_bot_file, stand_in_actions
 from dialogkit.engine.execution import OUTCOME_UNKNOWN
 from dialogkit.errors import FlowError
@@ -90,6 +90,15 @@ def confirm(path: Path, lang: str, *, store: str = "memory://") -> tuple[Bot, An
     return bot, bot.handle("s1", yes, user_id="alice")
 
 
+@pytest.mark.parametrize(("kind", "lang", "said"), [
+    ("unavailable", "zh", "服务暂时无法访问"), ("unavailable", "en", "the service could not be reached"),
+    ("refused", "zh", "服务拒绝了请求"), ("invalid", "en", "the service gave an invalid answer"),
+    ("refused", "es", "the service refused the request"), ("invalid", "fr", "the service gave an invalid answer"),
+])
+def test_a_failure_is_said_in_the_turns_language_or_else_in_english(kind: str, lang: str, said: str) -> None:
+    assert failure_text(kind, lang) == said
+
+
 class TestSuccess:
     @LANGS
     def test_the_service_gets_the_slots_and_the_key_and_its_answer_is_said(
@@ -142,7 +151,7 @@ class TestRetries:
         backend = service((502, {}))
         bot, reply = confirm(bot_file(), lang)
         assert len(backend.requests) == 3                       # the first try and 2 retries
-        assert MESSAGES["unavailable"][lang] in reply.text and reply.state == "IDLE"
+        assert failure_text("unavailable", lang) in reply.text and reply.state == "IDLE"
         assert reply.actions[0].error is not None
         bot.close()
 
@@ -151,7 +160,7 @@ class TestRetries:
         backend = service((503, {}), (200, {"ticket_id": "T-1"}))
         bot, reply = confirm(bot_file(idempotent=False), "en")
         assert len(backend.requests) == 1
-        assert MESSAGES["unavailable"]["en"] in reply.text
+        assert failure_text("unavailable", "en") in reply.text
         bot.close()
 
     def test_a_refused_connection_is_retried_even_then(self, bot_file: Callable[..., Path],
@@ -165,7 +174,7 @@ class TestRetries:
             bot, reply = confirm(bot_file(idempotent=False), "zh")
         attempts = [e for e in logs if e["event"] == "http_action_attempt_failed"]
         assert [e["attempt"] for e in attempts] == [1, 2, 3]
-        assert MESSAGES["unavailable"]["zh"] in reply.text
+        assert failure_text("unavailable", "zh") in reply.text
         bot.close()
 
 
@@ -176,7 +185,7 @@ class TestAnswers:
         backend = service((200, {"id": "T-1"}))
         with structlog.testing.capture_logs() as logs:
             bot, reply = confirm(bot_file(), lang)
-        assert MESSAGES["invalid"][lang] in reply.text and reply.state == "IDLE"
+        assert failure_text("invalid", lang) in reply.text and reply.state == "IDLE"
         assert len(backend.requests) == 1                     # an answer is not retried
         [event] = [e for e in logs if e["event"] == "http_action_invalid_answer"]
         assert event["action"] == "create_ticket" and event["keys"] == ["id"]
@@ -188,7 +197,7 @@ class TestAnswers:
             self, bot_file: Callable[..., Path], service: Callable[..., Backend], body: Any) -> None:
         service((200, body))
         bot, reply = confirm(bot_file(), "en")
-        assert MESSAGES["invalid"]["en"] in reply.text
+        assert failure_text("invalid", "en") in reply.text
         bot.close()
 
     @LANGS
@@ -205,7 +214,7 @@ class TestAnswers:
         with structlog.testing.capture_logs() as logs:
             bot, reply = confirm(bot_file(), "en")
         assert logs and PHONE not in repr(logs)
-        assert MESSAGES["invalid"]["en"] in reply.text
+        assert failure_text("invalid", "en") in reply.text
         bot.close()
 
 
