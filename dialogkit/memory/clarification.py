@@ -15,6 +15,7 @@ import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Sequence
 
+from dialogkit.lexicon import alternation, words
 from dialogkit.memory import lexicon as lx
 from dialogkit.memory.references import Ambiguity
 from dialogkit.memory.tracker import display_label, is_identifier, type_nouns_of, value_key
@@ -32,8 +33,9 @@ _EN_ORDINAL = re.compile(rf"\b({'|'.join(lx.EN_ORDINALS)})\b", re.IGNORECASE)
 _ORDINAL_WORDS = re.compile(f"{_ZH_ORDINAL.pattern}|{_EN_ORDINAL.pattern}|"
                             + "|".join(map(re.escape, sorted(lx.ZH_POSITION_WORDS, key=len, reverse=True))),
                             re.IGNORECASE)
-_NEGATION = re.compile(r"(不是|不要|别|并非|not|no|isn't|n't)\s*$", re.IGNORECASE)
-_NEGATION_WIDTH = len("isn't")     # the longest word _NEGATION ends with
+_NEGATIONS = words("option_negations")
+_NEGATION = re.compile(rf"({alternation(_NEGATIONS)})\s*$", re.IGNORECASE)
+_NEGATION_WIDTH = max(map(len, _NEGATIONS))     # the longest word _NEGATION ends with
 _CJK_LATIN_GAP = re.compile(f"(?<=[{HAN_RANGES}])(?=[A-Za-z0-9])|(?<=[A-Za-z0-9])(?=[{HAN_RANGES}])")
 
 

@@ -21,7 +21,7 @@ from collections import Counter
 from collections.abc import Iterable
 from functools import lru_cache
 
-from dialogkit.lexicon import writing
+from dialogkit.lexicon import languages, writing
 from dialogkit.model.session import SummaryItem, SummaryState
 from dialogkit.strings.cjk import has_cjk
 from dialogkit.text.phrases import phrase
@@ -37,9 +37,10 @@ RECENT_ITEMS = 12
 EARLIER_GROUPS = 40
 """Folded tasks / items the "earlier" item keeps (oldest go first): bounded, still every recent value."""
 EARLIER_KEY = "~earlier"
-STORED: tuple[str, str] = ("zh", "en")
-"""The languages a summary item is kept in (``SummaryItem.zh`` / ``.en``); a session in another
-language reads the summary in the second (en)."""
+STORED: tuple[str, ...] = tuple(name for name in SummaryItem.model_fields if name in languages())
+"""The languages a summary item is kept in: its fields named after a language (``SummaryItem.zh``
+/ ``.en``, what stored sessions hold); a session in another language reads the summary in the
+second (en)."""
 _ZH, _EN = STORED
 
 

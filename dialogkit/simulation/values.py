@@ -19,7 +19,7 @@ from hypothesis import HealthCheck, Phase, given, seed, settings
 from hypothesis import strategies as st
 
 from dialogkit.engine.choices import Choice
-from dialogkit.lexicon import writing
+from dialogkit.lexicon import lexicon_of_script, writing
 from dialogkit.simulation.catalog import Catalog, EntityInfo, SlotInfo
 from dialogkit.simulation.vocabulary import ORDINALS, YES_NO_VALUES
 from dialogkit.spec.schema import ValidationRule
@@ -29,7 +29,7 @@ PATTERN_ALPHABET = string.ascii_letters + string.digits + "-_.:/@+"
 
 MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September",
           "October", "November", "December")
-CN_NUMERALS = ("零", "一", "二", "三", "四", "五", "六", "七", "八", "九", "十", "十一", "十二")
+CN_NUMERALS = lexicon_of_script("han").words("user_clock_hours")
 
 Strategy = st.SearchStrategy
 YES_NO = "yes_no"
