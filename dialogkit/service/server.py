@@ -18,7 +18,7 @@ import tempfile
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from dialogkit.errors import DialogkitError
 
@@ -143,10 +143,20 @@ def serve(options: ServeOptions) -> None:
         uvicorn.run("dialogkit.service.server:app_from_environment", factory=True, host=options.host,
                     port=options.port, workers=options.workers if options.workers > 1 else None,
                     log_level=_uvicorn_level(options.log_level), access_log=options.log_level == "debug",
-                    timeout_graceful_shutdown=GRACEFUL_S, lifespan="on")
+                    timeout_graceful_shutdown=GRACEFUL_S, lifespan="on", http=_http_protocol())
     finally:
         if made is not None:
             shutil.rmtree(made, ignore_errors=True)
+
+
+def _http_protocol() -> Any:
+    """uvicorn's httptools protocol with a response's writes sent together (``http_writes``);
+    uvicorn's own choice where httptools is not installed."""
+    try:
+        from dialogkit.service.http_writes import HttpToolsBatched
+    except ImportError:
+        return "auto"
+    return HttpToolsBatched
 
 
 def widget_origins(options: ServeOptions | None = None) -> tuple[str, ...]:
