@@ -53,6 +53,7 @@ from dialogkit.errors import ActionError
 from dialogkit.logging import get_logger
 from dialogkit.memory import clarification as clar
 from dialogkit.memory import tracker
+from dialogkit.memory.summary import STORED
 from dialogkit.model.reply import ActionRun
 from dialogkit.model.session import Candidate, PendingClarification, Task
 from dialogkit.spec.compiler import CompiledFlow
@@ -342,8 +343,9 @@ class Policy:
         assert ctx.flow is not None
         say = ctx.flow.spec.execute.say
         if say:
-            # The summary keeps the task's outcome in both languages; the reply is the turn's one.
-            ctx.said = {lang: R.prompt(say, lang, self._outcome_values(ctx, result, lang)) for lang in ("zh", "en")}
+            # The summary keeps the task's outcome in the languages it stores; the reply is the turn's one.
+            ctx.said = {lang: R.prompt(say, lang, self._outcome_values(ctx, result, lang))
+                        for lang in dict.fromkeys((ctx.language, *STORED))}
         self._fire(ctx, "complete")
         self._end_task(ctx, "complete")
         ctx.say.append(ctx.said[ctx.language] if say else R.phrase("done", ctx.language))

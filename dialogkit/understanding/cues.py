@@ -31,13 +31,13 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-from dialogkit.lexicon import alternation, lexicon, words
+from dialogkit.lexicon import alternation, lexicon, lexicon_of_script, spaced_languages, words
 from dialogkit.strings.cjk import count_cjk, has_cjk, is_cjk_char
 from dialogkit.understanding.choices import asks_alternatives, is_any
 from dialogkit.understanding.language import LATIN_WORD
 
 CUE_WINDOW = 300  # cues are about how an utterance starts or what it is as a whole
-_ZH = lexicon("zh")
+_ZH = lexicon_of_script("han")
 
 YES_WORDS = words("yes_words")
 VERB_ANSWERS = frozenset(words("yes_verbs"))
@@ -61,6 +61,15 @@ _EN_CORRECTION = (
     r"\s*(?!thanks|thank|please|sorry|sure|maybe|perhaps)[a-z0-9]+)\b"
     + "".join(f"|{pattern}" for pattern in lexicon("en").words("offer_patterns"))
 )
+_OTHER_SPACED = [lexicon(code) for code in spaced_languages() if code != "en"]
+"""Spaced languages besides English (es ...): their phrase patterns join the English halves."""
+
+
+def _patterns_of_other_spaced(meaning: str) -> str:
+    return "".join(f"|{p}" for lex in _OTHER_SPACED if lex.has(meaning) for p in lex.words(meaning))
+
+
+_EN_CORRECTION += _patterns_of_other_spaced("correction_patterns")
 _VALUE_AFTER_NO = re.compile("|".join([r"\d", *words("value_after_no_patterns")]))   # "no, it's B", "不，是B"
 _ZH_HELP = alternation(_ZH.words("help"))
 _EN_HELP = (
@@ -73,6 +82,7 @@ _EN_FORGET = (
     r"(?:said|told you|wrote|typed)|scratch that|disregard (?:that|my last message)"
     r"|ignore (?:that|my last message))\b"
 )
+_EN_FORGET += _patterns_of_other_spaced("forget_patterns")
 
 
 class _Phrases(NamedTuple):

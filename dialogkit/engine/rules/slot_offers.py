@@ -127,7 +127,7 @@ def yes_no_reply(bot: Bot, ctx: TurnContext, offer: SlotOffer) -> None:
     said = _WANT_COUNT.sub(r"\1，", fold(ctx.interp.text), count=1)    # "要一个吧": yes, one of them
     answer = leading_answer(said, tail_cjk=12, tail_words=10, tail_digits=True)
     value = answer.value if answer is not None and not answer.correction else echo_answer(
-        [bot.texts.ask(flow.spec, slot, language, task.slots) for language in ("zh", "en")], ctx.interp.text)
+        [bot.texts.ask(flow.spec, slot, language, task.slots) for language in bot.texts.languages], ctx.interp.text)
     if value is not None:
         offer.values[slot.name] = value
         offer.surfaces[slot.name] = ctx.interp.text
@@ -202,7 +202,7 @@ def keep_filled_slots(bot: Bot, ctx: TurnContext, offer: SlotOffer) -> None:
                  and task.slots.get(n) is not None and str(task.slots[n]) != str(v)]:
         slot = flow.spec.slot(name)
         named = name in offer.labelled or names_by_value(text, offer.surfaces.get(name, ""), sought) or (
-            slot is not None and any(bot.texts.slot_label(slot, lang).lower() in text for lang in ("zh", "en")))
+            slot is not None and any(bot.texts.slot_label(slot, lang).lower() in text for lang in bot.texts.languages))
         if not named:
             del offer.values[name]
             offer.surfaces.pop(name, None)
@@ -263,7 +263,8 @@ def choice_by_name(bot: Bot, ctx: TurnContext, offer: SlotOffer) -> None:
             continue
         if slot.name in offer.values and offer.surfaces.get(slot.name) not in referred:
             continue
-        if not any((label := bot.texts.slot_label(slot, lang)) and label.lower() in text for lang in ("zh", "en")):
+        labels = (bot.texts.slot_label(slot, lang) for lang in bot.texts.languages)
+        if not any(label and label.lower() in text for label in labels):
             continue
         options = options_of(bot, ctx, slot)
         picked = choice_lists.pick(options, ctx.interp.text) if options else None
