@@ -25,6 +25,7 @@ from dataclasses import replace
 from datetime import datetime
 from functools import cache
 
+from dialogkit.lexicon import auto_languages
 from dialogkit.model.interpretation import Mention, RejectedValue
 from dialogkit.spec.alias_table import AliasTable, alias_table, table_of
 from dialogkit.spec.schema import BotFile, EntityTypeSpec, prompt_text
@@ -126,7 +127,7 @@ def _labels(spec: EntityTypeSpec, taken: set[str], claimed: Callable[[], AliasAu
     word (``_specific``: "商品损坏", "any available manager"). A short label holding no alias may
     be an everyday word ("电话" in "联系电话") and is read only when its slot is asked."""
     labelled = [(canonical, prompt_text(entry.label, language)) for canonical, entry in (spec.values or {}).items()
-                if not isinstance(entry, list) and entry.label is not None for language in ("zh", "en")]
+                if not isinstance(entry, list) and entry.label is not None for language in auto_languages()]
     keys = normalise_aliases([label for _, label in labelled])
     fresh = set(keys) - taken       # a catalogue's labels are mostly its aliases: those are passed over in C
     out: list[tuple[str, str, bool]] = []

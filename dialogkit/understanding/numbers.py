@@ -27,7 +27,7 @@ from collections.abc import Callable, Iterable
 from decimal import Decimal, InvalidOperation
 from typing import Any, NamedTuple, Protocol, TypeVar
 
-from dialogkit.lexicon import alternation, lexicon
+from dialogkit.lexicon import alternation, lexicon, lexicon_of_script
 from dialogkit.strings.cjk import has_cjk, is_cjk_char
 
 
@@ -76,43 +76,43 @@ def longest_first(found: Iterable[Found]) -> list[Found]:
     return non_overlapping(found, lambda f: (f.start - f.end, f.start))
 
 
-_ZH = lexicon("zh")
+_HAN = lexicon_of_script("han")
 _EN = lexicon("en")
 
-CN_DIGITS: dict[str, int] = _ZH.values("numerals") | _ZH.values("counting_numerals") | _ZH.values("formal_numerals")
-CN_SMALL_UNITS: dict[str, int] = _ZH.values("numeral_units") | _ZH.values("formal_numeral_units")
-CN_BIG_UNITS: dict[str, int] = _ZH.values("numeral_big_units")
-CN_TENS: dict[str, str] = _ZH.spellings("numeral_tens")
-CN_EVERYDAY_DIGITS = "".join([*_ZH.values("numerals"), *_ZH.values("counting_numerals")])
+CN_DIGITS: dict[str, int] = _HAN.values("numerals") | _HAN.values("counting_numerals") | _HAN.values("formal_numerals")
+CN_SMALL_UNITS: dict[str, int] = _HAN.values("numeral_units") | _HAN.values("formal_numeral_units")
+CN_BIG_UNITS: dict[str, int] = _HAN.values("numeral_big_units")
+CN_TENS: dict[str, str] = _HAN.spellings("numeral_tens")
+CN_EVERYDAY_DIGITS = "".join([*_HAN.values("numerals"), *_HAN.values("counting_numerals")])
 """零〇一二…九 and 两: the digits people type (not the financial ones), for character classes."""
-CN_TEN = next(u for u, v in _ZH.values("numeral_units").items() if v == 10)
-CN_HUNDRED = next(u for u, v in _ZH.values("numeral_units").items() if v == 100)
+CN_TEN = next(u for u, v in _HAN.values("numeral_units").items() if v == 10)
+CN_HUNDRED = next(u for u, v in _HAN.values("numeral_units").items() if v == 100)
 MAX_DIGIT_STRING = 30
 CN_NUMERAL_CHARS = "".join([*CN_DIGITS, *CN_SMALL_UNITS, *CN_BIG_UNITS, *CN_TENS])
 _TENS_TABLE = str.maketrans(CN_TENS)
-_POINT = _ZH.words("decimal_point")[0]
+_POINT = _HAN.words("decimal_point")[0]
 _TEN_THOUSAND = 10_000
 
 # Measure words (and money units) after which a numeral is a quantity: longer ones first, so
 # that "十分钟" is ten minutes while "十分" alone is the adverb "very".
-CN_COUNTERS = frozenset(_ZH.words("counters"))
-CN_MEASURE_WORDS = _ZH.words("measure_words")
+CN_COUNTERS = frozenset(_HAN.words("counters"))
+CN_MEASURE_WORDS = _HAN.words("measure_words")
 _MEASURE = re.compile("|".join([*CN_MEASURE_WORDS, f"[{''.join(sorted(CN_COUNTERS))}]"]))
 _MEASURE_AFTER_DIGITS = re.compile(rf"\s?(?:{_MEASURE.pattern})")
 # "十件" is ten items; "万一", "千万别" are words: of the numerals without a digit only ten leads.
 _DIGITLESS_LEAD = frozenset(u for u, v in CN_SMALL_UNITS.items() if v == 10)
-_VERY = frozenset(_ZH.words("very"))   # "十分满意": very satisfied, no ten of anything
+_VERY = frozenset(_HAN.words("very"))   # "十分满意": very satisfied, no ten of anything
 
 _CURRENCY_PREFIX = frozenset("$¥€£")
 _ARABIC = re.compile(r"(?<![\d.A-Za-z_])(?:\d{1,3}(?:,\d{3})+|\d+)(?:\.\d+)?(?!\d)")
-_MULTIPLIERS: dict[str, int] = _EN.values("multipliers") | _ZH.values("multipliers")
+_MULTIPLIERS: dict[str, int] = _EN.values("multipliers") | _HAN.values("multipliers")
 _MULTIPLIER = re.compile(
     rf"\s?({alternation(w for w in _EN.values('multipliers') if len(w) == 1)})(?![A-Za-z])"
-    rf"|([{''.join(_ZH.values('multipliers'))}])"
+    rf"|([{''.join(_HAN.values('multipliers'))}])"
     rf"|\s?({alternation(w for w in _EN.values('multipliers') if len(w) > 1)})\b", re.I)
-_CN_UNIT = re.compile(alternation(_ZH.words("currency_units")))
+_CN_UNIT = re.compile(alternation(_HAN.words("currency_units")))
 _UNIT = re.compile(rf"\s?(?:{alternation(_EN.words('currency_units'))})\b|{_CN_UNIT.pattern}|\$", re.I)
-_CN_NUMERAL = re.compile(f"[{CN_NUMERAL_CHARS}]+(?:{re.escape(_POINT)}[{''.join(_ZH.values('numerals'))}]+)?")
+_CN_NUMERAL = re.compile(f"[{CN_NUMERAL_CHARS}]+(?:{re.escape(_POINT)}[{''.join(_HAN.values('numerals'))}]+)?")
 
 EN_UNITS: dict[str, int] = _EN.values("numerals")
 EN_SCALES: dict[str, int] = _EN.values("numeral_scales")
@@ -227,7 +227,7 @@ def _arabic_numbers(text: str) -> list[Found]:
     return found
 
 
-_NOT_A_COUNT_AFTER = frozenset(_ZH.words("ordinal_prefix") + _ZH.words("same"))
+_NOT_A_COUNT_AFTER = frozenset(_HAN.words("ordinal_prefix") + _HAN.words("same"))
 
 
 def _cn_numbers(text: str, whole_text: str) -> list[Found]:
@@ -264,9 +264,9 @@ def _numeral_is_number(literal: str, text: str, end: int, after: re.Match[str] |
     return True
 
 
-_SURNAMES = frozenset(_ZH.words("surnames"))
+_SURNAMES = frozenset(_HAN.words("surnames"))
 """Common single-character surnames: a lone numeral after one is a given name ("张三", "李四")."""
-_NAME_LEADS = frozenset(_ZH.words("name_leads"))
+_NAME_LEADS = frozenset(_HAN.words("name_leads"))
 
 
 def _ends_a_name(text: str, start: int, end: int) -> bool:
