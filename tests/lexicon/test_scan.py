@@ -23,10 +23,10 @@ ROOT = Path(__file__).resolve().parents[2] / "dialogkit"
 EXEMPT = ("lexicon", "text", "spec")
 
 CEILINGS = {
-    "word lists": 4,            # 58 before the lexicon, 22 before the dates, choices and slot words moved
-    "word regexes": 1,          # 57, 43, 2
+    "word lists": 0,            # 58 before the lexicon, 22 before the dates, choices and slot words moved, 1
+    "word regexes": 0,          # 57, 43, 2, 1
     "character classes": 0,     # 19, 11, 1
-    "zh lines": 23,             # 118
+    "zh lines": 0,              # 118, 23, 19: code reading Han text asks the lexicon by script
 }
 """The counts reached so far (see the module docstring for where they must end)."""
 
