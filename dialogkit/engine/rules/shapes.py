@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING
 
 from dialogkit.engine.slots import ANSWER_TYPE
+from dialogkit.lexicon import alternation, words
 from dialogkit.understanding.intents import INTENT_THRESHOLD
 
 if TYPE_CHECKING:
@@ -17,6 +19,10 @@ __all__ = ["BARE_REMAINDER", "IDENTIFIERS", "NUMERIC", "asked_yes_no", "is_bare"
 
 BARE_REMAINDER = 3
 """A bare answer is one value plus at most this many other letters or digits ("是", "就这个")."""
+_POLITE = re.compile("(?<![^\\W\\d_])(?:" + (alternation(w for w in words("fillers") if w.isascii()) or "(?!)")
+                     + ")(?![^\\W\\d_])", re.IGNORECASE)
+"""Fillers of the spaced languages ("please", "thanks", "por favor"), which count as no letters: a
+Chinese one is a character or two and fits in the remainder already."""
 NUMERIC = frozenset({"number", "integer"})
 IDENTIFIERS = frozenset({"phone", "email"})
 
@@ -29,7 +35,7 @@ def is_bare(interp: Interpretation) -> bool:
     text = interp.text
     for start, end in spans:
         text = text[:start] + " " * (end - start) + text[end:]
-    return sum(ch.isalnum() for ch in text) <= BARE_REMAINDER
+    return sum(ch.isalnum() for ch in _POLITE.sub(" ", text)) <= BARE_REMAINDER
 
 
 def asked_yes_no(task: Task | None, flow: CompiledFlow | None) -> SlotSpec | None:

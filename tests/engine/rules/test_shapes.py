@@ -20,6 +20,15 @@ class TestIsBare:
     def test_running_text_two_values_or_a_request_are_not_bare(self, lang: str, text: str) -> None:
         assert not is_bare(seen(idle(lang), text).ctx.interp)
 
+    @pytest.mark.parametrize(("lang", "text"), [("zh", "笔记本，谢谢"), ("en", "laptop, please"),
+                                                ("en", "the laptop, thank you"), ("en", "12345, thanks")])
+    def test_a_polite_word_beside_the_value_counts_for_nothing(self, lang: str, text: str) -> None:
+        assert is_bare(seen(idle(lang), text).ctx.interp)
+
+    @pytest.mark.parametrize(("lang", "text"), [("en", "laptop, pleased to meet you"), ("en", "laptop, thanks a lot")])
+    def test_other_words_beside_a_polite_one_still_count(self, lang: str, text: str) -> None:
+        assert not is_bare(seen(idle(lang), text).ctx.interp)
+
 
 class TestAskedYesNo:
     @pytest.mark.parametrize("lang", ["zh", "en"])
