@@ -11,6 +11,8 @@ mid-turn leaves one there): the processor finishes that task.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
+
 from dialogkit.engine.commands import Command
 from dialogkit.engine.rules import cancelling, forgetting, in_task, proposed, questions, replies, starting
 from dialogkit.engine.rules.base import ANY, COLLECTING, CONFIRMING, IDLE, TASK, Bot, Rule, Seen
@@ -90,11 +92,15 @@ RULES: tuple[Rule, ...] = (
 )
 
 
+_BY_STATE: dict[str, tuple[Callable[[Seen], Sequence[Command]], ...]] = {
+    state: tuple(rule.run for rule in RULES if state in rule.states) for state in ANY}
+"""The rules that read a turn in each state, in their order: worked out once, not per turn."""
+
+
 def generate(seen: Seen) -> list[Command]:
-    """The commands the rules make of this turn (none: the processor's slot handling takes it)."""
-    state = seen.ctx.session.state
-    for rule in RULES:
-        if state in rule.states and (made := rule.run(seen)):
+    """The commands of the first rule that decides this turn (none: a task found in EXECUTION)."""
+    for run in _BY_STATE[seen.ctx.session.state]:
+        if made := run(seen):
             seen.emitted.extend(made)
-            return seen.emitted
+            break
     return seen.emitted
