@@ -227,7 +227,7 @@ def options_of(bot: Bot, ctx: TurnContext, slot: SlotSpec) -> list[choice_lists.
 
 def choose(bot: Bot, ctx: TurnContext, offer: SlotOffer) -> str | None:
     """An answer to a question with choices: the choice it names fills the slot; a value outside
-    them is refused: the message that lists them."""
+    them is refused: the message that names it (the question, asked again, lists the choices)."""
     task, flow = ctx.task, ctx.flow
     pending = task.pending_slot if task is not None else None
     slot = flow.spec.slot(pending) if flow is not None and pending else None
