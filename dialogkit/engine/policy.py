@@ -41,6 +41,7 @@ from dialogkit.engine.commands import (
     SetSlots,
     StartFlow,
 )
+from dialogkit.engine.doubtful_values import doubt, typo_doubt
 from dialogkit.engine.faq import FaqIndex
 from dialogkit.engine.forget_value import ForgetValue
 from dialogkit.engine.handoff import handoff_context, take_over_message
@@ -223,7 +224,7 @@ class Policy:
         task = next(t for t in ctx.session.stack if t.id == command.task)
         flow = self.flows[task.flow]
         kept = {name: value for name, value in command.offer.values.items()
-                if (slot := flow.spec.slot(name)) is not None
+                if (slot := flow.spec.slot(name)) is not None and not self._in_doubt(ctx, slot, value)
                 and validate_slot(slot, value, ctx.language, self.actions.validate) is None}
         if not kept:
             self._failure(ctx, None)
@@ -239,6 +240,12 @@ class Policy:
         ctx.explain("for_waiting_task", f"kept {', '.join(kept)} for {flow.name}", command.words)
         ctx.say.append(R.phrase("noted", ctx.language, items=R.enumerate_items(labels, ctx.language)))
         self._reask(ctx)
+
+    @staticmethod
+    def _in_doubt(ctx: TurnContext, slot: SlotSpec, value: Any) -> bool:
+        """A value the active task would ask about before writing (shaped like a phone number, or
+        read through a typo) is not kept for a waiting one, which cannot ask now."""
+        return doubt(slot, value, ctx.language) is not None or typo_doubt(ctx, slot.entity, value) is not None
 
     def _correct(self, ctx: TurnContext, offer: SlotOffer) -> None:
         """New values at the confirmation. A rejection whose new value cannot be taken as it is

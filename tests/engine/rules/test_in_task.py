@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from dialogkit.engine.commands import AnswerFaq, Confirm, Deny, Help, NotUnderstood, SetSlots, StartFlow
+from dialogkit.engine.policy import Policy
 from dialogkit.engine.rules.in_task import (
     aside,
     confirm,
@@ -171,3 +172,15 @@ class TestForWaitingTask:
     @pytest.mark.parametrize(("lang", "text"), [("zh", "晚上7点"), ("en", "at 7pm")])
     def test_with_no_task_waiting_there_is_nothing_to_keep(self, lang: str, text: str) -> None:
         assert for_waiting_task(seen(collecting(lang, "check_status", "order_id"), text)) == []
+
+
+class TestKeptForWaitingTask:
+    """The processor keeps for a waiting task only the values it would write without asking."""
+
+    @pytest.mark.parametrize("lang", ["zh", "en"])
+    def test_a_value_shaped_like_a_phone_number_is_not_kept(self, lang: str) -> None:
+        turn = seen(collecting(lang, "check_status", "order_id"), "13812345678")
+        slot = turn.bot.flows["report_issue"].spec.slot("order_id")
+        assert slot is not None
+        assert Policy._in_doubt(turn.ctx, slot, "13812345678")
+        assert not Policy._in_doubt(turn.ctx, slot, "12345")
