@@ -163,7 +163,7 @@ class Grounding:
             return set()
         resolution = references.resolve(ctx.session, ctx.interp.text, ctx.language, turn=ctx.turn,
                                          mentions=ctx.interp.mentions, expected_types={type_name},
-                                         reads_as=self.understanding.extract)
+                                         reads_as=ctx.interp.read_as)
         return {str(b.entity.value) for b in resolution.bindings if b.entity.type == type_name}
 
 

@@ -44,7 +44,7 @@ class LookAhead:
         resolution = references.resolve(
             session, ctx.text, ctx.language, turn=ctx.turn, mentions=ctx.interp.mentions,
             expected_types=self._expected_types(ctx, flow), task_object_label=object_label, texts=self.texts,
-            reads_as=self.understanding.extract,
+            reads_as=ctx.interp.read_as,
         )
         if self._corrects_a_value(ctx, flow) or self._leaves_asked_open(ctx, flow):
             resolution = self._without_replaced_referents(resolution)
@@ -77,7 +77,7 @@ class LookAhead:
         types = {s.entity for s in flow.spec.slots if s.entity}
         if any(m.type in types for m in ctx.interp.mentions):
             return True
-        return bool(self.understanding.extract(ctx.interp.text, types))
+        return bool(ctx.interp.read_as(types))
 
     @staticmethod
     def _expected_types(ctx: TurnContext, flow: CompiledFlow | None) -> set[str]:
@@ -125,7 +125,7 @@ class LookAhead:
         ctx.text = pending.original_text
         resolution = references.resolve(ctx.session, pending.original_text, ctx.language, turn=ctx.turn,
                                         mentions=ctx.interp.mentions, texts=self.texts,
-                                        reads_as=self.understanding.extract)
+                                        reads_as=ctx.interp.read_as)
         if entity is not None:
             resolution = references.bind_choice(resolution, entity, ctx.language, self.texts)
         self.use(ctx, resolution)

@@ -2,7 +2,7 @@
 
 import pytest
 
-from dialogkit.engine.instead import request_after_cancel
+from dialogkit.understanding.instead import request_after_cancel
 
 
 @pytest.mark.parametrize(("text", "asked"), [
