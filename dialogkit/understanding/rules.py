@@ -14,12 +14,12 @@ from the bot's clock, so a fake clock decides what "明天" and "next Friday" me
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Sequence
 from datetime import datetime
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from dialogkit.model.interpretation import Instead, Interpretation, Mention, RejectedValue
+from dialogkit.model.interpretation import Instead, IntentScore, Interpretation, Mention, RejectedValue
 from dialogkit.spec.schema import BotFile
 from dialogkit.understanding.builtins import ALWAYS_TRACKED, BUILTIN_FINDERS
 from dialogkit.understanding.choices import determines
@@ -28,6 +28,7 @@ from dialogkit.understanding.entities import EntityExtractor
 from dialogkit.understanding.instead import request_after_cancel
 from dialogkit.understanding.intents import IntentScorer, example_reader
 from dialogkit.understanding.language import detect_language, fold
+from dialogkit.understanding.stand_ins import StandIn, with_stand_ins
 from dialogkit.understanding.turn_mentions import TurnMentions
 
 
@@ -94,6 +95,13 @@ class RuleUnderstanding:
         folded = fold(words)
         mentions, _ = self._mentions(words, folded, now)
         return Instead(words, tuple(self.intents.score(folded, mentions, folded.lower())))
+
+    def intents_with(self, reading: Interpretation, stand_ins: Sequence[StandIn]) -> list[IntentScore]:
+        """The intents of the turn read in ``reading`` with ``stand_ins`` in place of some of its
+        words (a reference's referent): scored again from the reading made, nothing read again."""
+        text, mentions = with_stand_ins(reading, stand_ins)
+        folded = fold(text)
+        return self.intents.score(folded, mentions, folded.lower())
 
     def extract(self, text: str, types: Collection[str] | None = None, *,
                 now: datetime | None = None) -> list[Mention]:
