@@ -153,7 +153,8 @@ class Grounding:
         """The values of ``type_name`` the rules read in this turn's words, however the numbers are written."""
         now = self.understanding.local_time(ctx.now)
         found = {str(m.value) for m in ctx.interp.mentions if m.type == type_name}
-        for reading in _readings(ctx.interp.text):
+        found.update(str(m.value) for m in ctx.interp.read_as((type_name,)))    # the words as written
+        for reading in _rewritten(ctx.interp.text):
             found.update(str(m.value) for m in self.understanding.extract(reading, [type_name], now=now))
         return found
 
@@ -163,14 +164,14 @@ class Grounding:
             return set()
         resolution = references.resolve(ctx.session, ctx.interp.text, ctx.language, turn=ctx.turn,
                                          mentions=ctx.interp.mentions, expected_types={type_name},
-                                         reads_as=self.understanding.extract)
+                                         reads_as=ctx.interp.read_as)
         return {str(b.entity.value) for b in resolution.bindings if b.entity.type == type_name}
 
 
-def _readings(text: str) -> Iterator[str]:
-    """``text`` as written, with digits read out, and with numbers in words: each distinct one once."""
+def _rewritten(text: str) -> Iterator[str]:
+    """``text`` with digits read out, and with numbers in words: each one once, if not ``text``
+    itself (the turn's reading reads that)."""
     seen = {text}
-    yield text
     for reading in (spelled_digits(text), _numbers_in_digits(fold(text))):
         if reading not in seen:
             seen.add(reading)

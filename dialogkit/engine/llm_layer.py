@@ -179,7 +179,7 @@ class LLMLayer:
             slot = flow.slot(task.pending_slot) if flow is not None else None
             if slot is not None and slot.sensitive:
                 return None  # this message answers a sensitive question: it never leaves the process
-        hidden = self._sensitive.values(ctx.interp, self.understanding.extract) if self._sensitive else []
+        hidden = self._sensitive.values(ctx.interp) if self._sensitive else []
         messages = self.view.build(session, extra_sensitive=hidden).messages
         active = session.flow
         pending = task.pending_slot if task is not None else None

@@ -2,7 +2,9 @@
 
 "它现在怎么样？" after order 12345 is a status question about 12345. The binding itself takes
 effect later, in the ``resolve_references`` memory action (slots filled, or the clarification
-asked); here the references only change which intent the turn reads as.
+asked); here the references only change which intent the turn reads as. The turn is not read
+again: its reading is scored again with the referents' words and values in the references' place
+(no entity looked for, no cue read), and the turn's cues stay its own.
 """
 
 from __future__ import annotations
@@ -12,18 +14,20 @@ from collections.abc import Mapping
 
 from dialogkit.engine.turn import TurnContext
 from dialogkit.memory import references, tracker
-from dialogkit.model.interpretation import Interpretation, Mention
-from dialogkit.model.session import Candidate, PendingClarification
+from dialogkit.model.interpretation import Mention
+from dialogkit.model.session import Candidate, Entity, PendingClarification
 from dialogkit.spec.compiler import CompiledFlow
 from dialogkit.spec.schema import prompt_text
 from dialogkit.text.labels import Texts
 from dialogkit.understanding.rules import RuleUnderstanding
+from dialogkit.understanding.stand_ins import StandIn
 
 __all__ = ["LookAhead"]
 
 
 class LookAhead:
-    """Reference look-ahead for one bot: its understanding re-reads the resolved text."""
+    """Reference look-ahead for one bot: its understanding scores the turn's intents again with
+    the referents standing where the references were (``RuleUnderstanding.intents_with``)."""
 
     def __init__(self, understanding: RuleUnderstanding, flows: Mapping[str, CompiledFlow], texts: Texts) -> None:
         self.understanding = understanding
@@ -44,7 +48,7 @@ class LookAhead:
         resolution = references.resolve(
             session, ctx.text, ctx.language, turn=ctx.turn, mentions=ctx.interp.mentions,
             expected_types=self._expected_types(ctx, flow), task_object_label=object_label, texts=self.texts,
-            reads_as=self.understanding.extract,
+            reads_as=ctx.interp.read_as,
         )
         if self._corrects_a_value(ctx, flow) or self._leaves_asked_open(ctx, flow):
             resolution = self._without_replaced_referents(resolution)
@@ -77,7 +81,7 @@ class LookAhead:
         types = {s.entity for s in flow.spec.slots if s.entity}
         if any(m.type in types for m in ctx.interp.mentions):
             return True
-        return bool(self.understanding.extract(ctx.interp.text, types))
+        return bool(ctx.interp.read_as(types))
 
     @staticmethod
     def _expected_types(ctx: TurnContext, flow: CompiledFlow | None) -> set[str]:
@@ -91,7 +95,7 @@ class LookAhead:
         return {s.entity for s in flow.spec.slots if s.entity}
 
     def use(self, ctx: TurnContext, resolution: references.Resolution) -> None:
-        """Take a resolution into the turn: the resolved text, and the intents read from it."""
+        """Take a resolution into the turn: the resolved text, and the intents it reads as."""
         ctx.resolution = resolution
         if resolution.resolved_text != resolution.text:
             ctx.resolved_text = resolution.shown_text
@@ -100,33 +104,61 @@ class LookAhead:
             # and the transition's resolve_references then stops it to ask which one.
             ref, first = resolution.ambiguity.reference, resolution.ambiguity.candidates[0]
             label = tracker.entity_label(first, ctx.language, self.texts)
-            probe = resolution.text[:ref.start] + label + resolution.text[ref.end:]
-            ctx.interp.intents = self._interpret(ctx, probe).intents
+            probe = StandIn(ref.start, ref.end, label, self._named(label, [first], ctx.language))
+            ctx.interp.intents = self.understanding.intents_with(ctx.interp, [probe])
         if resolution.bindings:
-            again = self._interpret(ctx, resolution.resolved_text)
             own = {(m.type, str(m.value)) for m in ctx.interp.mentions}
-            ctx.interp.intents = again.intents
-            ctx.interp.cues = ctx.interp.cues | again.cues
+            ctx.interp.intents = self.understanding.intents_with(ctx.interp, self._stand_ins(resolution, ctx.language))
             ctx.bound_mentions = [
-                Mention(type=b.entity.type, value=b.entity.value, text=b.reference.expression,
-                        start=b.reference.start, end=b.reference.end, kind=b.entity.kind,
-                        builtin=b.entity.type not in self.texts.spec.entities)
+                self._mention(b.entity, b.reference.expression, b.reference.start)
                 for b in resolution.bindings if (b.entity.type, str(b.entity.value)) not in own
             ]
 
-    def _interpret(self, ctx: TurnContext, text: str) -> Interpretation:
-        """Text of this turn read again: at the turn's time, as the pipeline read the turn."""
-        return self.understanding.interpret(text, ctx.language, now=self.understanding.local_time(ctx.now))
+    def _stand_ins(self, resolution: references.Resolution, language: str) -> list[StandIn]:
+        """Each rewrite of the resolved text (``resolved_text``, for understanding), with the referents it names."""
+        bound: dict[tuple[int, int], list[Entity]] = {}
+        for b in resolution.bindings:
+            bound.setdefault((b.reference.start, b.reference.end), []).append(b.entity)
+        return [StandIn(start, end, read, self._named(read, bound.get((start, end), []), language))
+                for start, end, read, _ in resolution.edits]
+
+    def _named(self, words: str, entities: list[Entity], language: str) -> tuple[Mention, ...]:
+        """The referents as mentions where ``words`` name them, in order: the identifier of
+        "订单12345" (its type noun stays a word of the request, as the user might have written
+        it), the "电脑" of "那台电脑". A lone referent whose name is not in them (a task's
+        phrase) is named by all of them."""
+        found: list[Mention] = []
+        lowered, at = words.lower(), 0
+        for entity in entities:
+            name = tracker.short_label(entity, language, self.texts)
+            start = lowered.find(name.lower(), at) if name else -1
+            if start >= 0:
+                found.append(self._mention(entity, words[start:start + len(name)], start))
+                at = start + len(name)
+            elif len(entities) == 1:
+                found.append(self._mention(entity, words, 0))
+        return tuple(found)
+
+    def _mention(self, entity: Entity, words: str, start: int) -> Mention:
+        """A referent as a mention of the turn, written as ``words`` at ``start``."""
+        return Mention(type=entity.type, value=entity.value, text=words, start=start, end=start + len(words),
+                       kind=entity.kind, builtin=entity.type not in self.texts.spec.entities)
 
     def replay_with_choice(self, ctx: TurnContext, pending: PendingClarification, choice: Candidate) -> None:
-        """Continue the request a clarification interrupted, with the chosen referent bound."""
+        """Continue the request a clarification interrupted, with the chosen referent bound.
+
+        The request is an earlier turn's words ("它还没到", before "哪一个？" and the choice): the
+        reading this turn made is of the choice, so the request is read once, here, at this
+        turn's time, and it stands for the turn from now on."""
         entity = ctx.session.entity(choice.entity_id) if choice.entity_id else None
-        ctx.interp = self._interpret(ctx, pending.original_text)
+        now = self.understanding.local_time(ctx.now)
+        ctx.interp = self.understanding.interpret(pending.original_text, ctx.language, now=now)
         ctx.text = pending.original_text
         resolution = references.resolve(ctx.session, pending.original_text, ctx.language, turn=ctx.turn,
                                         mentions=ctx.interp.mentions, texts=self.texts,
-                                        reads_as=self.understanding.extract)
+                                        reads_as=ctx.interp.read_as)
         if entity is not None:
             resolution = references.bind_choice(resolution, entity, ctx.language, self.texts)
         self.use(ctx, resolution)
         ctx.resolved_text = resolution.shown_text
+

@@ -11,16 +11,14 @@ for a slot of those types (the whole match, not only the part a type parse norma
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Collection
 
 from dialogkit.engine.slots import SlotLayout
-from dialogkit.model.interpretation import Interpretation, Mention
+from dialogkit.model.interpretation import Interpretation
 from dialogkit.spec.schema import BotFile
 from dialogkit.strings.redaction import EMAIL, PHONE
 
 __all__ = ["SensitiveReading"]
 
-Extract = Callable[[str, Collection[str]], list[Mention]]
 _DETECTORS = {"phone": PHONE, "email": EMAIL}
 
 
@@ -42,7 +40,7 @@ class SensitiveReading:
     def __bool__(self) -> bool:
         return bool(self._labelled or self._types)
 
-    def values(self, interp: Interpretation, extract: Extract) -> list[str]:
+    def values(self, interp: Interpretation) -> list[str]:
         """Every text of the message a sensitive slot could take, as written and as read."""
         text = interp.text
         found: list[str] = []
@@ -51,7 +49,7 @@ class SensitiveReading:
             if match and match.group(1).strip():
                 found.append(match.group(1).strip())
         if self._types:
-            mentions = [*interp.mentions, *extract(text, self._types)]
+            mentions = [*interp.mentions, *interp.read_as(self._types)]
             found.extend(t for m in mentions if m.type in self._types for t in (m.text, str(m.value)))
             found.extend(match.group(0) for pattern in self._detectors for match in pattern.finditer(text))
         return [value for value in dict.fromkeys(found) if value.strip()]

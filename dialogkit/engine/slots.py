@@ -47,17 +47,17 @@ def offer_slots(
     filled: dict[str, Any],
     pending_slot: str | None,
     read_every_type: bool = False,
-    extract: Callable[[str, set[str]], list[Mention]],
     extra_mentions: Sequence[Mention] = (),
 ) -> SlotOffer:
-    """Map the turn's mentions onto the flow's slots.
+    """Map the turn's mentions onto the flow's slots (and, where a slot's own type must be read
+    though another type claimed the words, the turn read as that type: ``interp.read_as``).
 
     Slots sharing one entity type take the values in order of mention, unfilled slots first;
     one slot offered two different values is a conflict the bot asks about (see docs/behaviours.md,
     item 2), unless the user is correcting themselves ("不是A，是B" / "not A but B"), where the last wins.
     """
     offer = SlotOffer()
-    if _bare_answer(offer, layout, interp, pending_slot, extract, extra_mentions):
+    if _bare_answer(offer, layout, interp, pending_slot, extra_mentions):
         return offer
     # A referent fills a slot only when the utterance names no value of that type itself:
     # "actually it's 67890" corrects to 67890, not to whatever "it" pointed at.
@@ -66,7 +66,7 @@ def offer_slots(
         direct_types = {m.type for m in mentions}
         mentions = [*mentions, *(m for m in extra_mentions if m.type not in direct_types)]
     counts = _counts(interp.mentions, interp.text) | counts_of_listed(layout, interp.mentions, interp.text)
-    used = _offer_labelled(offer, layout, interp.text, extract)
+    used = _offer_labelled(offer, layout, interp)
     unread: list[tuple[str, tuple[SlotSpec, ...], bool]] = []
     for type_name, slots in layout.by_type.items():
         if type_name == ANSWER_TYPE:
@@ -90,7 +90,7 @@ def offer_slots(
         slots = tuple(s for s in among if s.name not in offer.values)
         if not slots:
             continue
-        said = [m for m in extract(interp.text, {type_name}) if m.start not in counts and not _inside(m, used)
+        said = [m for m in interp.read_as((type_name,)) if m.start not in counts and not _inside(m, used)
                 and not any(r.start <= m.start and m.end <= r.end for r in interp.rejected)
                 and not determines(m.text, interp.text, m.end)
                 and (read_all or _role_beside(layout, slots, m, interp.text))]
@@ -120,11 +120,11 @@ def _inside(mention: Mention, spans: Sequence[Mention]) -> bool:
     return any(mention.start < u.end and u.start < mention.end for u in spans)
 
 
-def _offer_labelled(offer: SlotOffer, layout: SlotLayout, text: str,
-                    extract: Callable[[str, set[str]], list[Mention]]) -> list[Mention]:
+def _offer_labelled(offer: SlotOffer, layout: SlotLayout, interp: Interpretation) -> list[Mention]:
     """A value said right after a slot's label is that slot's, read as its type, though another type
     claims the words: "联系电话13812345678" is the contact phone even where the bot's tracking-number
     pattern also takes eleven digits. The values taken, so no other slot reads them again."""
+    text = interp.text
     taken: list[Mention] = []
     found_by_type: dict[str, list[Mention]] = {}
     after_labels: dict[str, list[Mention]] = {}     # slot -> the values said right after its label
@@ -132,7 +132,7 @@ def _offer_labelled(offer: SlotOffer, layout: SlotLayout, text: str,
     for slot, found_matches in matches:
         assert slot.entity is not None
         if found_matches and slot.entity not in found_by_type:
-            found_by_type[slot.entity] = extract(text, {slot.entity})
+            found_by_type[slot.entity] = interp.read_as((slot.entity,))
         after_labels[slot.name] = [m for match in found_matches for m in found_by_type.get(slot.entity, ())
                                    if _right_after(m, match.end(), text)]
     for slot, found_matches in matches:
@@ -162,7 +162,7 @@ _BARE_EDGES = " \t\n。.!！~～,，"
 
 
 def _bare_answer(offer: SlotOffer, layout: SlotLayout, interp: Interpretation, pending_slot: str | None,
-                 extract: Callable[[str, set[str]], list[Mention]], extra: Sequence[Mention] = ()) -> bool:
+                 extra: Sequence[Mention] = ()) -> bool:
     """An answer that is one value of the asked slot's type and nothing else ("5000" to "what limit?")
     is that slot's, though another type reads the same words (a card pattern that takes any lone
     number): True when it is, with the value offered to the asked slot alone. The turn's extra
@@ -175,7 +175,7 @@ def _bare_answer(offer: SlotOffer, layout: SlotLayout, interp: Interpretation, p
     start, end = len(text) - len(text.lstrip(_BARE_EDGES)), len(text.rstrip(_BARE_EDGES))
     if start >= end or not any(m.start <= start and m.end >= end for m in interp.mentions):
         return False
-    read = [*extract(text, {asked.entity}), *(m for m in extra if m.type == asked.entity)]
+    read = [*interp.read_as((asked.entity,)), *(m for m in extra if m.type == asked.entity)]
     whole = [m for m in read if m.start <= start and m.end >= end]
     if len({str(m.value) for m in whole}) != 1:
         return False

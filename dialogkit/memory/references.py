@@ -28,8 +28,9 @@ from dialogkit.strings.cjk import has_cjk
 from dialogkit.text.labels import Texts
 from dialogkit.text.phrases import spoken_list
 
-ReadsAs = Callable[[str, Collection[str]], Sequence[Mention]]
-"""(text, entity types) -> the values of those types in the text, wherever another type claimed them."""
+ReadsAs = Callable[[Collection[str]], Sequence[Mention]]
+"""entity types -> the values of those types in the turn's words, wherever another type claimed
+them (the turn's ``Interpretation.read_as``)."""
 
 __all__ = ["Ambiguity", "Binding", "ReadsAs", "Reference", "Resolution", "bind_choice", "find_references",
            "referent_text", "resolve", "task_phrase"]
@@ -742,8 +743,8 @@ def resolve(session: Session, text: str, language: str, *, turn: int, mentions: 
     utterance with no object ("改到下午三点") is completed with it. The first ambiguous
     reference is returned in ``ambiguity`` and left unreplaced; the others are still bound.
     ``texts`` (the bot's labels) names a referent the user never named in the turn's language.
-    ``reads_as(text, types)`` (the understanding's ``extract``) reads a value as given types even
-    where the turn's reading gave its span to another type ("damaged": an issue, and a reason).
+    ``reads_as(types)`` (the reading's ``read_as``) reads ``text`` as given types even where the
+    turn's reading gave a span to another type ("damaged": an issue, and a reason).
     """
     written = _written_language(text, language)
     if not writing(written).spaced and not _ZH_HINT.search(text):
@@ -831,7 +832,7 @@ def _states_its_value(ref: Reference, mentions: Sequence[Mention], text: str,
     if any(m.start == start and m.type in types for m in mentions):
         return True
     try:
-        return reads_as is not None and any(m.start == 0 for m in reads_as(text[start:], types))
+        return reads_as is not None and any(m.start == start for m in reads_as(types))
     except ValueError:  # an entity stored before the bot file dropped its type: no value of it to read
         return False
 

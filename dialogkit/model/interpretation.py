@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -38,6 +39,23 @@ class IntentScore:
     score: float         # 0..1; keywords and example similarity combined
 
 
+@dataclass(frozen=True, slots=True)
+class Instead:
+    """What a turn asks for after giving up ("那算了，帮我推荐一个餐厅" / "never mind, book a table
+    instead"): the words after the clause that cancels, and their intents, read as if said alone."""
+
+    words: str
+    intents: tuple[IntentScore, ...]
+
+    @property
+    def top_intent(self) -> IntentScore | None:
+        return self.intents[0] if self.intents else None
+
+
+MentionReader = Callable[[Collection[str]], list[Mention]]
+"""Every mention of the given types in one turn's words, overlaps kept: the turn read as those types."""
+
+
 @dataclass(slots=True)
 class Interpretation:
     """One user turn as understood.
@@ -47,7 +65,8 @@ class Interpretation:
     "I don't care": the asked slot takes its type's ``any`` value) and ``alternatives`` ("还有别的
     吗", "any other options?": the user wants other choices, the task's values stay).
     ``rejected`` lists values written in the form of a date or time but impossible ("2月30日",
-    "25:00"): they are in no mention, and the user should be told.
+    "25:00"): they are in no mention, and the user should be told. ``instead`` is the request a
+    cancelling turn goes on to make, if any.
     """
 
     text: str
@@ -58,6 +77,20 @@ class Interpretation:
     source: str = "rules"                      # "rules" or "llm"
     slot_values: dict[str, Any] = field(default_factory=dict)   # LLM-proposed, already validated
     rejected: list[RejectedValue] = field(default_factory=list)
+    instead: Instead | None = None             # read only for a turn that cancels
+    reader: MentionReader | None = field(default=None, repr=False, compare=False)
+
+    def read_as(self, types: Collection[str]) -> list[Mention]:
+        """Every mention of ``types`` in the turn's words, in text order, overlaps kept: the words
+        read as those types, though another type claimed them in ``mentions`` ("damaged": an
+        issue type, and a return reason), and a value's labels counted as its aliases.
+
+        The understanding that read the turn answers, each type read once a turn however often
+        it is asked (``reader``); an interpretation made without one holds its mentions alone.
+        """
+        if self.reader is not None:
+            return self.reader(types)
+        return [m for m in self.mentions if m.type in types]
 
     @property
     def top_intent(self) -> IntentScore | None:

@@ -192,6 +192,11 @@ class EntityExtractor:
                 raise ValueError(f"unknown entity type {type_name!r}")
             if found:          # the common case for most types: nothing to rank or wrap
                 mentions += self._mentions(type_name, found, original)
+        return self.in_text_order(mentions)
+
+    def in_text_order(self, mentions: list[Mention]) -> list[Mention]:
+        """``mentions`` by start, at one start by type (declared, then ``BUILTIN_FINDERS`` order);
+        one type's mentions keep their order (the sort is stable), so the types may be read apart."""
         if len(mentions) < 2:
             return mentions
         return sorted(mentions, key=lambda m: (m.start, self._order[m.type]))

@@ -14,19 +14,22 @@ from the bot's clock, so a fake clock decides what "明天" and "next Friday" me
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Sequence
 from datetime import datetime
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from dialogkit.model.interpretation import Interpretation, Mention, RejectedValue
+from dialogkit.model.interpretation import Instead, IntentScore, Interpretation, Mention, RejectedValue
 from dialogkit.spec.schema import BotFile
 from dialogkit.understanding.builtins import ALWAYS_TRACKED, BUILTIN_FINDERS
 from dialogkit.understanding.choices import determines
 from dialogkit.understanding.cues import detect_cues
 from dialogkit.understanding.entities import EntityExtractor
+from dialogkit.understanding.instead import request_after_cancel
 from dialogkit.understanding.intents import IntentScorer, example_reader
 from dialogkit.understanding.language import detect_language, fold
+from dialogkit.understanding.stand_ins import StandIn, with_stand_ins
+from dialogkit.understanding.turn_mentions import TurnMentions
 
 
 class RuleUnderstanding:
@@ -59,22 +62,46 @@ class RuleUnderstanding:
         """The whole reading of one user turn; relative dates and times count from ``now``."""
         folded = fold(text)
         lowered = folded.lower()                # keywords, examples and cues all read it
-        rejected: list[RejectedValue] = []
-        mentions = self.entities.resolve_overlaps(
-            self.entities.find(text, folded, self.tracked_types, self.now() if now is None else now, rejected)
-        )
-        if rejected:
-            mentions = _outside(rejected, mentions)
-        mentions = [m for m in mentions if not determines(m.text, text, m.end)]   # the "any" of "any cheap one"
+        now = self.now() if now is None else now
+        mentions, rejected = self._mentions(text, folded, now)
+        cues = detect_cues(folded, lowered)
         return Interpretation(
             text=text,
             language=detect_language(text, current_language),
             mentions=mentions,
             intents=self.intents.score(folded, mentions, lowered),
-            cues=detect_cues(folded, lowered),
+            cues=cues,
             source="rules",
-            rejected=_unclaimed(rejected, mentions) if rejected else rejected,
+            rejected=rejected,
+            instead=self._instead(text, now) if "cancel" in cues else None,
+            reader=TurnMentions(self.entities, text, folded, now),
         )
+
+    def _mentions(self, text: str, folded: str, now: datetime) -> tuple[list[Mention], list[RejectedValue]]:
+        """The mentions of one reading, overlaps resolved; and the impossible dates and times no mention covers."""
+        rejected: list[RejectedValue] = []
+        mentions = self.entities.resolve_overlaps(self.entities.find(text, folded, self.tracked_types, now, rejected))
+        if rejected:
+            mentions = _outside(rejected, mentions)
+        mentions = [m for m in mentions if not determines(m.text, text, m.end)]   # the "any" of "any cheap one"
+        return mentions, _unclaimed(rejected, mentions) if rejected else rejected
+
+    def _instead(self, text: str, now: datetime) -> Instead | None:
+        """The request after a cancel ("那算了，帮我推荐一个餐厅"), its intents read as if said alone.
+        Read only for a turn that cancels: most turns pay nothing for it."""
+        words = request_after_cancel(text)
+        if words is None:
+            return None
+        folded = fold(words)
+        mentions, _ = self._mentions(words, folded, now)
+        return Instead(words, tuple(self.intents.score(folded, mentions, folded.lower())))
+
+    def intents_with(self, reading: Interpretation, stand_ins: Sequence[StandIn]) -> list[IntentScore]:
+        """The intents of the turn read in ``reading`` with ``stand_ins`` in place of some of its
+        words (a reference's referent): scored again from the reading made, nothing read again."""
+        text, mentions = with_stand_ins(reading, stand_ins)
+        folded = fold(text)
+        return self.intents.score(folded, mentions, folded.lower())
 
     def extract(self, text: str, types: Collection[str] | None = None, *,
                 now: datetime | None = None) -> list[Mention]:
@@ -82,7 +109,9 @@ class RuleUnderstanding:
 
         Used to fill a specific slot: the slot's own type must be found even where another type
         claims the same span in ``interpret``, and a value's label names it as its aliases do.
-        Unknown type names raise ``ValueError``.
+        Unknown type names raise ``ValueError``. This reads words other than the turn's (history,
+        a trigger's example); the turn's own are read so by its interpretation's ``read_as``,
+        each type once a turn.
         """
         wanted = list(types) if types is not None else [*self.entities.custom, *BUILTIN_FINDERS]
         return self.entities.find(text, fold(text), wanted, self.now() if now is None else now, labels=True)

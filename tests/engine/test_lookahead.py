@@ -19,6 +19,10 @@ NEVER_ARRIVED = {"zh": "它还没到", "en": "it never arrived"}
 THE_SECOND = {"zh": "第二个", "en": "the second"}
 
 
+def _never(*_args: object, **_kwargs: object) -> None:
+    raise AssertionError("the turn was read again")
+
+
 @pytest.fixture
 def parts() -> Parts:
     return build()
@@ -53,7 +57,7 @@ class TestRun:
         assert [(m.type, m.value) for m in ctx.bound_mentions] == [("order_id", "12345")]
 
     @LANGS
-    def test_the_turn_is_read_again_on_the_resolved_text(self, parts: Parts, lang: str) -> None:
+    def test_the_turn_is_scored_again_with_the_order_in_place(self, parts: Parts, lang: str) -> None:
         """Only with the order put in does "how is it now?" read as a sure status question."""
         session = new_session(lang)
         before = parts.understanding.interpret(HOW_IS_IT[lang], lang).top_intent
@@ -80,6 +84,22 @@ class TestRun:
         parts.mentioned(session, TWO_ORDERS[lang])
         top = look_ahead(parts, session, NEVER_ARRIVED[lang]).interp.top_intent
         assert top is not None and top.flow == "report_issue"
+
+    @LANGS
+    @pytest.mark.parametrize("earlier", [ONE_ORDER, TWO_ORDERS])
+    def test_the_turn_is_not_read_again(self, parts: Parts, lang: str, earlier: dict[str, str],
+                                        monkeypatch: pytest.MonkeyPatch) -> None:
+        """Bound or ambiguous, the referent stands in the reading the turn has: understanding
+        neither reads the resolved words nor looks for a value in them."""
+        session = new_session(lang)
+        parts.mentioned(session, earlier[lang])
+        text = HOW_IS_IT[lang] if earlier is ONE_ORDER else NEVER_ARRIVED[lang]
+        with parts.turn(session, text) as ctx:
+            monkeypatch.setattr(parts.understanding, "interpret", _never)
+            monkeypatch.setattr(parts.understanding, "extract", _never)
+            parts.lookahead.run(ctx)
+        top = ctx.interp.top_intent
+        assert top is not None and top.flow == ("check_status" if earlier is ONE_ORDER else "report_issue")
 
     @LANGS
     def test_the_asked_slots_type_narrows_the_candidates(self, parts: Parts, lang: str) -> None:

@@ -51,15 +51,15 @@ def offer(parts: Parts, flow: str, text: str, lang: str, *, filled: dict[str, An
           pending: str | None = None) -> SlotOffer:
     """What ``text``, understood by the bot's rules, offers ``flow``."""
     return offer_slots(SlotLayout.of(parts.spec.flows[flow]), parts.understanding.interpret(text, lang),
-                       filled=filled or {}, pending_slot=pending, extract=parts.understanding.extract)
+                       filled=filled or {}, pending_slot=pending)
 
 
 def order(value: str, start: int = 0) -> Mention:
     return Mention(type="order_id", value=value, text=value, start=start, end=start + len(value), kind="thing")
 
 
-def never_extract(text: str, types: set[str]) -> list[Mention]:
-    raise AssertionError("extract must not be called")
+def never_read(types: object) -> list[Mention]:
+    raise AssertionError("the turn must not be read as a type")
 
 
 class TestOfferSlots:
@@ -103,24 +103,25 @@ class TestOfferSlots:
         """Asked for an order number, an answer with no order mention is searched for that type alone."""
         asked: list[set[str]] = []
 
-        def extract(text: str, types: set[str]) -> list[Mention]:
-            asked.append(types)
+        def read_as(types: set[str]) -> list[Mention]:
+            asked.append(set(types))
             return [order("55555")]
 
         layout = SlotLayout.of(build().spec.flows["report_issue"])
-        got = offer_slots(layout, Interpretation(text="号码是 55555", language="zh"), filled={},
-                          pending_slot="order_id", extract=extract)
+        got = offer_slots(layout, Interpretation(text="号码是 55555", language="zh", reader=read_as), filled={},
+                          pending_slot="order_id")
         assert asked == [{"order_id"}] and got.values == {"order_id": "55555"}
 
     def test_a_referent_fills_a_slot_only_when_the_turn_names_no_value_of_its_type(self) -> None:
         """"actually it's 67890" corrects to 67890, not to whatever "it" pointed at."""
         layout = SlotLayout.of(build().spec.flows["check_status"])
-        named = Interpretation(text="actually it's 67890", language="en", mentions=[order("67890", 14)])
-        alone = Interpretation(text="how is it", language="en")
+        named = Interpretation(text="actually it's 67890", language="en", mentions=[order("67890", 14)],
+                               reader=never_read)
+        alone = Interpretation(text="how is it", language="en", reader=never_read)
         referent = [order("12345", 7)]
-        assert offer_slots(layout, named, filled={}, pending_slot=None, extract=never_extract,
+        assert offer_slots(layout, named, filled={}, pending_slot=None,
                            extra_mentions=referent).values == {"order_id": "67890"}
-        assert offer_slots(layout, alone, filled={}, pending_slot=None, extract=never_extract,
+        assert offer_slots(layout, alone, filled={}, pending_slot=None,
                            extra_mentions=referent).values == {"order_id": "12345"}
 
     @LANGS
@@ -145,9 +146,9 @@ class TestOfferSlots:
 
     def test_a_free_text_value_the_llm_proposed_is_offered(self, travel: Parts) -> None:
         """A value the LLM proposed (already validated) fills a free-text slot it was not asked for."""
-        interp = Interpretation(text="I'm travelling as Joe", language="en", slot_values={"traveller": "Joe Brown"})
-        got = offer_slots(SlotLayout.of(travel.spec.flows["book"]), interp, filled={}, pending_slot=None,
-                          extract=never_extract)
+        interp = Interpretation(text="I'm travelling as Joe", language="en", slot_values={"traveller": "Joe Brown"},
+                                reader=never_read)
+        got = offer_slots(SlotLayout.of(travel.spec.flows["book"]), interp, filled={}, pending_slot=None)
         assert got.values == {"traveller": "Joe Brown"}
 
     @LANGS

@@ -524,8 +524,8 @@ class TestDescriptionStatingItsValue:
         surface = "damaged" if language == "en" else "坏了"
         start = text.index(surface)
 
-        def reads_as(part: str, types: object) -> list[Mention]:
-            found = part.find(surface)
+        def reads_as(types: object) -> list[Mention]:
+            found = text.find(surface)
             return [Mention("return_reason", "damaged", surface, found, found + len(surface))] if found >= 0 else []
 
         r = resolve(self.reasons(), text, language, turn=2, texts=bot_texts("flows/support_ticket.yaml"),
@@ -539,8 +539,8 @@ class TestDescriptionStatingItsValue:
         """"change the city to Beijing" / "把时间改成11点" names the slot being changed."""
         surface = "damaged" if language == "en" else "坏了"
 
-        def reads_as(part: str, types: object) -> list[Mention]:
-            found = part.find(surface)
+        def reads_as(types: object) -> list[Mention]:
+            found = text.find(surface)
             return [Mention("return_reason", "damaged", surface, found, found + len(surface))] if found >= 0 else []
 
         r = resolve(self.reasons(), text, language, turn=2, texts=bot_texts("flows/support_ticket.yaml"),
@@ -555,7 +555,7 @@ class TestDescriptionStatingItsValue:
         start = text.index(surface)
         r = resolve(s, text, language, turn=2, texts=bot_texts("flows/support_ticket.yaml"),
                     mentions=[Mention("issue_type", "damaged", surface, start, start + len(surface))],
-                    reads_as=lambda part, types: [])
+                    reads_as=lambda types: [])
         assert bound(r) == ["12345"]
 
     @pytest.mark.parametrize("language", ["en", "zh"])
@@ -564,7 +564,7 @@ class TestDescriptionStatingItsValue:
         and the description points back as it did before (no error)."""
         text = {"en": "the reason is damaged", "zh": "这个退货原因是坏了"}[language]
 
-        def reads_as(part: str, types: object) -> list[Mention]:
+        def reads_as(types: object) -> list[Mention]:
             raise ValueError("unknown entity type 'return_reason'")
 
         r = resolve(self.reasons(), text, language, turn=2, texts=bot_texts("flows/support_ticket.yaml"),

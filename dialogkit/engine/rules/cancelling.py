@@ -6,9 +6,8 @@ from collections.abc import Sequence
 
 from dialogkit.engine import explaining
 from dialogkit.engine.commands import Cancel, Command, StartFlow
-from dialogkit.engine.instead import request_after_cancel
 from dialogkit.engine.rules.base import Seen
-from dialogkit.engine.rules.shapes import asked_yes_no, said_alone
+from dialogkit.engine.rules.shapes import asked_yes_no, said_alone_span
 from dialogkit.understanding.cues import leading_answer
 from dialogkit.understanding.intents import INTENT_THRESHOLD
 from dialogkit.understanding.language import fold
@@ -44,12 +43,11 @@ def answers_question(seen: Seen) -> bool:
 def instead(seen: Seen, cancelled: str | None) -> Sequence[Command]:
     """"那算了，帮我推荐一个餐厅" / "never mind, book a table instead": the words after the cancel
     request another flow, which starts in the same turn (the cancelled one is not asked again)."""
-    ctx = seen.ctx
-    rest = request_after_cancel(ctx.interp.text)
-    top = seen.bot.understanding.interpret(rest, ctx.language).top_intent if rest else None
-    if top is None or top.score < INTENT_THRESHOLD or top.flow not in seen.bot.flows or top.flow == cancelled:
+    after = seen.ctx.interp.instead        # read with the turn, by understanding
+    if after is None or (top := after.top_intent) is None or top.score < INTENT_THRESHOLD \
+            or top.flow not in seen.bot.flows or top.flow == cancelled:
         return []
-    return [StartFlow(rule="instead", words=rest, flow=top.flow)]
+    return [StartFlow(rule="instead", words=after.words, flow=top.flow)]
 
 
 def _declines_asked(seen: Seen) -> bool:
@@ -67,8 +65,8 @@ def _declared_answer(seen: Seen) -> bool:
     slot = flow.spec.slot(task.pending_slot)
     if slot is None or slot.entity not in seen.bot.texts.spec.entities:
         return False
-    answer = said_alone(seen.ctx.interp.text)
-    return any(m.start == 0 and m.end == len(answer) for m in seen.bot.understanding.extract(answer, [slot.entity]))
+    start, end = said_alone_span(seen.ctx.interp.text)
+    return any(m.start == start and m.end == end for m in seen.ctx.interp.read_as((slot.entity,)))
 
 
 def _corrects_to_declared(seen: Seen) -> bool:
@@ -80,5 +78,5 @@ def _corrects_to_declared(seen: Seen) -> bool:
     entities = seen.bot.texts.spec.entities
     types = {s.entity for s in flow.spec.slots if s.entity is not None and s.entity in entities}
     slots = [s for s in flow.spec.slots if s.entity in types]
-    found = seen.bot.understanding.extract(seen.ctx.interp.text, types) if types else []
+    found = seen.ctx.interp.read_as(types) if types else []
     return any(m.type == s.entity and str(task.slots.get(s.name)) != str(m.value) for m in found for s in slots)

@@ -219,5 +219,5 @@ def _only_fits(seen: Seen, flow_name: str) -> bool:
     theirs = [m for m in interp.mentions if m.type in other]
     if not theirs:
         return False
-    ours = seen.bot.understanding.extract(interp.text, own)
+    ours = interp.read_as(own)
     return any(not any(o.start < m.end and m.start < o.end for o in ours) for m in theirs)

@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from dialogkit.spec.compiler import CompiledFlow
     from dialogkit.spec.schema import SlotSpec
 
-__all__ = ["BARE_REMAINDER", "IDENTIFIERS", "NUMERIC", "asked_yes_no", "is_bare", "said_alone"]
+__all__ = ["BARE_REMAINDER", "IDENTIFIERS", "NUMERIC", "asked_yes_no", "is_bare", "said_alone", "said_alone_span"]
 
 BARE_REMAINDER = 3
 """A bare answer is one value plus at most this many other letters or digits ("是", "就这个")."""
@@ -48,4 +48,13 @@ def asked_yes_no(task: Task | None, flow: CompiledFlow | None) -> SlotSpec | Non
 
 def said_alone(text: str) -> str:
     """An answer as a whole, without the full stop or exclamation it may end with."""
-    return text.strip().strip("。.!！")
+    start, end = said_alone_span(text)
+    return text[start:end]
+
+
+def said_alone_span(text: str) -> tuple[int, int]:
+    """Where ``said_alone`` stands in ``text``, for asking the turn's reading about those words."""
+    stripped = text.strip()
+    answer = stripped.strip("。.!！")
+    start = len(text) - len(text.lstrip()) + len(stripped) - len(stripped.lstrip("。.!！"))
+    return start, start + len(answer)

@@ -49,7 +49,7 @@ def slot_offer(bot: Bot, ctx: TurnContext, *, free_text: bool = True) -> SlotOff
     correcting = "correction" in cues or ("no" in cues and ctx.task.state == "CONFIRMATION")
     offer = offer_slots(
         bot.layouts[ctx.flow.name], ctx.interp, filled=ctx.task.slots, pending_slot=pending,
-        extract=bot.understanding.extract, extra_mentions=[*ctx.bound_mentions, *asked_hour(bot, ctx)],
+        extra_mentions=[*ctx.bound_mentions, *asked_hour(bot, ctx)],
         read_every_type=correcting,
     )
     drop_asked_about(ctx, offer)
@@ -77,7 +77,7 @@ def asked_hour(bot: Bot, ctx: TurnContext) -> list[Mention]:
     asked = ctx.flow.spec.slot(ctx.task.pending_slot) if ctx.task.pending_slot else None
     if asked is None or asked.entity != "time" or any(m.type == "time" for m in ctx.interp.mentions):
         return []
-    hour = bare_hour(ctx.interp.text, bot.understanding.extract(ctx.interp.text, ["integer"]))
+    hour = bare_hour(ctx.interp.text, ctx.interp.read_as(("integer",)))
     return [hour] if hour is not None else []
 
 
@@ -302,7 +302,7 @@ def waiting_offer(bot: Bot, ctx: TurnContext) -> tuple[Task, SlotOffer] | None:
         if layout is None:
             continue
         offer = offer_slots(layout, ctx.interp, filled=task.slots, pending_slot=None,
-                            extract=bot.understanding.extract, extra_mentions=ctx.bound_mentions)
+                            extra_mentions=ctx.bound_mentions)
         values = {n: v for n, v in offer.values.items() if task.slots.get(n) is None and n not in offer.conflicts}
         if values:
             kept = SlotOffer()

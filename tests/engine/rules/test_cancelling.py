@@ -26,6 +26,22 @@ class TestCancel:
         assert cancel(seen(idle(lang), text)) == [
             Cancel(rule="cancel", words=cancelled), StartFlow(rule="instead", words=rest, flow="book_table")]
 
+    @pytest.mark.parametrize(("lang", "text", "rest"), [
+        ("zh", "那算了，帮我订一张桌子", "帮我订一张桌子"), ("en", "never mind, book a table instead", "book a table instead"),
+    ])
+    def test_the_request_is_the_one_read_with_the_turn(self, lang: str, text: str, rest: str,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+        """The words after the cancel were read with the turn (``Interpretation.instead``): the rule
+        reads nothing again."""
+        turn = seen(idle(lang), text)
+
+        def never(*_args: object, **_kwargs: object) -> None:
+            raise AssertionError("the words were read again")
+
+        monkeypatch.setattr(turn.bot.understanding, "interpret", never)
+        monkeypatch.setattr(turn.bot.understanding, "extract", never)
+        assert cancel(turn)[-1] == StartFlow(rule="instead", words=rest, flow="book_table")
+
     @pytest.mark.parametrize(("lang", "text"), [("zh", "我要报修"), ("en", "I want to report an issue")])
     def test_a_request_with_no_cancel_is_no_cancel(self, lang: str, text: str) -> None:
         assert cancel(seen(idle(lang), text)) == []
