@@ -56,7 +56,6 @@ class Interpretation:
     intents: list[IntentScore] = field(default_factory=list)
     cues: set[str] = field(default_factory=set)
     source: str = "rules"                      # "rules" or "llm"
-    slot_values: dict[str, Any] = field(default_factory=dict)   # LLM-proposed, already validated
     rejected: list[RejectedValue] = field(default_factory=list)
 
     @property
