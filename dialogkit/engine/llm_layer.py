@@ -225,8 +225,8 @@ class LLMLayer:
 
     def _commands(self, ctx: TurnContext, kept: Iterable[llm_commands.Command]) -> list[engine_commands.Command]:
         """The engine's commands for the model's, each made by ``llm``: a flow to start, one
-        ``SetSlots`` per value (for the flow the model last started, else the active one), a
-        confirm, deny or cancel. Small talk and a clarify make none."""
+        ``SetSlots`` per value (for the flow the model last started, else the active one, when it
+        has the slot), a confirm, deny or cancel. Small talk and a clarify make none."""
         flow = ctx.session.flow
         made: list[engine_commands.Command] = []
         for command in kept:
@@ -261,11 +261,10 @@ class LLMLayer:
                                         correction=isinstance(command, llm_commands.CorrectSlot))
 
     def _owner(self, flow: str | None, slot_name: str) -> str | None:
-        """The flow whose slot ``slot_name`` is: ``flow`` if it has one, else the first flow that does."""
-        flows = self.bot_spec.flows
-        if flow is not None and flow in flows and flows[flow].slot(slot_name) is not None:
-            return flow
-        return next((name for name, f in flows.items() if f.slot(slot_name) is not None), None)
+        """``flow`` when it has slot ``slot_name``; else None: the value is for whichever flow the
+        turn starts or holds that has the slot (the words may request the flow the model did not name)."""
+        spec = self.bot_spec.flows.get(flow) if flow is not None else None
+        return flow if spec is not None and spec.slot(slot_name) is not None else None
 
     def _surface(self, ctx: TurnContext, flow: str | None, slot_name: str, value: Any) -> str | None:
         """The user's words a proposed value stands on: the rules' mention of that value, else the

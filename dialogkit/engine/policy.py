@@ -5,6 +5,8 @@ what they decided: it starts and ends tasks, validates values with the bot file'
 the machines' triggers, runs actions, and asks the next question. It does not decide what the
 words mean. (It still reads the text in a few places that have not moved to rules yet: a
 slot's rule message for a bare answer, an impossible date, and the value checks of a refusal.)
+The LLM's values (``SetSlots`` made by ``llm``) are written with the words' own when a flow
+starts or an answer is taken, where the rules let them stand (``rules.proposed``).
 """
 
 from __future__ import annotations
@@ -171,7 +173,8 @@ class Policy:
             self._resume(ctx)
 
     def _in_task(self, ctx: TurnContext, command: Command) -> None:
-        """A command the in-task rules made: a task just started begins collecting first."""
+        """A command the in-task rules made: a task just started begins collecting first. The
+        values the model heard for the task are written with an answer's own (``proposed.merge``)."""
         assert ctx.task is not None
         if ctx.task.state == "TASK_INIT":
             self._fire(ctx, "collect")
