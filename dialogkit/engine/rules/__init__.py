@@ -76,14 +76,15 @@ RULES: tuple[Rule, ...] = (
          "Neither yes nor no, with an ambiguous reference: ask which one."),
     Rule("not_answered", in_task.not_answered, CONFIRMING,
          "Last at a confirmation: nothing it can take, asked again."),
+    Rule("llm_start", proposed.llm_start, IDLE,
+         "A request the LLM heard, unless the words clearly request a flow (the intent rule then "
+         "decides) or are an FAQ's own question: before the FAQ, whose words it may resemble, and "
+         "before the weaker signs of a follow-up or of values alone."),
     Rule("faq", replies.faq, IDLE,
          "A question the FAQ answers, unless a trigger scores as high (the FAQ is for questions, "
          "not requests): before the flows so that the tie goes to the FAQ only by score."),
     Rule("intent", starting.intent, IDLE,
          "The trigger's words are the strongest sign of a request."),
-    Rule("llm_start", proposed.llm_start, IDLE,
-         "A request the LLM heard: after the FAQ and the trigger's words, so a flow the words "
-         "clearly request wins; before the weaker signs of a follow-up or of values alone."),
     Rule("follow_up", starting.follow_up, IDLE,
          "A reference to a new referent of the last task's type repeats that task; weaker than "
          "a trigger's words."),

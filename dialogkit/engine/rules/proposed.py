@@ -60,20 +60,27 @@ def llm_answer(seen: Seen) -> Sequence[Command]:
 def llm_start(seen: Seen) -> Sequence[Command]:
     """"订单一二三四五有消息吗" / "any news on my order?": no trigger's words the rules are sure of,
     and the model heard a request for a flow: it starts (the values the model heard for it ride
-    along, ``merge``)."""
+    along, ``merge``), though the words resemble an FAQ question ("营业时间有变化吗"). Words that
+    are an FAQ's own question ("你们几点开门" / "what are your opening hours") ask it."""
     start = proposed(seen, StartFlow)
-    return [start] if start is not None else []
+    if start is None or seen.intent() is not None:
+        return []
+    faq = seen.bot.faq
+    return [] if faq and faq.says(seen.ctx.interp.text) else [start]
 
 
 def llm_digression(seen: Seen) -> Sequence[Command]:
     """"对了，顺便查一下另一个订单" / "oh, and check my other order too" while a task asks: the model
     heard a request for another flow, which starts while this task waits below it. Not the
-    task's own flow, nor one waiting on the stack already, nor a value's label said alone
-    ("商品损坏"), which answers the question."""
+    task's own flow, nor one waiting on the stack already, nor when the words answer or correct
+    this task: a value's label said alone ("商品损坏"), a correction with values ("不对，是笔记本")."""
     start = proposed(seen, StartFlow)
     if not isinstance(start, StartFlow) or seen.flow is None or start.flow == seen.flow.name:
         return []
     if any(t.flow == start.flow for t in seen.ctx.session.stack) or "label_answer" in seen.offers:
+        return []
+    words = seen.offers.get("early")
+    if seen.cues & {"correction", "no"} and words is not None and words.values:
         return []
     return [start]
 

@@ -118,6 +118,15 @@ class TestStart:
         made = generate(heard(idle(lang), REPORT[lang], START_CHECK))
         assert made == [StartFlow(rule="intent", words=REPORT[lang], flow="report_issue")]
 
+    @pytest.mark.parametrize(("lang", "text"), [("zh", "营业时间有变化吗"), ("en", "did the business hours change")])
+    def test_the_models_request_wins_over_words_that_resemble_an_faq(self, lang: str, text: str) -> None:
+        assert [c.rule for c in generate(seen(idle(lang), text))] == ["faq"]
+        assert generate(heard(idle(lang), text, START_CHECK)) == [START_CHECK]
+
+    @pytest.mark.parametrize(("lang", "text"), [("zh", "你们几点开门"), ("en", "what are your opening hours")])
+    def test_an_faqs_own_question_is_answered(self, lang: str, text: str) -> None:
+        assert [c.rule for c in generate(heard(idle(lang), text, START_CHECK))] == ["faq"]
+
     @LANGS
     def test_the_model_starts_before_values_alone_start_a_flow(self, lang: str) -> None:
         """"12345" alone is an order number of several flows: no flow of values; the model's decides."""
@@ -137,6 +146,11 @@ class TestDigression:
         session = collecting(lang, "report_issue", "order_id")
         own = StartFlow(rule="llm", flow="report_issue")
         assert [c.rule for c in generate(heard(session, UNCLEAR[lang], own))] == ["slot_offer"]
+
+    @pytest.mark.parametrize(("lang", "text"), [("zh", "不对，是笔记本"), ("en", "no, the laptop")])
+    def test_words_that_correct_the_task_correct_it(self, lang: str, text: str) -> None:
+        made = generate(heard(confirming(lang, "report_issue", HELD), text, START_CHECK))
+        assert [c.rule for c in made] == ["correction"]
 
     @LANGS
     def test_a_flow_waiting_below_is_not_started_again(self, lang: str) -> None:
