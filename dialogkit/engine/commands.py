@@ -46,11 +46,17 @@ class StartFlow(Command):
 class SetSlots(Command):
     """Write the values the turn offers the active task (``SetSlot`` and ``CorrectSlot`` for each
     slot in it, kept together: the processor validates them as one answer). An empty offer is an
-    answer that gave nothing; ``message`` is then the slot's rule it breaks, if any."""
+    answer that gave nothing; ``message`` is then the slot's rule it breaks, if any.
+
+    The LLM's values come as these too, one per value it proposed (rule ``llm``): ``flow`` is the
+    flow it meant them for, and ``correction`` says it called the value a correction, which alone
+    lets it change a value the task holds."""
 
     offer: SlotOffer
     message: str | None = None
     task: str | None = None         # the id of a waiting task the values are kept for (None: the active one)
+    flow: str | None = None         # the flow the values are for (None: the active task's)
+    correction: bool = False
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -90,7 +90,7 @@ def _writer(ctx: TurnContext, name: str, surfaces: Mapping[str, str], rule: str,
 
 
 def flow_chosen(ctx: TurnContext, flow: CompiledFlow, carried: bool) -> None:
-    """The flow a turn starts, and the signal that chose it: the LLM, a keyword of its trigger,
+    """The flow a turn starts, and the signal that chose it: a keyword of its trigger,
     examples that resemble the words, values of its slots alone, a reference, or ``then``."""
     name = flow.name
     top = ctx.interp.top_intent
@@ -98,8 +98,6 @@ def flow_chosen(ctx: TurnContext, flow: CompiledFlow, carried: bool) -> None:
         ctx.explain("then", f"started {name} after the task before it")
     elif top is None or top.flow != name:
         ctx.explain("follow_up", f"started {name} again, on what the words refer to")
-    elif any(e.rule == "llm" and e.did == f"proposed start {name}" for e in ctx.explained):
-        ctx.explain("llm", f"started {name}")
     else:
         keyword = _keyword(ctx.interp.text, flow.spec.trigger.keywords)
         if keyword is not None:

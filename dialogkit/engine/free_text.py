@@ -56,16 +56,14 @@ def _incidental(slot: SlotSpec | None, surface: str, filled: Mapping[str, Any]) 
 
 def offer_free_text(offer: SlotOffer, layout: SlotLayout, interp: Interpretation, pending_slot: str | None,
                     filled: Mapping[str, Any]) -> None:
-    """Slots without a type: offered by "label: value", by the LLM, or as the whole answer when asked."""
+    """Slots without a type: offered by "label: value", or as the whole answer when asked."""
     if _part_of_free_text(offer, layout, interp, pending_slot, filled):
         offer.values.clear()
         offer.surfaces.clear()
         offer.conflicts.clear()
     for slot, pattern in layout.free_text:
         if slot.name not in offer.values:
-            # The rules' "label: value" first; else a free-text value the LLM proposed (validated already).
-            proposed = interp.slot_values.get(slot.name)
-            labelled = _labelled_text(pattern, interp.text) or (str(proposed).strip() if proposed is not None else None)
+            labelled = _labelled_text(pattern, interp.text)
             if labelled:
                 offer.values[slot.name] = labelled
                 offer.surfaces[slot.name] = labelled

@@ -5,11 +5,11 @@ every failure of the LLM path (an ``LLMError``, a timeout, garbage, a value the 
 leaves it untouched, logs one warning and counts ``session.usage.failures``. The LLM proposes
 commands; the rule layer validates every value (entity type parse + slot rules), and the user's
 words must ground it (``grounding``: a confirm needs a yes in them, a value must be the user's).
-What stands is merged: a confirm, deny or cancel becomes the engine's own command on the turn
-(``ctx.proposed``), which rules of the rule command generator take where the words' reading does
-not decide (``rules.proposed``); a value becomes a mention of its type, read with the words' own
-values (the user's typed value wins); a flow to start becomes the top intent. Nothing here
-raises into the turn.
+What stands becomes the engine's own commands on the turn (``ctx.proposed``, made by ``llm``): a
+flow to start, one ``SetSlots`` per value, a confirm, deny or cancel. Rules of the rule command
+generator take them where the words' reading does not decide, and a value the user typed wins
+over the model's (``rules.proposed``). Nothing the model said enters the words' reading (their
+intents, mentions or cues). Nothing here raises into the turn.
 
 The understanding prompt is built THROUGH the context window, so it is budgeted, trimmed by
 priority and redacted like any other request: sensitive slot values never leave the process.
@@ -34,7 +34,7 @@ from dialogkit.engine import explaining
 from dialogkit.engine.context_view import ContextView
 from dialogkit.engine.grounding import Grounding
 from dialogkit.engine.sensitive_reading import SensitiveReading
-from dialogkit.engine.slots import Validator, validate_slot
+from dialogkit.engine.slots import SlotOffer, Validator, validate_slot
 from dialogkit.engine.turn import TurnContext
 from dialogkit.errors import DialogkitError, LLMError
 from dialogkit.llm import calls as llm_calls
@@ -43,18 +43,15 @@ from dialogkit.llm.client import LLMClient
 from dialogkit.llm.exchange import Exchange, LLMRejected, Steps
 from dialogkit.llm.once import log_once
 from dialogkit.logging import get_logger
-from dialogkit.model.interpretation import IntentScore, Mention
 from dialogkit.model.reply import Explanation
 from dialogkit.spec.schema import BotFile, LLMSpec, SlotSpec
 from dialogkit.strings.redaction import MASK, mask_values
 from dialogkit.understanding.rules import RuleUnderstanding
 
-__all__ = ["LLM_INTENT_SCORE", "LLMLayer"]
+__all__ = ["LLMLayer"]
 
 log = get_logger("dialogkit.llm")
 
-LLM_INTENT_SCORE = 0.95
-"""The score a validated ``start_flow`` gets: above any digression margin, below certainty."""
 _MIN_CALL_S = 0.05
 
 T = TypeVar("T")
@@ -157,7 +154,7 @@ class LLMLayer:
     # ------------------------------------------------------------------------ understanding
 
     def understand(self, ctx: TurnContext) -> None:
-        """Merge the LLM's validated commands into ``ctx.interp``; keep the rules' reading on failure."""
+        """Leave the LLM's validated, grounded commands on the turn (``ctx.proposed``); none on failure."""
         ask = self._understanding(ctx)
         if ask is not None:
             self._apply(ctx, self._call(ctx, "understanding", ask))
@@ -186,7 +183,7 @@ class LLMLayer:
         return lambda exchange: llm_calls.understand_steps(exchange, messages, spec, active, pending)
 
     def _apply(self, ctx: TurnContext, proposed: list[llm_commands.Command] | None) -> None:
-        """Validate what the LLM proposed, keep what the user's words ground, and merge it."""
+        """Validate what the LLM proposed, keep what the user's words ground, and leave it on the turn."""
         if proposed is None:
             return
         active = ctx.session.flow
@@ -199,7 +196,10 @@ class LLMLayer:
         # call: the model heard something else (a value other than the one typed, say).
         grounded = self.grounding.keep(ctx, kept)
         ctx.explained.extend(Explanation("llm", f"proposed {explaining.command_text(c)}") for c in grounded)
-        self._merge(ctx, grounded)
+        made = self._commands(ctx, grounded)
+        ctx.proposed.extend(made)
+        if made:
+            ctx.interp.source = "llm"       # the turn's commands include the model's (traced)
 
     def _value_validator(self, ctx: TurnContext) -> llm_commands.ValueValidator:
         """The rule layer's check of a proposed value: entity type parse, then the slot's rules."""
@@ -223,30 +223,21 @@ class LLMLayer:
 
         return validate
 
-    def _merge(self, ctx: TurnContext, kept: Iterable[Any]) -> None:
-        interp = ctx.interp
-        flow_name = ctx.session.flow
-        replaced: set[str] = set()
-        mentions: list[Mention] = []
+    def _commands(self, ctx: TurnContext, kept: Iterable[llm_commands.Command]) -> list[engine_commands.Command]:
+        """The engine's commands for the model's, each made by ``llm``: a flow to start, one
+        ``SetSlots`` per value (for the flow the model last started, else the active one, when it
+        has the slot), a confirm, deny or cancel. Small talk and a clarify make none."""
+        flow = ctx.session.flow
+        made: list[engine_commands.Command] = []
         for command in kept:
             if isinstance(command, llm_commands.StartFlow):
-                flow_name = command.flow
-                others = [s for s in interp.intents if s.flow != command.flow]
-                interp.intents = [IntentScore(command.flow, LLM_INTENT_SCORE), *others]
+                flow = command.flow
+                made.append(engine_commands.StartFlow(rule="llm", flow=command.flow))
             elif isinstance(command, (llm_commands.SetSlot, llm_commands.CorrectSlot)):
-                mention = self._slot_mention(ctx, flow_name, command)
-                if mention is not None:
-                    mentions.append(mention)
-                    if self._single_slot_type(flow_name, mention.type):
-                        replaced.add(mention.type)
-            elif (made := self._command(ctx, command)) is not None:
-                ctx.proposed.append(made)
-        if replaced:
-            # The LLM read the whole message and the rules accepted its value: it stands for that type.
-            interp.mentions = [m for m in interp.mentions if m.type not in replaced]
-        known = {(m.type, str(m.value)) for m in interp.mentions}
-        interp.mentions.extend(m for m in mentions if (m.type, str(m.value)) not in known)
-        interp.source = "llm"
+                made.append(self._set_slots(ctx, flow, command))
+            elif (answer := self._command(ctx, command)) is not None:
+                made.append(answer)
+        return made
 
     def _command(self, ctx: TurnContext, command: llm_commands.Command) -> engine_commands.Command | None:
         """The engine's command for the model's confirm, deny or cancel (made by ``llm``, on the
@@ -259,68 +250,35 @@ class LLMLayer:
             return engine_commands.Cancel(rule="llm")
         return None
 
-    def _slot_mention(self, ctx: TurnContext, flow_name: str | None,
-                      command: llm_commands.SetSlot | llm_commands.CorrectSlot) -> Mention | None:
-        """Take a proposed slot value: a mention for a typed slot, ``interp.slot_values`` for a
-        free-text one. None when there is no mention to add, or the user's words win over it."""
-        interp, value = ctx.interp, command.value
-        slot = self._slot(flow_name, command.slot)
-        if slot is not None and (self._typed_by_user(ctx, slot, value) or self._refills(ctx, flow_name, command)):
-            return None
-        if isinstance(command, llm_commands.CorrectSlot):
-            interp.cues.add("correction")
-        mention = self._mention(ctx, slot, value)
-        if mention is None:
-            interp.slot_values[command.slot] = value
-        return mention
+    def _set_slots(self, ctx: TurnContext, flow: str | None,
+                   command: llm_commands.SetSlot | llm_commands.CorrectSlot) -> engine_commands.SetSlots:
+        """One proposed value as the engine's command, on the words it was written in (if it was)."""
+        owner = self._owner(flow, command.slot)
+        surface = self._surface(ctx, owner, command.slot, command.value)
+        offer = SlotOffer(values={command.slot: command.value},
+                          surfaces={command.slot: surface} if surface is not None else {})
+        return engine_commands.SetSlots(rule="llm", words=surface, offer=offer, flow=owner,
+                                        correction=isinstance(command, llm_commands.CorrectSlot))
 
-    @staticmethod
-    def _refills(ctx: TurnContext, flow_name: str | None,
-                 command: llm_commands.SetSlot | llm_commands.CorrectSlot) -> bool:
-        """Whether a ``set_slot`` would change a value the task already holds, unasked: a change is a
-        ``correct_slot`` (or a correction the rules heard), never a model repeating its own guess."""
-        task = ctx.session.task
-        if not isinstance(command, llm_commands.SetSlot) or task is None or task.flow != flow_name:
-            return False
-        held = task.slots.get(command.slot)
-        return held is not None and str(held) != str(command.value) and "correction" not in ctx.interp.cues
+    def _owner(self, flow: str | None, slot_name: str) -> str | None:
+        """``flow`` when it has slot ``slot_name``; else None: the value is for whichever flow the
+        turn starts or holds that has the slot (the words may request the flow the model did not name)."""
+        spec = self.bot_spec.flows.get(flow) if flow is not None else None
+        return flow if spec is not None and spec.slot(slot_name) is not None else None
 
-    def _single_slot_type(self, flow_name: str | None, type_name: str) -> bool:
-        flow = self.bot_spec.flows.get(flow_name) if flow_name else None
-        return flow is not None and sum(1 for s in flow.slots if s.entity == type_name) == 1
-
-    def _slot(self, flow_name: str | None, slot_name: str) -> SlotSpec | None:
-        """The slot of that name in ``flow_name``, else in the first flow that has one."""
-        flows = self.bot_spec.flows
-        flow = flows.get(flow_name) if flow_name else None
-        slot = flow.slot(slot_name) if flow is not None else None
-        return slot or next((f.slot(slot_name) for f in flows.values() if f.slot(slot_name) is not None), None)
-
-    def _typed_by_user(self, ctx: TurnContext, slot: SlotSpec, proposed: Any) -> bool:
-        """Whether the rules read, in the user's words, a valid value for ``slot`` other than ``proposed``.
-
-        Called before the LLM's mentions are merged, so ``ctx.interp.mentions`` is the rules' reading.
-        """
-        if not slot.entity:
-            return False
-        return any(m.type == slot.entity and str(m.value) != str(proposed)
-                   and validate_slot(slot, m.value, ctx.language, self.validator) is None
-                   for m in ctx.interp.mentions)
-
-    def _mention(self, ctx: TurnContext, slot: SlotSpec | None, value: Any) -> Mention | None:
-        """A mention of the slot's entity type for a validated value, placed where it was written."""
-        spec = self.bot_spec
-        if slot is None or not slot.entity:
-            return None
-        surface = next((m for m in ctx.interp.mentions if m.type == slot.entity and str(m.value) == str(value)), None)
-        if surface is not None:
-            return Mention(type=slot.entity, value=value, text=surface.text, start=surface.start, end=surface.end,
-                           kind=surface.kind, builtin=surface.builtin)
+    def _surface(self, ctx: TurnContext, flow: str | None, slot_name: str, value: Any) -> str | None:
+        """The user's words a proposed value stands on: the rules' mention of that value, else the
+        value written as it is in the message; None when it is not written there (a number read out
+        in words, a value given before)."""
+        spec = self.bot_spec.flows.get(flow) if flow is not None else None
+        slot = spec.slot(slot_name) if spec is not None else None
+        if slot is not None and slot.entity:
+            said = next((m.text for m in ctx.interp.mentions if m.type == slot.entity and str(m.value) == str(value)),
+                        None)
+            if said is not None:
+                return said
         text = str(value)
-        start = ctx.interp.text.find(text)
-        start, end = (start, start + len(text)) if start >= 0 else (len(ctx.interp.text), len(ctx.interp.text))
-        return Mention(type=slot.entity, value=value, text=text, start=start, end=end,
-                       kind=spec.entity_kind(slot.entity), builtin=slot.entity not in spec.entities)
+        return text if text and text in ctx.interp.text else None
 
     # ------------------------------------------------------------------------ summaries, rephrasing
 

@@ -5,6 +5,8 @@ what they decided: it starts and ends tasks, validates values with the bot file'
 the machines' triggers, runs actions, and asks the next question. It does not decide what the
 words mean. (It still reads the text in a few places that have not moved to rules yet: a
 slot's rule message for a bare answer, an impossible date, and the value checks of a refusal.)
+The LLM's values (``SetSlots`` made by ``llm``) are written with the words' own when a flow
+starts or an answer is taken, where the rules let them stand (``rules.proposed``).
 """
 
 from __future__ import annotations
@@ -47,7 +49,7 @@ from dialogkit.engine.forget_value import ForgetValue
 from dialogkit.engine.handoff import handoff_context, take_over_message
 from dialogkit.engine.lookahead import LookAhead
 from dialogkit.engine.named_any import NamedAny
-from dialogkit.engine.rules import slot_offers
+from dialogkit.engine.rules import proposed, slot_offers
 from dialogkit.engine.slots import SlotLayout, SlotOffer, validate_slot
 from dialogkit.engine.turn import ClarificationNeeded, TurnContext
 from dialogkit.errors import ActionError
@@ -129,7 +131,7 @@ class Policy:
             case AnswerFaq():
                 self._answer_faq(ctx, command.entry)
             case StartFlow():
-                self._start(ctx, command.flow)
+                self._start(ctx, command.flow, by=command.rule)
             case Clarify():
                 self._ask_clarification(ctx, clar.make_pending(
                     command.ambiguity, original_text=ctx.interp.text, language=ctx.language, turn=ctx.turn,
@@ -171,7 +173,8 @@ class Policy:
             self._resume(ctx)
 
     def _in_task(self, ctx: TurnContext, command: Command) -> None:
-        """A command the in-task rules made: a task just started begins collecting first."""
+        """A command the in-task rules made: a task just started begins collecting first. The
+        values the model heard for the task are written with an answer's own (``proposed.merge``)."""
         assert ctx.task is not None
         if ctx.task.state == "TASK_INIT":
             self._fire(ctx, "collect")
@@ -179,8 +182,10 @@ class Policy:
             case SetSlots(task=str()):
                 self._keep_for_waiting(ctx, command)
             case SetSlots() if ctx.task.state == "CONFIRMATION":
+                proposed.merge(self.bot, ctx, command.offer)
                 self._correct(ctx, command.offer)
             case SetSlots():
+                proposed.merge(self.bot, ctx, command.offer)
                 self._take(ctx, command.offer, command.message)
             case Help():
                 ctx.explain(command.rule, "answered; asked again", command.words)
@@ -268,13 +273,22 @@ class Policy:
         ctx.say.append(R.phrase("ask_what_to_change", ctx.language))
 
     # ---- starting, digressing, ending -------------------------------------------------------
-    def _start(self, ctx: TurnContext, flow_name: str, carried: Mapping[str, Any] | None = None) -> None:
-        """Start ``flow_name``; ``carried`` are values of a finished task handed on by ``then``."""
+    def _start(self, ctx: TurnContext, flow_name: str, carried: Mapping[str, Any] | None = None,
+               by: str | None = None) -> None:
+        """Start ``flow_name`` (``by`` the rule that asked); ``carried`` are values of a finished
+        task handed on by ``then``. The words' values for the new task are written with the
+        model's that stand beside them."""
         session = ctx.session
-        explaining.flow_chosen(ctx, self.flows[flow_name], carried is not None)
+        if by == "llm":
+            ctx.explain("llm", f"started {flow_name}")
+        else:
+            explaining.flow_chosen(ctx, self.flows[flow_name], carried is not None)
         task = Task(flow=flow_name, state="IDLE", started_turn=ctx.turn)
         ctx.task, ctx.flow = task, self.flows[flow_name]
-        offer = slot_offers.slot_offer(self.bot, ctx, free_text=False) if carried is None else SlotOffer()
+        offer = SlotOffer()
+        if carried is None:
+            offer = slot_offers.slot_offer(self.bot, ctx, free_text=False)
+            proposed.merge(self.bot, ctx, offer)
         errors = slot_validation.validated(self.bot, ctx, offer) + slot_validation.outside_choices(self.bot, ctx, offer)
         carried = {s.name: carried[s.name] for s in ctx.flow.spec.slots if carried and carried.get(s.name) is not None}
         prefilled = slot_writes.prefill(ctx, ctx.flow.spec, exclude=set(offer.values) | set(offer.conflicts),
@@ -599,6 +613,8 @@ class Policy:
         if pending.kind != "slot_value":
             ctx.explain("clarification_answer", f"chose {choice.value}", command.words)
             self.lookahead.replay_with_choice(ctx, pending, choice)
+            # The model's request and values were about the answer's words, not the request replayed.
+            ctx.proposed[:] = [c for c in ctx.proposed if not isinstance(c, (StartFlow, SetSlots))]
             self.respond(ctx)
             return
         self._bind(ctx)

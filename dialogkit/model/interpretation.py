@@ -75,7 +75,6 @@ class Interpretation:
     intents: list[IntentScore] = field(default_factory=list)
     cues: set[str] = field(default_factory=set)
     source: str = "rules"                      # "rules" or "llm"
-    slot_values: dict[str, Any] = field(default_factory=dict)   # LLM-proposed, already validated
     rejected: list[RejectedValue] = field(default_factory=list)
     instead: Instead | None = None             # read only for a turn that cancels
     reader: MentionReader | None = field(default=None, repr=False, compare=False)

@@ -187,6 +187,27 @@ class TestUnderstanding:
         assert bot.session("s").data.usage.failures == 1
 
     @LANGS
+    def test_a_value_the_model_heard_fills_the_flow_the_words_request(self, serve: Any, lang: str) -> None:
+        """The words ask for the status; the model names no flow, only the order number read out in words."""
+        said = {"zh": "帮我查一下订单状态，订单号一二三四五六",
+                "en": "check my order status, the order number is one two three four five six"}[lang]
+        bot, _ = serve([{"commands": [{"command": "set_slot", "slot": "order_id", "value": "123456"}]}])
+        reply = bot.handle("s", said)
+        assert [(run.name, run.inputs) for run in reply.actions] == [("order_status", {"order_id": "123456"})]
+        assert any(e.rule == "llm" and e.did == "set order_id = 123456" for e in reply.explain)
+
+    @LANGS
+    def test_the_models_correction_at_the_confirmation_changes_the_task(self, serve: Any, lang: str) -> None:
+        """The new order number is read out in words: the rules hear the correction, not its value."""
+        said = {"zh": "等等，订单号应该是六五四三二一", "en": "wait, the order number should be six five four three two one"}
+        fix = {"commands": [{"command": "correct_slot", "slot": "order_id", "value": "654321"}]}
+        bot, _ = serve([REPORT, fix])
+        bot.handle("s", IN_WORDS[lang])
+        reply = bot.handle("s", said[lang])
+        assert reply.state == "CONFIRMATION" and reply.slots["order_id"] == "654321" and "654321" in reply.text
+        assert any(e.rule == "llm" and e.did == "corrected order_id: 123456 → 654321" for e in reply.explain)
+
+    @LANGS
     def test_usage_is_recorded_in_the_session(self, serve: Any, lang: str) -> None:
         bot, _ = serve([Reply(json.dumps(REPORT), usage={"prompt_tokens": 321, "completion_tokens": 45})])
         bot.handle("s", IN_WORDS[lang])

@@ -144,13 +144,6 @@ class TestOfferSlots:
                     pending="traveller")
         assert "traveller" not in got.values
 
-    def test_a_free_text_value_the_llm_proposed_is_offered(self, travel: Parts) -> None:
-        """A value the LLM proposed (already validated) fills a free-text slot it was not asked for."""
-        interp = Interpretation(text="I'm travelling as Joe", language="en", slot_values={"traveller": "Joe Brown"},
-                                reader=never_read)
-        got = offer_slots(SlotLayout.of(travel.spec.flows["book"]), interp, filled={}, pending_slot=None)
-        assert got.values == {"traveller": "Joe Brown"}
-
     @LANGS
     def test_an_answer_with_nothing_for_the_flow_is_an_empty_offer(self, support: Parts, lang: str) -> None:
         """Nothing offered: the policy re-asks."""

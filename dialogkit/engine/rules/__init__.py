@@ -43,9 +43,16 @@ RULES: tuple[Rule, ...] = (
     Rule("digression", in_task.digression, TASK,
          "Another flow's request, clearly stronger than this task's own words, suspends the task; "
          "before any value is read as an answer (unless a value's label is said alone)."),
+    Rule("llm_digression", proposed.llm_digression, TASK,
+         "Another flow's request the LLM heard suspends the task as the words' own would: after "
+         "them (a flow the words clearly request wins), before any value is read as an answer."),
     Rule("correction", in_task.correction, CONFIRMING,
          "New values at the confirmation change the task and ask again; before yes/no, which "
          "\"不对，是耳机\" also holds."),
+    Rule("llm_values", proposed.llm_values, TASK,
+         "Values the LLM heard for the task where the words give those slots none: after the words' "
+         "own new values, which decide first; before asides, FAQs and values for a waiting task, "
+         "which an answer is not, and before the yes and no (a correction, as the words' is)."),
     Rule("aside", in_task.aside, TASK,
          "Help or \"any other options?\" offering no value: answered, the question asked again."),
     Rule("llm_answer", proposed.llm_answer, CONFIRMING,
@@ -69,6 +76,10 @@ RULES: tuple[Rule, ...] = (
          "Neither yes nor no, with an ambiguous reference: ask which one."),
     Rule("not_answered", in_task.not_answered, CONFIRMING,
          "Last at a confirmation: nothing it can take, asked again."),
+    Rule("llm_start", proposed.llm_start, IDLE,
+         "A request the LLM heard, unless the words clearly request a flow (the intent rule then "
+         "decides) or are an FAQ's own question: before the FAQ, whose words it may resemble, and "
+         "before the weaker signs of a follow-up or of values alone."),
     Rule("faq", replies.faq, IDLE,
          "A question the FAQ answers, unless a trigger scores as high (the FAQ is for questions, "
          "not requests): before the flows so that the tie goes to the FAQ only by score."),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from dialogkit.engine.commands import Cancel, Choose, Command, Confirm, Deny, KeepQuestion
+from dialogkit.engine.commands import Cancel, Choose, Command, Confirm, Deny, KeepQuestion, SetSlots, StartFlow
 from dialogkit.engine.rules.base import Seen
 from dialogkit.engine.rules.proposed import proposed
 from dialogkit.engine.rules.shapes import NUMERIC, is_bare
@@ -33,12 +33,12 @@ def clarification_answer(seen: Seen) -> Sequence[Command]:
 
 def _kept(seen: Seen, pending: PendingClarification) -> Sequence[Command]:
     """An unrelated turn (help, small talk) keeps the question, once. A new request, a cancel, a
-    forget or a new value drops it, and so does a cancel or an answer the LLM heard: the turn is
-    then read as a new one."""
+    forget or a new value drops it, and so does any command the LLM heard (a request, a value, a
+    cancel, an answer): the turn is then read as a new one."""
     interp = seen.ctx.interp
     cues, top = interp.cues, interp.top_intent
     if (pending.kept >= 1 or cues & {"cancel", "forget", "yes", "no", "correction"} or interp.declared_mentions
-            or proposed(seen, Cancel, Confirm, Deny) is not None or _fills_active_task(seen)
+            or proposed(seen, Cancel, Confirm, Deny, StartFlow, SetSlots) is not None or _fills_active_task(seen)
             or (top is not None and top.score >= INTENT_THRESHOLD)):
         return []
     entry = None if cues & {"help", "greeting"} else seen.faq_entry()
