@@ -369,7 +369,8 @@ def open_lines(runs: list[OpenRun], args: argparse.Namespace) -> list[str]:
     return [f"**Open loop**, Redis, 2 workers: turns arrive at each rate for {args.seconds:g} s, Poisson-spaced, "
             f"from {args.sessions:,} sessions, each thinking {args.think:g} s between a reply and its next turn; "
             "latency from the arrival to the answer (queueing and the client's own lag included), of turns "
-            f"answered 200. `--max-turns-in-flight` at its default (64 a worker). bench/serve.png plots it.", "",
+            "answered 200. `--max-turns-in-flight` at its default (64 a worker, then a queue of what it finishes "
+            "in 0.5 s). bench/serve.png plots it.", "",
             *OPEN_HEADER, *(open_row(r) for r in runs)]
 
 
