@@ -142,7 +142,7 @@ def start_server(store: str, workers: int, cwd: Path) -> tuple[subprocess.Popen[
         if process.poll() is not None:
             raise RuntimeError(f"the server exited with {process.returncode}")
         try:
-            if httpx.get(url + "/readyz", timeout=1).status_code == 200 and workers_up(process.pid, workers):
+            if httpx.get(url + "/readyz", timeout=1).status_code == 200 and workers_up(process.pid, port, workers):
                 return process, url, port
         except httpx.HTTPError:
             pass
@@ -151,14 +151,27 @@ def start_server(store: str, workers: int, cwd: Path) -> tuple[subprocess.Popen[
     raise RuntimeError("the server did not become ready")
 
 
-def workers_up(pid: int, workers: int) -> bool:
-    """Whether every worker process has started (uvicorn's supervisor also runs a resource tracker)."""
+def workers_up(pid: int, port: int, workers: int) -> bool:
+    """Whether every worker process has started and listens (uvicorn's supervisor also runs a resource
+    tracker). One worker answers ``/readyz`` before the other listens; connections opened then would
+    all go to the first, and keep-alive ones stay there for the whole run."""
     if workers == 1:
         return True
-    spawned = 0
-    for child in children(pid):
-        spawned += is_worker(child)
-    return spawned >= workers
+    return sum(is_worker(child) for child in children(pid)) >= workers and listening(port) >= workers
+
+
+def listening(port: int) -> int:
+    """Sockets listening on ``port`` (each worker has one of its own: docs/serving.md)."""
+    found = 0
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        try:
+            rows = Path(table).read_text().splitlines()[1:]
+        except OSError:
+            continue
+        for row in rows:
+            fields = row.split()
+            found += fields[3] == "0A" and int(fields[1].rsplit(":", 1)[1], 16) == port     # 0A: LISTEN
+    return found
 
 
 def stop(process: subprocess.Popen[bytes]) -> None:
