@@ -142,7 +142,7 @@ def start_server(store: str, workers: int, cwd: Path) -> tuple[subprocess.Popen[
         if process.poll() is not None:
             raise RuntimeError(f"the server exited with {process.returncode}")
         try:
-            if httpx.get(url + "/readyz", timeout=1).status_code == 200 and workers_up(process.pid, workers):
+            if httpx.get(url + "/readyz", timeout=1).status_code == 200 and workers_up(process.pid, port, workers):
                 return process, url, port
         except httpx.HTTPError:
             pass
@@ -151,17 +151,27 @@ def start_server(store: str, workers: int, cwd: Path) -> tuple[subprocess.Popen[
     raise RuntimeError("the server did not become ready")
 
 
-def workers_up(pid: int, workers: int) -> bool:
-    """Whether every worker process has started (uvicorn's supervisor also runs a resource tracker)."""
+def workers_up(pid: int, port: int, workers: int) -> bool:
+    """Whether every worker process has started and listens (uvicorn's supervisor also runs a resource
+    tracker). One worker answers ``/readyz`` before the other listens; connections opened then would
+    all go to the first, and keep-alive ones stay there for the whole run."""
     if workers == 1:
         return True
-    spawned = 0
-    for child in children(pid):
+    return sum(is_worker(child) for child in children(pid)) >= workers and listening(port) >= workers
+
+
+def listening(port: int) -> int:
+    """Sockets listening on ``port`` (each worker has one of its own: docs/serving.md)."""
+    found = 0
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
         try:
-            spawned += b"spawn_main" in Path(f"/proc/{child}/cmdline").read_bytes()
+            rows = Path(table).read_text().splitlines()[1:]
         except OSError:
             continue
-    return spawned >= workers
+        for row in rows:
+            fields = row.split()
+            found += fields[3] == "0A" and int(fields[1].rsplit(":", 1)[1], 16) == port     # 0A: LISTEN
+    return found
 
 
 def stop(process: subprocess.Popen[bytes]) -> None:
@@ -246,12 +256,17 @@ class Cpu:
     pids: dict[str, list[int]]
     before: dict[str, float] = field(default_factory=dict)
     spent: dict[str, float] = field(default_factory=dict)
+    workers: list[int] = field(default_factory=list)           # the server's worker processes
+    worker_before: list[float] = field(default_factory=list)
+    worker_spent: list[float] = field(default_factory=list)
 
     def start(self) -> None:
         self.before = {k: sum(cpu_seconds(p) for p in v) for k, v in self.pids.items()}
         self.before.update(client=time.process_time(), machine=machine_busy(), wall=time.monotonic())
+        self.worker_before = [cpu_seconds(p) for p in self.workers]
 
     def stop(self) -> dict[str, float]:
+        self.worker_spent = [cpu_seconds(p) - b for p, b in zip(self.workers, self.worker_before, strict=True)]
         self.spent = {k: sum(cpu_seconds(p) for p in v) - self.before[k] for k, v in self.pids.items()}
         self.spent["client"] = time.process_time() - self.before["client"]
         own = sum(self.spent.values())
@@ -267,6 +282,10 @@ class Run:
     lost: int
     leaked: int
     cpu: dict[str, float]
+    split: list[float] = field(default_factory=list)          # each worker's share of the workers' CPU
+
+    def split_text(self) -> str:
+        return "/".join(f"{share:.0%}" for share in self.split) if len(self.split) > 1 else "—"
 
 
 @dataclass
@@ -278,11 +297,21 @@ class OpenRun:
 
 
 def measured(server: subprocess.Popen[bytes], redis_pid: int | None,
-             drive: Callable[[], Coroutine[Any, Any, T]]) -> tuple[T, dict[str, float]]:
-    cpu = Cpu({"server": [server.pid, *children(server.pid)], "redis": [redis_pid] if redis_pid else []})
+             drive: Callable[[], Coroutine[Any, Any, T]]) -> tuple[T, Cpu]:
+    processes = children(server.pid)
+    cpu = Cpu({"server": [server.pid, *processes], "redis": [redis_pid] if redis_pid else []},
+              workers=[p for p in processes if is_worker(p)])
     cpu.start()
     result = run_async(drive)
-    return result, cpu.stop()
+    cpu.stop()
+    return result, cpu
+
+
+def is_worker(pid: int) -> bool:
+    try:
+        return b"spawn_main" in Path(f"/proc/{pid}/cmdline").read_bytes()
+    except OSError:
+        return False
 
 
 def closed_run(name: str, store: str, workers: int, users: int, turns: int, cwd: Path,
@@ -294,7 +323,8 @@ def closed_run(name: str, store: str, workers: int, users: int, turns: int, cwd:
         lost, leaked = check_sessions(url, "u", {n: turns for n in range(users)}, closing=True)
     finally:
         stop(server)
-    return Run(name, drive, lost, leaked, cpu)
+    total = sum(cpu.worker_spent)
+    return Run(name, drive, lost, leaked, cpu.spent, [spent / total for spent in cpu.worker_spent] if total else [])
 
 
 def open_runs(store: str, rates: list[float], args: argparse.Namespace, cwd: Path, redis_pid: int) -> list[OpenRun]:
@@ -308,7 +338,7 @@ def open_runs(store: str, rates: list[float], args: argparse.Namespace, cwd: Pat
                             think_s=args.think, timeout_s=REQUEST_TIMEOUT_S)
             outcome, cpu = measured(server, redis_pid, offer)
             lost, leaked = check_sessions(url, prefix, outcome.answered, closing=False)
-            runs.append(OpenRun(outcome, lost, leaked, cpu))
+            runs.append(OpenRun(outcome, lost, leaked, cpu.spent))
             print(open_row(runs[-1]), flush=True)
     finally:
         stop(server)
@@ -345,16 +375,17 @@ def closed_lines(runs: list[Run], users: int, turns: int) -> list[str]:
         rate = len(d.latencies) / d.seconds if d.seconds else 0.0
         lines.append(f"| {r.name} | **{rate:,.0f}** | {ms(d.latencies, 50)} | {ms(d.latencies, 99)} | "
                      f"{statuses(d.statuses)} | {d.failures} | {r.lost} | {r.leaked} |")
-    lines += ["", "where the time goes, per turn: CPU ms of each process, the server's own turn latency, the share "
-              "of the machine the run got, and the ceiling its CPU per turn allows with every core free:", "",
-              "| run | workers CPU | redis CPU | client CPU | server turn p50 / p99 ms | machine share | ceiling turns/s "
-              "| other processes, cores |", "|---|---|---|---|---|---|---|---|"]
+    lines += ["", "where the time goes, per turn: CPU ms of each process, how the workers' CPU was split between "
+              "them, the server's own turn latency, the share of the machine the run got, and the ceiling its CPU per "
+              "turn allows with every core free:", "",
+              "| run | workers CPU | workers' split | redis CPU | client CPU | server turn p50 / p99 ms | machine share "
+              "| ceiling turns/s | other processes, cores |", "|---|---|---|---|---|---|---|---|---|"]
     for r in runs:
         n = max(1, len(r.drive.latencies))
         total = r.cpu["server"] + r.cpu["redis"] + r.cpu["client"]
         share = total / (r.drive.seconds * cores) if r.drive.seconds else 0.0
         ceiling = cores / (total / n) if total else 0.0
-        lines.append(f"| {r.name} | {r.cpu['server'] / n * 1000:.2f} | {r.cpu['redis'] / n * 1000:.2f} | "
+        lines.append(f"| {r.name} | {r.cpu['server'] / n * 1000:.2f} | {r.split_text()} | {r.cpu['redis'] / n * 1000:.2f} | "
                      f"{r.cpu['client'] / n * 1000:.2f} | {percentile(r.drive.server_ms, 50):.1f} / "
                      f"{percentile(r.drive.server_ms, 99):.1f} | {share:.0%} | {ceiling:,.0f} | {r.cpu['others']:.2f} |")
     return lines
@@ -369,7 +400,8 @@ def open_lines(runs: list[OpenRun], args: argparse.Namespace) -> list[str]:
     return [f"**Open loop**, Redis, 2 workers: turns arrive at each rate for {args.seconds:g} s, Poisson-spaced, "
             f"from {args.sessions:,} sessions, each thinking {args.think:g} s between a reply and its next turn; "
             "latency from the arrival to the answer (queueing and the client's own lag included), of turns "
-            f"answered 200. `--max-turns-in-flight` at its default (64 a worker). bench/serve.png plots it.", "",
+            "answered 200. `--max-turns-in-flight` at its default (64 a worker, then a queue of what it finishes "
+            "in 0.5 s). bench/serve.png plots it.", "",
             *OPEN_HEADER, *(open_row(r) for r in runs)]
 
 

@@ -36,7 +36,8 @@ def serve(
     log_level: Annotated[str, typer.Option("--log-level", help="critical, error, warning, info or debug.")]
         = "info",
     max_turns_in_flight: Annotated[int | None, typer.Option(
-        "--max-turns-in-flight", min=0, help="Turns one worker runs at once; beyond, 503 overloaded with "
+        "--max-turns-in-flight", min=0, help="Turns one worker runs at once; more wait while the wait stays "
+        "under 0.5 s, then 503 overloaded with "
         "Retry-After. 0: no limit (default: $DIALOGKIT_MAX_TURNS_IN_FLIGHT, else 64).")] = None,
     key_rate: Annotated[str | None, typer.Option("--key-rate", help="Requests per key: 100/s, 600/min or off "
                                                  "(default: $DIALOGKIT_KEY_RATE, else 100/s with keys).")] = None,

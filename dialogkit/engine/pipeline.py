@@ -320,7 +320,5 @@ def _accept(action: str, value: object) -> None:
 
 
 def _summary_snapshot(state: SummaryState, language: str) -> Callable[[], str]:
-    """Render ``state`` as it is now, later: items are replaced, never edited, so copying the
-    three lists is a faithful snapshot even after the next turn changes the session."""
-    facts, confirmed, pending = list(state.facts), list(state.confirmed), list(state.pending)
-    return lambda: summaries.render_summary(SummaryState(facts=facts, confirmed=confirmed, pending=pending), language)
+    """Render ``state`` as it is now, later (``summaries.snapshot``)."""
+    return summaries.snapshot(state, language)

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from functools import lru_cache
 
 from dialogkit.lexicon import languages, writing
@@ -28,7 +28,7 @@ from dialogkit.text.phrases import phrase
 
 __all__ = ["EARLIER_GROUPS", "EARLIER_KEY", "RECENT_ITEMS", "RECENT_TASKS", "STORED", "compact", "compacted",
            "item_text", "mentions", "record_confirmed", "record_facts", "record_pending", "remove_turn",
-           "render_summary", "resolve_pending", "trim_for_window"]
+           "render_summary", "resolve_pending", "snapshot", "trim_for_window"]
 
 RECENT_TASKS = 12
 """Tasks whose facts the summary keeps verbatim (heading and labelled values)."""
@@ -409,13 +409,46 @@ def _bare(text: str) -> str:
 
 def render_summary(summary: SummaryState, language: str) -> str:
     """The three sections, kept apart; empty sections are left out, an empty summary is ""."""
+    return _render(summary._rendered, (summary.facts, summary.confirmed, summary.pending), language)
+
+
+def snapshot(summary: SummaryState, language: str) -> Callable[[], str]:
+    """``render_summary(summary, language)`` as the summary is now, rendered when called (a turn's
+    reply renders its summary only if asked): items are replaced, never edited, so copying the lists
+    is a faithful snapshot even after the next turn changes the summary."""
+    sections = (list(summary.facts), list(summary.confirmed), list(summary.pending))
+    rendered = summary._rendered
+    return lambda: _render(rendered, sections, language)
+
+
+_TITLES = ("summary_stated", "summary_confirmed", "summary_pending")
+Rendered = dict[tuple[str, str], tuple[tuple[SummaryItem, ...], str]]
+
+
+def _render(rendered: Rendered, sections: tuple[list[SummaryItem], ...], language: str) -> str:
     language = language if language in STORED else _EN
-    sections: list[str] = []
-    facts = _render_facts(summary.facts, language)
-    if facts:
-        sections.append(phrase("summary_stated", language) + _groups_sep(language).join(facts))
-    for title, items in (("summary_confirmed", summary.confirmed), ("summary_pending", summary.pending)):
-        if items:
-            texts = list(dict.fromkeys(_bare(item_text(i, language)) for i in items))   # one line per distinct item
-            sections.append(phrase(title, language) + _details_sep(language).join(texts))
-    return phrase("summary_sections", language).join(sections) + (phrase("summary_end", language) if sections else "")
+    texts = [text for title, items in zip(_TITLES, sections, strict=True) if (text := _section(rendered, title, items,
+                                                                                               language))]
+    return phrase("summary_sections", language).join(texts) + (phrase("summary_end", language) if texts else "")
+
+
+def _section(rendered: Rendered, title: str, items: list[SummaryItem], language: str) -> str:
+    """One section's text, "" when it has no item. Rendered again only when its items changed since
+    the summary last rendered it (``rendered``, kept on the summary): a turn that moves no slot and
+    no task (a question, a repair, small talk) changes none, and one that does changes one section
+    or two. The items kept are compared (the same object, or one equal in every field), so an item
+    replaced by another with the same words counts as unchanged, and a changed one never reads as
+    the old."""
+    if not items:
+        return ""
+    now = tuple(items)
+    kept = rendered.get((title, language))
+    if kept is not None and kept[0] == now:
+        return kept[1]
+    if title == "summary_stated":
+        text = phrase(title, language) + _groups_sep(language).join(_render_facts(items, language))
+    else:
+        texts = dict.fromkeys(_bare(item_text(i, language)) for i in items)     # one line per distinct item
+        text = phrase(title, language) + _details_sep(language).join(texts)
+    rendered[(title, language)] = (now, text)
+    return text

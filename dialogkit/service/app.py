@@ -18,6 +18,7 @@ from starlette.staticfiles import StaticFiles
 
 from dialogkit.engine.async_turns import runner_of
 from dialogkit.service import api_sessions, api_users, operations, rasa, widget
+from dialogkit.service.admission import Admission
 from dialogkit.service.cors import allow_origins
 from dialogkit.service.errors import install_error_handlers
 from dialogkit.service.guard import Guard
@@ -51,13 +52,20 @@ def create_app(bot: Bot, settings: ServiceSettings | None = None) -> FastAPI:
     app.state.limiter = limiter_for(bot.store, settings.limits, settings.keys, settings.limits_clock)
     app.add_middleware(TurnRoute, service=service)      # innermost: behind the guard and the rate limits
     app.add_middleware(RateLimit, limiter=app.state.limiter, count=service.metrics.error)   # behind the guard
+    app.state.admission = _admission(settings)
     app.add_middleware(Guard, keys=with_token(settings.keys, settings.token), max_body=settings.max_body,
-                       count=service.metrics.error, max_turns=settings.max_turns_in_flight)
+                       count=service.metrics.error, admission=app.state.admission)
     allow_origins(app, settings.widget_origins)
     for module in (api_sessions, api_users, rasa, widget, operations):
         app.include_router(module.router)
     app.mount("/static", StaticFiles(directory=STATIC_DIR, check_dir=False), name="static")
     return app
+
+
+def _admission(settings: ServiceSettings) -> Admission:
+    """The app's limit of turns in flight (docs/serving.md, "Load shedding")."""
+    clock = {"clock": settings.admission_clock} if settings.admission_clock is not None else {}
+    return Admission(settings.max_turns_in_flight, budget_s=settings.queue_budget_s, **clock)
 
 
 GC_YOUNG_THRESHOLD = 20_000

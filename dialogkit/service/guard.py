@@ -31,16 +31,16 @@ PUBLIC_PATHS = frozenset({"/", "/healthz", "/readyz", "/docs", "/docs/oauth2-red
 
 class Guard:
     """Refuses requests without a known key (401), with a key outside the route's scopes (403), and
-    bodies over ``max_body`` (413), and turns beyond ``max_turns`` in flight (503), as JSON errors. A
-    server with no keys lets every request in; ``max_turns`` 0 admits every turn."""
+    bodies over ``max_body`` (413), and turns ``admission`` has no place for (503), as JSON errors. A
+    server with no keys lets every request in; without ``admission`` every turn is admitted."""
 
     def __init__(self, app: ASGIApp, *, keys: KeyRing, max_body: int, count: Callable[[str], None],
-                 max_turns: int = 0) -> None:
+                 admission: Admission | None = None) -> None:
         self.app = app
         self.keys = keys
         self.max_body = max_body
         self.count = count
-        self.admission = Admission(max_turns)
+        self.admission = admission if admission is not None else Admission(0)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -58,10 +58,11 @@ class Guard:
         await self.app(scope, self._limited(receive), send)
 
     async def _turn(self, scope: Scope, receive: Receive, send: Send) -> None:
-        """A turn, if the worker has a place for it; 503 ``overloaded`` at once if not."""
-        if not self.admission.enter():
+        """A turn, once the worker has a place for it (it may wait for one); 503 ``overloaded`` at once
+        if it cannot."""
+        if not await self.admission.enter():
             await self._refuse(send, 503, "overloaded",
-                               f"this worker is running {self.admission.limit} turns already",
+                               self.admission.refusal(),
                                [(b"retry-after", str(RETRY_AFTER_S).encode())],
                                hint=f"send the turn again after {RETRY_AFTER_S} s (Retry-After)")
             return

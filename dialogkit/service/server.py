@@ -14,6 +14,8 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import socket
+import sys
 import tempfile
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass
@@ -33,6 +35,7 @@ OPTIONS_ENV = "DIALOGKIT_SERVE_OPTIONS"
 TOKEN_ENV = "DIALOGKIT_TOKEN"
 MAX_BODY_ENV = "DIALOGKIT_MAX_BODY"
 GRACEFUL_S = 30          # how long a stopping worker waits for the requests in flight
+APP = "dialogkit.service.server:app_from_environment"
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,16 +140,50 @@ def serve(options: ServeOptions) -> None:
     """Run the server until SIGTERM or Ctrl-C (the options already checked)."""
     import uvicorn
 
+    from dialogkit.service.listeners import reuse_port_works
+
     os.environ[OPTIONS_ENV] = options.to_env()
     made = _metrics_dir(options.workers)
+    settings: dict[str, Any] = {
+        "factory": True, "host": options.host, "port": options.port, "log_level": _uvicorn_level(options.log_level),
+        "access_log": options.log_level == "debug", "timeout_graceful_shutdown": GRACEFUL_S, "lifespan": "on",
+        "http": _http_protocol()}
     try:
-        uvicorn.run("dialogkit.service.server:app_from_environment", factory=True, host=options.host,
-                    port=options.port, workers=options.workers if options.workers > 1 else None,
-                    log_level=_uvicorn_level(options.log_level), access_log=options.log_level == "debug",
-                    timeout_graceful_shutdown=GRACEFUL_S, lifespan="on", http=_http_protocol())
+        if options.workers > 1 and reuse_port_works():
+            _run_workers(uvicorn.Config(APP, workers=options.workers, **settings))
+        else:
+            uvicorn.run(APP, workers=options.workers if options.workers > 1 else None, **settings)
     finally:
         if made is not None:
             shutil.rmtree(made, ignore_errors=True)
+
+
+def _run_workers(config: Any) -> None:
+    """uvicorn's supervisor of worker processes, each listening on a socket of its own
+    (``listeners``); what ``uvicorn.run`` does with workers, but for the socket."""
+    import logging
+
+    from uvicorn.config import STARTUP_FAILURE
+    from uvicorn.supervisors import Multiprocess
+
+    from dialogkit.service.listeners import WorkerSocket
+
+    family = socket.AF_INET6 if ":" in config.host else socket.AF_INET
+    log = logging.getLogger("uvicorn.error")
+    try:
+        sock = WorkerSocket.bound(family, (config.host, config.port))
+    except OSError as error:
+        log.error(error)
+        sys.exit(STARTUP_FAILURE)
+    host = f"[{config.host}]" if family == socket.AF_INET6 else config.host
+    log.info("Uvicorn running on http://%s:%d with %d workers, one socket each (Press CTRL+C to quit)",
+             host, sock.getsockname()[1], config.workers)
+    try:
+        Multiprocess(config, sockets=[sock]).run()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        sock.close()
 
 
 def _http_protocol() -> Any:

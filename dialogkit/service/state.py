@@ -17,7 +17,7 @@ from starlette.requests import Request
 from dialogkit.errors import DialogkitError, SessionOwnerError, StoreError
 from dialogkit.logging import get_logger
 from dialogkit.model.reply import Reply
-from dialogkit.service.admission import DEFAULT_MAX_TURNS
+from dialogkit.service.admission import DEFAULT_MAX_TURNS, QUEUE_BUDGET_S
 from dialogkit.service.errors import ApiError
 from dialogkit.service.guard import MAX_BODY_BYTES
 from dialogkit.service.inspection import sensitive_names
@@ -50,7 +50,9 @@ class ServiceSettings:
     reload_interval_s: float = 1.0
     close_bot: bool = False                # the app owns the bot: close it when the app stops
     freeze_gc: bool = False                # a server process: what is loaded at start is never collected
-    max_turns_in_flight: int = DEFAULT_MAX_TURNS   # turns one app runs at once, then 503; 0: no limit
+    max_turns_in_flight: int = DEFAULT_MAX_TURNS   # turns one app runs at once; 0: no limit
+    queue_budget_s: float = QUEUE_BUDGET_S  # then a queue that drains in this long at the measured pace; then 503
+    admission_clock: Callable[[], float] | None = None   # times that pace (tests)
     limits: Limits = NO_LIMITS            # rate limits per key and per session (docs/serving.md); none here
     limits_clock: Callable[[], float] | None = None   # times the rate limits' buckets (tests)
 

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import pytest
+
+from dialogkit.memory import summary as summaries
 from dialogkit.memory.summary import (
     EARLIER_GROUPS,
     EARLIER_KEY,
@@ -15,6 +18,7 @@ from dialogkit.memory.summary import (
     remove_turn,
     render_summary,
     resolve_pending,
+    snapshot,
     trim_for_window,
 )
 from dialogkit.model.session import SummaryState
@@ -277,3 +281,52 @@ def test_a_value_is_mentioned_only_as_a_whole() -> None:
     assert mentions("订单 510000 已发货", "510000") and not mentions("订单 510000 已发货", "10000")
     assert mentions("手机，损坏", "手机") and mentions("order 42, phone", "phone")
     assert not mentions("headphones", "phone") and not mentions("", "x") and not mentions("abc", "")
+
+
+class TestRenderedSections:
+    """A section is rendered again only when its items changed: a reply's summary is rendered every
+    turn, and most turns change one section or none."""
+
+    @pytest.mark.parametrize(("language", "before", "after"), [("zh", "商品 手机", "商品 笔记本电脑"),
+                                                               ("en", "product phone", "product laptop")])
+    def test_a_changed_slot_is_rendered_again(self, language: str, before: str, after: str) -> None:
+        summary = SummaryState()
+        reported(summary)
+        assert before in render_summary(summary, language)
+        record_facts(summary, flow="report_issue", flow_description=DESCRIPTION, turn=3,
+                     slots={"product": ("商品", "product", "笔记本电脑", "laptop")})
+        text = render_summary(summary, language)
+        assert after in text and before not in text
+
+    @pytest.mark.parametrize(("language", "expected"), [("zh", "已确认：创建工单"), ("en", "Confirmed: open a ticket")])
+    def test_a_new_task_state_is_rendered_again(self, language: str, expected: str) -> None:
+        summary = SummaryState()
+        reported(summary)
+        first = render_summary(summary, language)
+        record_confirmed(summary, key="t1:confirmed", zh="创建工单", en="open a ticket", turn=3)
+        assert render_summary(summary, language) == first.rstrip(".") + ("；" if language == "zh" else ". ") + \
+            expected + ("" if language == "zh" else ".")
+
+    def test_unchanged_sections_are_not_rendered_again(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        summary = SummaryState()
+        reported(summary)
+        record_confirmed(summary, key="t1:confirmed", zh="创建工单", en="open a ticket", turn=3)
+        rendered: list[int] = []
+        real = summaries._render_facts
+        monkeypatch.setattr(summaries, "_render_facts", lambda items, language: rendered.append(1) or real(items, language))
+        first = [render_summary(summary, language) for language in ("zh", "en")]
+        record_pending(summary, key="t1:follow", zh="等待工单处理", en="wait for the ticket to be handled", turn=3)
+        again = [render_summary(summary, language) for language in ("zh", "en")]
+        assert len(rendered) == 2                    # the facts once in each language, not again
+        assert again[0] == first[0] + "；待办：等待工单处理"
+        assert again[1] == first[1] + " Pending: wait for the ticket to be handled."
+
+    def test_a_snapshot_renders_the_summary_as_it_was(self) -> None:
+        summary = SummaryState()
+        reported(summary)
+        before = {language: snapshot(summary, language) for language in ("zh", "en")}
+        record_facts(summary, flow="report_issue", flow_description=DESCRIPTION, turn=3,
+                     slots={"order_id": ("订单号", "order number", "67890", "67890")})
+        assert "67890" in render_summary(summary, "zh")
+        assert "12345" in before["zh"]() and "67890" not in before["zh"]()
+        assert "order number 12345" in before["en"]()
