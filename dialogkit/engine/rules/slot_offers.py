@@ -189,17 +189,20 @@ def keep_filled_slots(bot: Bot, ctx: TurnContext, offer: SlotOffer) -> None:
     task, flow = ctx.task, ctx.flow
     if task is None or flow is None or ctx.interp.cues & {"correction", "no"}:
         return
+    if task.state != "CONFIRMATION" and not task.pending_slot:
+        return         # after "what would you like to change?" any value is a change
+    changed = [n for n, v in offer.values.items() if n != task.pending_slot
+               and task.slots.get(n) is not None and str(task.slots[n]) != str(v)]
+    if not changed:
+        return         # most answers change no filled slot: nothing to keep
     if task.state == "CONFIRMATION":
         if is_bare(ctx.interp):
             return     # "67890" in answer to the confirmation is the new value
-    elif not task.pending_slot:
-        return         # after "what would you like to change?" any value is a change
+    elif is_bare(ctx.interp) and not any(n == task.pending_slot for n in offer.values):
+        return         # "老城" / "indian, please" alone, to another question: that slot's new value
     text = ctx.interp.text.lower()
     sought = tuple(flow.spec.trigger.keywords)     # "an italian restaurant": the thing looked for
-    if is_bare(ctx.interp) and not any(n == task.pending_slot for n in offer.values):
-        return         # "老城" / "indian, please" alone, to another question: that slot's new value
-    for name in [n for n, v in offer.values.items() if n != task.pending_slot
-                 and task.slots.get(n) is not None and str(task.slots[n]) != str(v)]:
+    for name in changed:
         slot = flow.spec.slot(name)
         named = name in offer.labelled or names_by_value(text, offer.surfaces.get(name, ""), sought) or (
             slot is not None and any(bot.texts.slot_label(slot, lang).lower() in text for lang in bot.texts.languages))
