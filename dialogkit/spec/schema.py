@@ -513,7 +513,10 @@ class FlowSpec(_Model):
     )
 
     def slot(self, name: str) -> SlotSpec | None:
-        return next((s for s in self.slots if s.name == name), None)
+        for slot in self.slots:      # a plain loop: asked several times a turn, a generator cost twice as much
+            if slot.name == name:
+                return slot
+        return None
 
     def memory_for(self, trigger: str) -> list[str]:
         """The memory actions of ``trigger``: the flow's own list, else the default."""

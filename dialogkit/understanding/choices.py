@@ -129,8 +129,8 @@ def is_any(lowered: str) -> bool:
     if len(clause.strip(_END)) > _ANY_LENGTH:
         return False     # the first clause is too long for an answer already, and the others hold it
     # Each part is read stripped, so the whole text is read as ``whole``: one look for "随便。" and "随便".
-    parts = (whole, sentence, clause) if len(lowered) <= 2 * _ANY_LENGTH else (sentence, clause)
-    return any(_is_any_answer(part) for part in dict.fromkeys(parts))
+    return (_is_any_answer(clause) or (sentence != clause and _is_any_answer(sentence))
+            or (whole != sentence and len(lowered) <= 2 * _ANY_LENGTH and _is_any_answer(whole)))
 
 
 def _is_any_answer(lowered: str) -> bool:
