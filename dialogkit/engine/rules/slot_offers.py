@@ -64,9 +64,10 @@ def drop_asked_about(ctx: TurnContext, offer: SlotOffer) -> None:
     for name in [n for n in offer.values if n not in offer.labelled]:
         surface = offer.surfaces.get(name, "")
         start = text.find(surface) if surface else -1
+        if start < 0 or not sets_nothing(text, start, start + len(surface)):
+            continue
         after = text[start + len(surface):].lower()
-        if start >= 0 and sets_nothing(text, start, start + len(surface)) and not any(
-                word.lower() in after for word in sought):
+        if not any(word.lower() in after for word in sought):
             del offer.values[name]
             offer.surfaces.pop(name, None)
 
