@@ -25,7 +25,8 @@ class _Data(BaseModel):
     A turn sets a dozen fields (turn, language, state, updated_at...), all typed: pydantic's own
     ``__setattr__`` validates nothing here and only adds a Python call to each. The fields set
     are then not tracked (``model_fields_set``), which nothing reads: the stored JSON holds every
-    field either way.
+    field either way. A name that is no field is not refused at run time (the type check refuses
+    it), and it is never stored.
     """
 
     model_config = ConfigDict(extra="ignore", validate_assignment=False)
