@@ -14,6 +14,7 @@ factory states that default in ``json_schema_extra``, since pydantic leaves it o
 from __future__ import annotations
 
 import copy
+import functools
 import re
 from typing import Annotated, Any, Literal
 
@@ -86,8 +87,10 @@ _DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(s|m|h|d)?\s*$")
 _UNIT_SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86400, None: 1}
 
 
+@functools.lru_cache(maxsize=64)
 def parse_duration(value: str | int | float) -> float:
-    """'30m' / '2h' / '45s' / '1d' / 90 -> seconds."""
+    """'30m' / '2h' / '45s' / '1d' / 90 -> seconds (each spelling read once: a turn asks for the
+    session timeout)."""
     if isinstance(value, (int, float)):
         return float(value)
     match = _DURATION.match(value)
