@@ -150,10 +150,10 @@ def remember_offered(session: Session, type_name: str, values: Sequence[Any], *,
     listed: dict[str, None] = {}
     for value in values:
         key = value_key(value)
-        entity = known.get(key)
-        if entity is None:
-            entity = known[key] = _new_entity(session, type_name, value, "other", turn, "bot")
-        listed[entity.id] = None
+        found = known.get(key)
+        if found is None:
+            found = known[key] = _new_entity(session, type_name, value, "other", turn, "bot")
+        listed[found.id] = None
     if len(listed) >= 2:
         session.last_list = list(listed)
 
