@@ -41,7 +41,7 @@ def offer_step(rule: str) -> Callable[[Callable[Concatenate[S, TurnContext, Slot
                  ) -> Callable[Concatenate[S, TurnContext, SlotOffer, P], R]:
         @wraps(step)
         def run(self: S, ctx: TurnContext, offer: SlotOffer, /, *args: P.args, **kwargs: P.kwargs) -> R:
-            before = dict(offer.values)
+            before = offer.values.copy()
             result = step(self, ctx, offer, *args, **kwargs)
             if before != offer.values:
                 _credit(ctx, offer, rule, before)
