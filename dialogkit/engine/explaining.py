@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
-from functools import wraps
+from functools import lru_cache, wraps
 from typing import TYPE_CHECKING, Any, Concatenate, ParamSpec, TypeVar
 
 from dialogkit.model.reply import Explanation
@@ -41,7 +41,7 @@ def offer_step(rule: str) -> Callable[[Callable[Concatenate[S, TurnContext, Slot
                  ) -> Callable[Concatenate[S, TurnContext, SlotOffer, P], R]:
         @wraps(step)
         def run(self: S, ctx: TurnContext, offer: SlotOffer, /, *args: P.args, **kwargs: P.kwargs) -> R:
-            before = dict(offer.values)
+            before = offer.values.copy()
             result = step(self, ctx, offer, *args, **kwargs)
             if before != offer.values:
                 _credit(ctx, offer, rule, before)
@@ -129,16 +129,23 @@ def cue_words(ctx: TurnContext) -> str | None:
 
 def _keyword(text: str, keywords: list[str]) -> str | None:
     lowered = text.lower()
-    for keyword in keywords:
-        at = lowered.find(keyword.strip().lower())
-        if keyword.strip() and at >= 0:
-            return text[at:at + len(keyword.strip())]
+    for sought, length in _sought(tuple(keywords)):
+        at = lowered.find(sought)
+        if at >= 0:
+            return text[at:at + length]
     return None
 
 
+@lru_cache(maxsize=256)
+def _sought(keywords: tuple[str, ...]) -> tuple[tuple[str, int], ...]:
+    """A trigger's keywords as ``_keyword`` looks for them (lower-cased, and the length of each as
+    written), worked out once per flow rather than on every start."""
+    return tuple((k.strip().lower(), len(k.strip())) for k in keywords if k.strip())
+
+
 def _sensitive(ctx: TurnContext, name: str) -> bool:
-    flow = ctx.flow
-    return flow is not None and any(s.sensitive and s.name == name for s in flow.spec.slots)
+    slot = ctx.flow.spec.slot(name) if ctx.flow is not None else None
+    return slot is not None and slot.sensitive
 
 
 def _shown(ctx: TurnContext, name: str, value: Any) -> str:

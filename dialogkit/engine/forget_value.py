@@ -32,11 +32,13 @@ class ForgetValue:
             "|".join(f"(?:{p.replace('{names}', f'(?P<n{i}>{alternation})')})" for i, p in enumerate(_PHRASES)),
             re.IGNORECASE,
         ) if alternation and _PHRASES else None
+        # Every request names a slot: text naming none (most turns) is ruled out by this alone.
+        self._named = re.compile(alternation, re.IGNORECASE) if self._pattern is not None else None
 
     def slots_in(self, text: str) -> list[str]:
         """The slots ``text`` asks to forget, in order of mention (usually none); a word several
         slots share as label names each of them."""
-        if self._pattern is None or len(text) > 200:
+        if self._pattern is None or self._named is None or len(text) > 200 or not self._named.search(text):
             return []
         found: list[str] = []
         for match in self._pattern.finditer(text):

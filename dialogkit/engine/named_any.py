@@ -33,13 +33,18 @@ class NamedAny:
         self._spec = spec
         self._names = SlotNames(spec, texts, self._type_nouns)
         self._pattern = named_any_pattern(self._names.alternation) if self._names.ways else None
+        # Every match holds a slot's name: text naming none (most turns) is ruled out by this alone.
+        self._named = re.compile(self._names.alternation) if self._names.ways else None
 
     def slots_in(self, text: str) -> list[str]:
         """The slots ``text`` names with no preference for them, in order of mention (usually none)."""
-        if self._pattern is None or len(text) > _LONGEST:
+        if self._pattern is None or self._named is None or len(text) > _LONGEST:
+            return []
+        said = fold(text).lower()
+        if not self._named.search(said):
             return []
         found: list[str] = []
-        for match in self._pattern.finditer(fold(text).lower()):
+        for match in self._pattern.finditer(said):
             found.extend(self._names.slots(named(match)))
         return list(dict.fromkeys(found))
 

@@ -192,10 +192,11 @@ class Turns:
             interp = self.understanding.interpret(understood, session.language, now=self.understanding.local_time(now))
             tracing.describe_understanding(span, interp)
         session.language = interp.language        # detected once, by understanding
+        log_turn = enabled_for(logging.INFO)
         return TurnContext(txn=txn, session=session, text=understood, interp=interp,
                            language=interp.language, turn=session.turn, now=now,
                            user_key=user_scope(self.spec.bot.name, session.user_id) if session.user_id else "",
-                           trace=enabled_for(logging.DEBUG), log_turn=enabled_for(logging.INFO))
+                           trace=log_turn and enabled_for(logging.DEBUG), log_turn=log_turn)
 
     def _migrate(self, ctx: TurnContext) -> None:
         """The session was saved with another version of the bot file: bring it up to date before

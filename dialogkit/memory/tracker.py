@@ -141,13 +141,21 @@ def remember_offered(session: Session, type_name: str, values: Sequence[Any], *,
     ordinal ("第二个", "the last one") indexes them in any later turn, as it would a list the user
     said. The options are known, not talked about: an entity the user never mentioned gets no
     mention, so it is no pronoun's candidate and the context does not recall it as a topic."""
-    listed: list[Entity] = []
+    # Each option found in one index of the type's entities, and kept once by id: comparing
+    # entities field by field (``in`` on a list) cost more than the rest of the turn's memory work.
+    known: dict[str, Entity] = {}
+    for entity in session.entities:
+        if entity.type == type_name:
+            known.setdefault(value_key(entity.value), entity)
+    listed: dict[str, None] = {}
     for value in values:
-        entity = find_entity(session, type_name, value) or _new_entity(session, type_name, value, "other", turn, "bot")
-        if entity not in listed:
-            listed.append(entity)
+        key = value_key(value)
+        found = known.get(key)
+        if found is None:
+            found = known[key] = _new_entity(session, type_name, value, "other", turn, "bot")
+        listed[found.id] = None
     if len(listed) >= 2:
-        session.last_list = [e.id for e in listed]
+        session.last_list = list(listed)
 
 
 def set_attributes(session: Session, type_name: str, value: Any, attributes: dict[str, Any], *, turn: int,

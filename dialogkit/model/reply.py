@@ -70,16 +70,22 @@ class Reply:
                  trigger: str | None = None, transitions: list[str] | None = None,
                  memory_actions: list[str] | None = None, summary: str | Callable[[], str] = "",
                  explain: list[Explanation] | None = None) -> None:
-        values = {
-            "text": text, "state": state, "flow": flow, "slots": slots, "session_id": session_id,
-            "language": language, "clarification": clarification, "resolved": resolved,
-            "actions": actions if actions is not None else [], "options": options if options is not None else [],
-            "trigger": trigger, "transitions": transitions if transitions is not None else [],
-            "memory_actions": memory_actions if memory_actions is not None else [], "_summary": summary,
-            "explain": explain if explain is not None else [],
-        }
-        for name, value in values.items():
-            object.__setattr__(self, name, value)
+        put = object.__setattr__     # frozen: one call a field, no dict of them built first (a reply a turn)
+        put(self, "text", text)
+        put(self, "state", state)
+        put(self, "flow", flow)
+        put(self, "slots", slots)
+        put(self, "session_id", session_id)
+        put(self, "language", language)
+        put(self, "clarification", clarification)
+        put(self, "resolved", resolved)
+        put(self, "actions", actions if actions is not None else [])
+        put(self, "options", options if options is not None else [])
+        put(self, "trigger", trigger)
+        put(self, "transitions", transitions if transitions is not None else [])
+        put(self, "memory_actions", memory_actions if memory_actions is not None else [])
+        put(self, "_summary", summary)
+        put(self, "explain", explain if explain is not None else [])
 
     @property
     def summary(self) -> str:

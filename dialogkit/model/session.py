@@ -20,7 +20,17 @@ READABLE_VERSIONS = frozenset({1, SCHEMA_VERSION})
 
 
 class _Data(BaseModel):
+    """Validated when built or read from a store; written as plain attributes after that.
+
+    A turn sets a dozen fields (turn, language, state, updated_at...), all typed: pydantic's own
+    ``__setattr__`` validates nothing here and only adds a Python call to each. The fields set
+    are then not tracked (``model_fields_set``), which nothing reads: the stored JSON holds every
+    field either way. A name that is no field is not refused at run time (the type check refuses
+    it), and it is never stored.
+    """
+
     model_config = ConfigDict(extra="ignore", validate_assignment=False)
+    __setattr__ = object.__setattr__
 
 
 class SlotChange(_Data):

@@ -9,6 +9,7 @@ error with its position, and a turn only walks the ready tree.
 from __future__ import annotations
 
 import ast
+import threading
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -33,11 +34,24 @@ class Condition:
         """True when the condition is true over ``slots``; a slot not yet filled reads as None, and a
         comparison that fails on it (None > 3) counts as false."""
         values = {**CONSTANTS, **dict.fromkeys(names), **{k: v for k, v in slots.items() if k in names}}
-        evaluator = SimpleEval(names=values, functions={})
+        evaluator = _evaluator()
+        evaluator.names = values
         try:
             return bool(evaluator.eval(self.source, previously_parsed=self.tree))
         except Exception:   # None < 3, "a" + 1...: a value the author did not foresee
             return False
+
+
+_LOCAL = threading.local()
+
+
+def _evaluator() -> SimpleEval:
+    """This thread's evaluator: building one (its operator and node tables) cost more than the
+    walk of a condition's tree; the names are set afresh before each walk, which never re-enters."""
+    evaluator = getattr(_LOCAL, "evaluator", None)
+    if evaluator is None:
+        evaluator = _LOCAL.evaluator = SimpleEval(functions={})
+    return evaluator
 
 
 def parse_condition(source: str, names: Collection[str]) -> Condition:

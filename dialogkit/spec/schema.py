@@ -14,6 +14,7 @@ factory states that default in ``json_schema_extra``, since pydantic leaves it o
 from __future__ import annotations
 
 import copy
+import functools
 import re
 from typing import Annotated, Any, Literal
 
@@ -86,8 +87,10 @@ _DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(s|m|h|d)?\s*$")
 _UNIT_SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86400, None: 1}
 
 
+@functools.lru_cache(maxsize=64)
 def parse_duration(value: str | int | float) -> float:
-    """'30m' / '2h' / '45s' / '1d' / 90 -> seconds."""
+    """'30m' / '2h' / '45s' / '1d' / 90 -> seconds (each spelling read once: a turn asks for the
+    session timeout)."""
     if isinstance(value, (int, float)):
         return float(value)
     match = _DURATION.match(value)
@@ -513,7 +516,10 @@ class FlowSpec(_Model):
     )
 
     def slot(self, name: str) -> SlotSpec | None:
-        return next((s for s in self.slots if s.name == name), None)
+        for slot in self.slots:      # a plain loop: asked several times a turn, a generator cost twice as much
+            if slot.name == name:
+                return slot
+        return None
 
     def memory_for(self, trigger: str) -> list[str]:
         """The memory actions of ``trigger``: the flow's own list, else the default."""

@@ -123,9 +123,14 @@ def is_any(lowered: str) -> bool:
     docstring): "I don't care, but I'd like it cheap" leaves the thing asked about open."""
     if len(lowered) > _LONGEST_TURN:
         return False
-    sentence = _SENTENCE_END.split(lowered.strip(_END), maxsplit=1)[0]
+    whole = lowered.strip(_END)
+    sentence = _SENTENCE_END.split(whole, maxsplit=1)[0]
     clause = _CLAUSE_END.split(sentence, maxsplit=1)[0]
-    return any(_is_any_answer(part) for part in dict.fromkeys((lowered, sentence, clause)))
+    if len(clause.strip(_END)) > _ANY_LENGTH:
+        return False     # the first clause is too long for an answer already, and the others hold it
+    # Each part is read stripped, so the whole text is read as ``whole``: one look for "随便。" and "随便".
+    return (_is_any_answer(clause) or (sentence != clause and _is_any_answer(sentence))
+            or (whole != sentence and len(lowered) <= 2 * _ANY_LENGTH and _is_any_answer(whole)))
 
 
 def _is_any_answer(lowered: str) -> bool:

@@ -48,5 +48,7 @@ def sets_nothing(text: str, start: int, end: int) -> bool:
     if negation.search(ahead) is not None and after.match(text, end) is not None:
         return True
     opening = " ".join(w for w in ahead.lower().split() if w not in _DETERMINERS)   # does it have a …
+    if opening not in _HAVE_QUESTIONS:
+        return False
     modifier = any(text.startswith(marker, end) for marker in _MARKERS)     # "有早餐的酒店吗": a search
-    return opening in _HAVE_QUESTIONS and not modifier and is_question(text[left:right])
+    return not modifier and is_question(text[left:right])

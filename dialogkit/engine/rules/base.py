@@ -67,6 +67,8 @@ class Seen:
     task: Task | None = field(init=False)                            # the active task, as the turn found it
     flow: CompiledFlow | None = field(init=False)
     cues: set[str] = field(init=False)
+    _faq_hit: tuple[str, float] | None = field(init=False, default=None)
+    _faq_read: bool = field(init=False, default=False)
 
     def __post_init__(self) -> None:
         self.task = task = self.ctx.session.task
@@ -80,11 +82,17 @@ class Seen:
             return None
         return top.flow
 
+    def faq_hit(self) -> tuple[str, float] | None:
+        """The FAQ entry nearest the words and its score (None below the threshold, or no FAQ):
+        several rules ask, the index is searched once a turn."""
+        if not self._faq_read:
+            self._faq_hit = self.bot.faq.match(self.ctx.interp.text) if self.bot.faq else None
+            self._faq_read = True
+        return self._faq_hit
+
     def faq_entry(self) -> str | None:
         """The FAQ entry the words ask, unless a flow's trigger scores at least as high."""
-        if not self.bot.faq:
-            return None
-        hit = self.bot.faq.match(self.ctx.interp.text)
+        hit = self.faq_hit()
         top = self.ctx.interp.top_intent
         if hit is None or (top is not None and top.flow in self.bot.flows and top.score >= hit[1]):
             return None

@@ -82,7 +82,7 @@ def aside(seen: Seen) -> Sequence[Command]:
     cues = seen.cues
     if not offer.empty or not cues & {"help", "alternatives"} or "any" in cues:
         return []
-    if seen.bot.faq and seen.bot.faq.match(seen.ctx.interp.text) is not None:
+    if seen.faq_hit() is not None:
         return []          # "出国怎么用手机" asks the roaming FAQ, not how to use the bot
     return [Help(rule="help" if "help" in cues else "alternatives", words=explaining.cue_words(seen.ctx))]
 
@@ -202,7 +202,7 @@ def _digresses_to(seen: Seen, offer: SlotOffer) -> str | None:
 def _faq_outranks(seen: Seen, score: float) -> bool:
     """"派送时间" asks the FAQ it is a keyword of, though a flow's example holds it too ("我想改一下
     派送时间"): the FAQ, answered later in the turn, wins a tie as it does outside a task."""
-    hit = seen.bot.faq.match(seen.ctx.interp.text) if seen.bot.faq else None
+    hit = seen.faq_hit()
     return hit is not None and hit[1] >= score
 
 

@@ -64,9 +64,10 @@ def drop_asked_about(ctx: TurnContext, offer: SlotOffer) -> None:
     for name in [n for n in offer.values if n not in offer.labelled]:
         surface = offer.surfaces.get(name, "")
         start = text.find(surface) if surface else -1
+        if start < 0 or not sets_nothing(text, start, start + len(surface)):
+            continue
         after = text[start + len(surface):].lower()
-        if start >= 0 and sets_nothing(text, start, start + len(surface)) and not any(
-                word.lower() in after for word in sought):
+        if not any(word.lower() in after for word in sought):
             del offer.values[name]
             offer.surfaces.pop(name, None)
 
@@ -189,17 +190,20 @@ def keep_filled_slots(bot: Bot, ctx: TurnContext, offer: SlotOffer) -> None:
     task, flow = ctx.task, ctx.flow
     if task is None or flow is None or ctx.interp.cues & {"correction", "no"}:
         return
+    if task.state != "CONFIRMATION" and not task.pending_slot:
+        return         # after "what would you like to change?" any value is a change
+    changed = [n for n, v in offer.values.items() if n != task.pending_slot
+               and task.slots.get(n) is not None and str(task.slots[n]) != str(v)]
+    if not changed:
+        return         # most answers change no filled slot: nothing to keep
     if task.state == "CONFIRMATION":
         if is_bare(ctx.interp):
             return     # "67890" in answer to the confirmation is the new value
-    elif not task.pending_slot:
-        return         # after "what would you like to change?" any value is a change
+    elif is_bare(ctx.interp) and not any(n == task.pending_slot for n in offer.values):
+        return         # "老城" / "indian, please" alone, to another question: that slot's new value
     text = ctx.interp.text.lower()
     sought = tuple(flow.spec.trigger.keywords)     # "an italian restaurant": the thing looked for
-    if is_bare(ctx.interp) and not any(n == task.pending_slot for n in offer.values):
-        return         # "老城" / "indian, please" alone, to another question: that slot's new value
-    for name in [n for n, v in offer.values.items() if n != task.pending_slot
-                 and task.slots.get(n) is not None and str(task.slots[n]) != str(v)]:
+    for name in changed:
         slot = flow.spec.slot(name)
         named = name in offer.labelled or names_by_value(text, offer.surfaces.get(name, ""), sought) or (
             slot is not None and any(bot.texts.slot_label(slot, lang).lower() in text for lang in bot.texts.languages))

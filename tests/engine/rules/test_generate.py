@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from dialogkit.engine.commands import Cancel, Choose, Forget, SetSlots, StartFlow
+from dialogkit.engine.faq import FaqIndex
 from dialogkit.engine.rules import generate
 from dialogkit.engine.rules.in_task import deny
 from dialogkit.engine.rules.starting import intent
@@ -79,3 +80,20 @@ def test_a_task_left_in_execution_is_decided_by_no_rule(lang: str) -> None:
     assert session.task is not None
     session.task.state = "EXECUTION"
     assert generate(seen(session, {"zh": "好的", "en": "yes"}[lang])) == []
+
+
+@pytest.mark.parametrize(("lang", "text"), [("zh", "帮助：营业时间"), ("en", "help: opening hours")])
+def test_the_faq_is_searched_once_a_turn(lang: str, text: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Help asked with an FAQ's words: the aside finds the FAQ, so the FAQ rule answers; both read
+    one search of the index."""
+    searched: list[str] = []
+    match = FaqIndex.match
+
+    def counted(index: FaqIndex, said: str) -> tuple[str, float] | None:
+        searched.append(said)
+        return match(index, said)
+
+    turn = seen(collecting(lang, "report_issue", "product", {"order_id": "12345"}), text)
+    monkeypatch.setattr(FaqIndex, "match", counted)
+    assert [(c.rule, getattr(c, "entry", None)) for c in generate(turn)] == [("faq", "opening_hours")]
+    assert searched == [text]
