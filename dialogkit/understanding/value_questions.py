@@ -1,6 +1,7 @@
 """Words about a value that set nothing: a question whether the thing has it, opening its clause
 ("有会议室吗？", "does it have wifi?"), and a value waived ("没健身房也行", "除了故宫", "anything
-except thai"). "哪家有…吗" and "can I have …" ask for something, and do set it.
+except thai"), and a word that is no thing's name though a catalogue lists it ("有没有" holds 没有,
+"周边还有其他的吗" holds 其他, "any other ones?"). "哪家有…吗" and "can I have …" ask for something, and do set it.
 
 Such a value is still mentioned (a reference may point at it), but it is no wish of the user's:
 it fills no slot. A value said before the noun of what the task looks for ("有川菜馆吗",
@@ -18,6 +19,8 @@ from dialogkit.understanding.cues import is_question
 _HAVE_QUESTIONS = frozenset(words("have_questions"))
 _MARKERS = words("value_head_markers")
 _DETERMINERS = frozenset(words("noun_determiners")) | {"any"}
+_NO_VALUE_WORDS = frozenset(w.lower() for w in (*words("no_value_words"), *words("no_words")))
+_ANSWER_MARKS = re.compile(r"[\s，。,.;；!！?？]+")
 _CLAUSE = re.compile(r"[，。,;；!！?？\n]")
 
 
@@ -36,6 +39,18 @@ def _clause(text: str, start: int, end: int) -> tuple[int, int]:
     left = max((m.end() for m in _CLAUSE.finditer(text, 0, start)), default=0)
     right = _CLAUSE.search(text, end)
     return left, right.end() if right else len(text)
+
+
+def is_no_value(surface: str) -> bool:
+    """Whether the words are a no or an "other" of the language: read as a catalogue's value (a dish
+    listed as 没有 or 其他), they still say no or other, and name nothing."""
+    return surface.strip().lower() in _NO_VALUE_WORDS
+
+
+def names_nothing(surface: str, text: str, asked: bool) -> bool:
+    """Whether a value read from ``surface`` is a no or an "other" that names nothing here: always,
+    but where it is the whole answer to its own slot's question (``asked``)."""
+    return is_no_value(surface) and not (asked and _ANSWER_MARKS.sub("", text).lower() == surface.strip().lower())
 
 
 def sets_nothing(text: str, start: int, end: int) -> bool:
