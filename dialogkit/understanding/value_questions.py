@@ -1,7 +1,8 @@
 """Words about a value that set nothing: a question whether the thing has it, opening its clause
-("有会议室吗？", "北京饭店是否提供接机？", "does it have wifi?", "does the Golden Duck have wifi?"), and a value waived ("没健身房也行", "除了故宫", "anything
-except thai"), and a word that is no thing's name though a catalogue lists it ("有没有" holds 没有,
-"周边还有其他的吗" holds 其他, "any other ones?"). "哪家有…吗" and "can I have …" ask for something, and do set it.
+("有会议室吗？", "北京饭店是否提供接机？", "does it have wifi?", "does the Golden Duck have wifi?"),
+a value waived ("没健身房也行", "除了故宫", "anything except thai"), and a word that is no thing's
+name though a catalogue lists it ("有没有" holds 没有, "周边还有其他的吗" holds 其他, "any other
+ones?"). "哪家有…吗", "which hotels have …" and "can I have …" ask for something, and do set it.
 
 Such a value is still mentioned (a reference may point at it), but it is no wish of the user's:
 it fills no slot. A value said before the noun of what the task looks for ("有川菜馆吗",
