@@ -6,8 +6,9 @@ it, with the sight named. The thing is a value of a place type only one flow tak
 word of that flow ("酒店周边", "near the hotel"), or, when the words name none, the thing the last
 task was about ("周边有哪些酒店呢？" after a sight was found).
 
-A search around the thing stays a search: "故宫附近评分4.5以上的餐馆" gives a restaurant's
-wishes, and the trigger's words decide as before.
+It must be a question: "故宫附近帮我叫辆出租车" asks for a taxi. A search around the thing stays
+a search: "故宫附近评分4.5以上的餐馆" gives a restaurant's wishes, and the trigger's words decide
+as before.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from dialogkit.engine.rules.base import Seen
 from dialogkit.lexicon import alternation, words
 from dialogkit.model.interpretation import Mention
 from dialogkit.spec.compiler import CompiledFlow
+from dialogkit.understanding.cues import is_question
 from dialogkit.understanding.value_questions import is_no_value
 
 __all__ = ["around_a_thing"]
@@ -43,8 +45,8 @@ def around_a_thing(seen: Seen) -> Sequence[Command]:
     sought = seen.intent()
     text = seen.ctx.interp.text
     near = _near(text)
-    if sought is None or near is None:
-        return []
+    if sought is None or near is None or not is_question(text):
+        return []       # "故宫附近帮我叫辆出租车" asks for a taxi, not what is around the sight
     mentions = seen.ctx.interp.mentions
     owners = _owners(seen)
     side = text[:near[0]] if near[2] else text[near[1]:]

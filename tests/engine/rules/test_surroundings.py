@@ -64,3 +64,8 @@ def test_with_no_thing_named_it_is_the_last_one_zh_en(bot: Bot, first: str, then
 @pytest.mark.parametrize("text", ["金鸭餐厅附近免费的景点", "free sights near the Golden Duck"])
 def test_a_search_around_it_with_wishes_stays_a_search_zh_en(bot: Bot, text: str) -> None:
     assert searched(bot, text) == ("search_sights", {"ticket": "free"})
+
+
+@pytest.mark.parametrize("text", ["帮我在金鸭餐厅附近找个景点", "find me a sight near the Golden Duck"])
+def test_a_request_near_the_thing_is_no_question_about_it_zh_en(bot: Bot, text: str) -> None:
+    assert searched(bot, text)[0] == "search_sights"
