@@ -37,7 +37,9 @@ def flow_of_values(seen: Seen) -> Sequence[Command]:
     please." / "川菜吧" after a search: values its flow takes, that flow again."""
     interp = seen.ctx.interp
     specs = {name: flow.spec for name, flow in seen.bot.flows.items()}
+    resolution = seen.ctx.resolution
+    # A turn pointing back ("67890 and the first one") is no new wish: follow_up reads references.
+    last = None if resolution is not None and resolution.bindings else seen.ctx.session.last_flow
     flow = value_flows.flow_of_values(specs, interp.mentions, interp.text) or value_flows.last_flow_of_values(
-        specs, seen.ctx.session.last_flow, interp.mentions, interp.text,
-        seen.ctx.resolution.text if seen.ctx.resolution is not None else None)
+        specs, last, interp.mentions, interp.text, resolution.text if resolution is not None else None)
     return [StartFlow(rule="flow_of_values", words=interp.text.strip(), flow=flow)] if flow else []
