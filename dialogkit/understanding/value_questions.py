@@ -18,7 +18,8 @@ from dialogkit.lexicon import alternation, words
 from dialogkit.understanding.cues import is_question
 
 _HAVE_QUESTIONS = frozenset(words("have_questions"))
-_HAVE_QUESTION = re.compile("|".join(f"(?:{p})" for p in words("have_question_patterns")), re.IGNORECASE)
+# Anchored: read from the clause's start only, so no reading starts anew at every character.
+_HAVE_QUESTION = re.compile("^(?:" + "|".join(f"(?:{p})" for p in words("have_question_patterns")) + ")", re.IGNORECASE)
 _MARKERS = words("value_head_markers")
 _DETERMINERS = frozenset(words("noun_determiners")) | {"any"}
 _NO_VALUE_WORDS = frozenset(w.lower() for w in (*words("no_value_words"), *words("no_words")))
