@@ -24,6 +24,7 @@ from dialogkit.model.interpretation import Interpretation, Mention
 from dialogkit.spec.schema import FlowSpec, SlotSpec, prompt_text
 from dialogkit.text.phrases import phrase
 from dialogkit.understanding.choices import determines
+from dialogkit.understanding.value_questions import names_nothing
 
 __all__ = ["ANSWER_TYPE", "COUNTS", "SlotLayout", "SlotOffer", "Validator", "missing_required", "offer_slots",
            "validate_slot"]
@@ -193,6 +194,10 @@ def _counts(mentions: Sequence[Mention], text: str) -> set[int]:
 def _offer_typed(offer: SlotOffer, layout: SlotLayout, slots: tuple[SlotSpec, ...], said: list[Mention],
                  interp: Interpretation, filled: dict[str, Any], pending_slot: str | None) -> None:
     """Values of one entity type onto the slots of that type."""
+    asked = any(s.name == pending_slot for s in slots)     # "其他" listed as a dish: still "other"
+    said = [m for m in said if not names_nothing(m.text, interp.text, asked)]
+    if not said:
+        return
     if len(slots) == 1 and slots[0].is_list:
         offer_list(offer, slots[0], said, interp.text, filled)   # several values are the list, no question
         return

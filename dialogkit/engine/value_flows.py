@@ -19,8 +19,9 @@ from dialogkit.lexicon import alternation, words
 from dialogkit.model.interpretation import Mention
 from dialogkit.spec.schema import FlowSpec
 from dialogkit.understanding.cues import is_question
+from dialogkit.understanding.value_questions import sets_nothing
 
-__all__ = ["MIN_TYPES", "flow_of_values"]
+__all__ = ["MIN_TYPES", "flow_of_values", "last_flow_of_values"]
 
 MIN_TYPES = 2
 """Values of at least this many types, all the flow's: one date alone names no booking."""
@@ -28,6 +29,7 @@ MIN_TYPES = 2
 NAMED = frozenset({"place", "person"})
 """The kinds of a bot's own type whose value, alone, is what a question is about: a named referent."""
 
+_ACCEPT = re.compile(rf"(?<![a-z])(?:{alternation(words('acceptance_words'))})(?![a-z])", re.IGNORECASE)
 _REQUEST = re.compile(rf"(?<![a-z])(?:{alternation(words('request_words'))})(?![a-z])", re.IGNORECASE)
 
 
@@ -48,6 +50,25 @@ def flow_of_values(flows: Mapping[str, FlowSpec], mentions: Sequence[Mention], t
         return None
     others = set().union(*(types for name, types in taking.items() if name not in fits))
     return chosen if said - others else None
+
+
+def last_flow_of_values(flows: Mapping[str, FlowSpec], last: str | None, mentions: Sequence[Mention],
+                        text: str, said: str | None = None) -> str | None:
+    """"Indian please." / "川菜吧" after a search: values the last task's flow takes, said as a wish
+    or asked about, repeat that flow with them; else None. ``said`` is what the user wrote, when
+    ``text`` has references written out: a referent is no value said."""
+    if last is None or last not in flows or not (is_question(text) or _REQUEST.search(text) or _ACCEPT.search(text)):
+        return None
+    kept = [m for m in mentions if not _waived(m, text) and not _asked_about(m, mentions, text)
+            and (said is None or m.text in said)]
+    takes = {s.entity for s in flows[last].slots if s.entity}
+    return last if kept and all(m.type in takes for m in kept) else None
+
+
+def _asked_about(mention: Mention, mentions: Sequence[Mention], text: str) -> bool:
+    """Whether the value is asked about ("它家有X和Y吗"): read from the first value of its type said."""
+    first = min((m.start for m in mentions if m.type == mention.type), default=mention.start)
+    return sets_nothing(text, first, mention.end)
 
 
 def _needing(flows: Mapping[str, FlowSpec], fits: Sequence[str], said: set[str]) -> str | None:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from dialogkit.engine.value_flows import flow_of_values
+from dialogkit.engine.value_flows import flow_of_values, last_flow_of_values
 from dialogkit.model.interpretation import Mention
 from dialogkit.spec.schema import FlowSpec
 
@@ -85,3 +85,25 @@ def test_of_two_flows_taking_the_values_the_one_that_needs_them_is_named(
     assert flow_of_values(SEARCH_AND_DETAILS, _said(text, *values), text) == "search"
     both = {"search": _flow("cuisine", "district"), "nearby": _flow("cuisine", "district")}
     assert flow_of_values(both, _said(text, *values), text) is None
+
+
+@pytest.mark.parametrize(("text", "values"), [
+    ("那就燕麦奶吧", [("milk", "燕麦奶")]), ("大杯也行", [("cup_size", "大杯")]), ("摩卡呢？", [("drink", "摩卡")]),
+    ("oat milk is fine", [("milk", "oat milk")]), ("I would prefer a large one", [("cup_size", "large")]),
+    ("mocha, then.", [("drink", "mocha")]), ("a large please", [("cup_size", "large")]),
+])
+def test_a_value_the_last_flow_takes_said_as_a_wish_repeats_it_zh_en(text: str, values: list[tuple[str, str]]) -> None:
+    assert last_flow_of_values(FLOWS, "order", _said(text, *values), text) == "order"
+
+
+@pytest.mark.parametrize(("text", "values", "last"), [
+    ("我昨天喝了燕麦奶", [("milk", "燕麦奶")], "order"), ("I had oat milk yesterday", [("milk", "oat milk")], "order"),
+    ("燕麦奶吧", [("milk", "燕麦奶")], "book"), ("oat milk is fine", [("milk", "oat milk")], None),
+    ("不要燕麦奶了吧", [("milk", "燕麦奶")], "order"), ("它家有燕麦奶吗？", [("milk", "燕麦奶")], "order"),
+    ("does it have oat milk?", [("milk", "oat milk")], "order"),
+    ("它家有燕麦奶和豆奶吗？", [("milk", "燕麦奶"), ("milk", "豆奶")], "order"),
+    ("does it have oat milk and soy milk?", [("milk", "oat milk"), ("milk", "soy milk")], "order"),
+])
+def test_a_mention_another_flow_or_no_last_task_repeats_nothing_zh_en(
+        text: str, values: list[tuple[str, str]], last: str | None) -> None:
+    assert last_flow_of_values(FLOWS, last, _said(text, *values), text) is None

@@ -36,6 +36,24 @@ def test_a_value_wished_for_is_not(text: str, value: str) -> None:
     assert not about(text, value)
 
 
+@pytest.mark.parametrize(("text", "value"), [
+    ("河畔公寓有没有健身房？", "健身房"), ("这套房子是否提供停车位？", "停车位"), ("公寓是否包含宽带？", "宽带"),
+    ("does the Riverside flat have a balcony?", "balcony"), ("will the landlord provide a parking space?", "parking space"),
+])
+def test_whether_a_named_thing_has_a_value_sets_nothing_zh_en(text: str, value: str) -> None:
+    assert about(text, value)
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("哪套房子有停车位？", "停车位"), ("帮我找有阳台的房子", "阳台"), ("房子要有停车位", "停车位"),
+    ("这几套里哪套便宜，有停车位吗？", "停车位"), ("有没有带阳台、租金便宜的呢？", "阳台"),
+    ("which flats have a balcony?", "balcony"), ("do you have flats with a balcony?", "balcony"),
+    ("of these, which is cheap, and does it have a balcony?", "balcony"),
+])
+def test_a_search_for_things_that_have_it_still_sets_it_zh_en(text: str, value: str) -> None:
+    assert not about(text, value)
+
+
 @pytest.fixture(scope="module")
 def bot() -> Iterator[Bot]:
     made = open_bot()

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from dialogkit.engine.commands import Command
-from dialogkit.engine.rules import cancelling, forgetting, in_task, proposed, questions, replies, starting
+from dialogkit.engine.rules import cancelling, forgetting, in_task, proposed, questions, replies, starting, surroundings
 from dialogkit.engine.rules.base import ANY, COLLECTING, CONFIRMING, IDLE, TASK, Bot, Rule, Seen
 
 __all__ = ["RULES", "Bot", "Rule", "Seen", "generate"]
@@ -83,6 +83,9 @@ RULES: tuple[Rule, ...] = (
     Rule("faq", replies.faq, IDLE,
          "A question the FAQ answers, unless a trigger scores as high (the FAQ is for questions, "
          "not requests): before the flows so that the tie goes to the FAQ only by score."),
+    Rule("around_a_thing", surroundings.around_a_thing, IDLE,
+         "\"故宫周边有什么餐馆？\" holds a restaurant's trigger word but asks about the sight: before "
+         "the trigger's words decide, which would search restaurants with no wish at all."),
     Rule("intent", starting.intent, IDLE,
          "The trigger's words are the strongest sign of a request."),
     Rule("follow_up", starting.follow_up, IDLE,

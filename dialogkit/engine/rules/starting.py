@@ -33,8 +33,13 @@ def follow_up(seen: Seen) -> Sequence[Command]:
 
 
 def flow_of_values(seen: Seen) -> Sequence[Command]:
-    """"明天晚上8点6个人有位子吗？": no trigger's words, but values only the booking flow takes."""
+    """"明天晚上8点6个人有位子吗？": no trigger's words, but values only the booking flow takes; "Indian
+    please." / "川菜吧" after a search: values its flow takes, that flow again."""
     interp = seen.ctx.interp
     specs = {name: flow.spec for name, flow in seen.bot.flows.items()}
-    flow = value_flows.flow_of_values(specs, interp.mentions, interp.text)
+    resolution = seen.ctx.resolution
+    # A turn pointing back ("67890 and the first one") is no new wish: follow_up reads references.
+    last = None if resolution is not None and resolution.bindings else seen.ctx.session.last_flow
+    flow = value_flows.flow_of_values(specs, interp.mentions, interp.text) or value_flows.last_flow_of_values(
+        specs, last, interp.mentions, interp.text, resolution.text if resolution is not None else None)
     return [StartFlow(rule="flow_of_values", words=interp.text.strip(), flow=flow)] if flow else []

@@ -1,0 +1,71 @@
+"""A question about what is around a thing is a question about that thing (docs/behaviours.md,
+item 18): the flow of the thing runs, with the thing named; a search around it with wishes of its
+own stays a search.
+
+The bot is tests/engine/bots/city_guide.yaml: restaurants and sights, each searched at once.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from dialogkit import Bot
+from dialogkit.actions.loading import load_bot_file
+from dialogkit.store import MemoryStore
+
+BOT_FILE = Path(__file__).resolve().parents[1] / "bots" / "city_guide.yaml"
+
+
+@pytest.fixture(scope="module")
+def bot() -> Iterator[Bot]:
+    made = Bot(load_bot_file(BOT_FILE, actions={"search_restaurants": {}, "search_sights": {}}), MemoryStore())
+    yield made
+    made.close()
+
+
+_sessions = iter(range(10_000))
+
+
+def searched(bot: Bot, *turns: str) -> tuple[str, dict[str, object]]:
+    """The search the last turn ran, and its values."""
+    session = f"s{next(_sessions)}"
+    reply = None
+    for text in turns:
+        reply = bot.handle(session, text)
+    assert reply is not None and reply.actions, reply.text
+    return reply.actions[-1].name, dict(reply.actions[-1].inputs)
+
+
+@pytest.mark.parametrize("text", ["金鸭餐厅周边有什么景点？", "what sights are near the Golden Duck?"])
+def test_the_surroundings_of_a_named_thing_ask_about_it_zh_en(bot: Bot, text: str) -> None:
+    assert searched(bot, text) == ("search_restaurants", {"name": "golden_duck"})
+
+
+@pytest.mark.parametrize("text", ["古塔附近有没有饭馆", "any restaurants close to Old Tower?"])
+def test_whichever_kind_is_named_its_flow_answers_zh_en(bot: Bot, text: str) -> None:
+    assert searched(bot, text) == ("search_sights", {"name": "old_tower"})
+
+
+@pytest.mark.parametrize(("first", "then"), [("帮我找个景点", "饭馆周边有什么景点？"),
+                                             ("find me a sight", "any sights close to the restaurant?")])
+def test_a_trigger_word_names_the_thing_zh_en(bot: Bot, first: str, then: str) -> None:
+    assert searched(bot, first, then)[0] == "search_restaurants"
+
+
+@pytest.mark.parametrize(("first", "then"), [("帮我找个景点", "周边有什么餐厅？"),
+                                             ("find me a sight", "are there restaurants around?")])
+def test_with_no_thing_named_it_is_the_last_one_zh_en(bot: Bot, first: str, then: str) -> None:
+    assert searched(bot, first, then)[0] == "search_sights"
+
+
+@pytest.mark.parametrize("text", ["金鸭餐厅附近免费的景点", "free sights near the Golden Duck"])
+def test_a_search_around_it_with_wishes_stays_a_search_zh_en(bot: Bot, text: str) -> None:
+    assert searched(bot, text) == ("search_sights", {"ticket": "free"})
+
+
+@pytest.mark.parametrize("text", ["帮我在金鸭餐厅附近找个景点", "find me a sight near the Golden Duck"])
+def test_a_request_near_the_thing_is_no_question_about_it_zh_en(bot: Bot, text: str) -> None:
+    assert searched(bot, text)[0] == "search_sights"
