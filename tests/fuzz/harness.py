@@ -44,8 +44,9 @@ def fuzz_settings(default_examples: int) -> Callable[[Any], Any]:
 
 
 @contextmanager
-def guarded(suite: str, example: str = "") -> Iterator[None]:
-    """Run one example under the hang guard, and time it (keeping the slowest ``example``)."""
+def guarded(suite: str, example: object = "") -> Iterator[None]:
+    """Run one example under the hang guard, and time it (keeping the slowest ``example``, as text:
+    a hostile turn may be no string at all, and the summary writes it to a file)."""
     faulthandler.dump_traceback_later(HANG_SECONDS, exit=True, file=sys.stderr)
     started = time.perf_counter()
     try:
@@ -54,7 +55,7 @@ def guarded(suite: str, example: str = "") -> Iterator[None]:
         faulthandler.cancel_dump_traceback_later()
         took = time.perf_counter() - started
         if took > SLOWEST.get(suite, 0.0):
-            SLOWEST[suite], SLOWEST_EXAMPLE[suite] = took, example
+            SLOWEST[suite], SLOWEST_EXAMPLE[suite] = took, example if isinstance(example, str) else repr(example)
 
 
 def count(suite: str, outcome: str) -> None:
