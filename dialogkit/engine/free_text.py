@@ -65,7 +65,7 @@ def offer_free_text(offer: SlotOffer, layout: SlotLayout, interp: Interpretation
         if slot.name not in offer.values:
             # The rules' "label: value" first; else a free-text value the LLM proposed (validated already).
             proposed = interp.slot_values.get(slot.name)
-            labelled = _labelled_text(pattern, interp.text) or (str(proposed).strip() if proposed is not None else None)
+            labelled = _labelled_text(pattern, interp) or (str(proposed).strip() if proposed is not None else None)
             if labelled:
                 offer.values[slot.name] = labelled
                 offer.surfaces[slot.name] = labelled
@@ -91,12 +91,13 @@ def _besides_labelled(offer: SlotOffer, layout: SlotLayout, text: str) -> str:
     return text.strip(" \t\n,，。.;；、")
 
 
-def _labelled_text(pattern: re.Pattern[str], text: str) -> str | None:
+def _labelled_text(pattern: re.Pattern[str], interp: Interpretation) -> str | None:
     """A free-text slot offered by name: "备注：请尽快处理" / "note: please hurry" fills ``note``.
 
     Free-text slots have no entity type to find them by, so an optional one could otherwise never
-    be filled; its name or label followed by a colon is how users offer it.
+    be filled; its name or label followed by a colon is how users offer it (the label found by the
+    turn's reading, ``interp.matches``: once a turn).
     """
-    match = pattern.search(text)
-    value = match.group(1).strip() if match else ""
+    found = interp.matches(pattern)
+    value = found[0].group(1).strip() if found else ""
     return value or None

@@ -94,8 +94,7 @@ def labelled_elsewhere(bot: Bot, ctx: TurnContext, offer: SlotOffer) -> list[tup
     no other slot's (not the quantity 3); the labelled slot refuses it with its rule's message."""
     assert ctx.flow is not None
     errors: list[tuple[str, str]] = []
-    for wrong in list(labelled_values.misplaced(offer, bot.layouts[ctx.flow.name], ctx.interp.text,
-                                                ctx.interp.mentions)):
+    for wrong in list(labelled_values.misplaced(offer, bot.layouts[ctx.flow.name], ctx.interp)):
         offer.values.pop(wrong.taken_by, None)
         message = validate_slot(wrong.labelled, wrong.text, ctx.language, bot.actions.validate)
         if message:      # (no rule to refuse it: the slot stays empty and is asked in its turn)

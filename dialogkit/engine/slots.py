@@ -70,7 +70,7 @@ def offer_slots(
     unread: list[tuple[str, tuple[SlotSpec, ...], bool]] = []
     for type_name, slots in layout.by_type.items():
         if type_name == ANSWER_TYPE:
-            slots = answered(layout, slots, pending_slot, interp.text)
+            slots = answered(layout, slots, pending_slot, interp)
         slots = tuple(s for s in slots if s.name not in offer.values)
         if not slots:
             continue
@@ -97,7 +97,7 @@ def offer_slots(
         if said:
             _offer_typed(offer, layout, slots, said, interp, filled, pending_slot)
             used += said
-    offer_named_answers(offer, layout, interp.text)
+    offer_named_answers(offer, layout, interp)
     offer_stated_answers(offer, layout, interp.text)
     offer_free_text(offer, layout, interp, pending_slot, filled)
     return offer
@@ -128,7 +128,7 @@ def _offer_labelled(offer: SlotOffer, layout: SlotLayout, interp: Interpretation
     taken: list[Mention] = []
     found_by_type: dict[str, list[Mention]] = {}
     after_labels: dict[str, list[Mention]] = {}     # slot -> the values said right after its label
-    matches = [(slot, [*pattern.finditer(text)]) for slot, pattern in layout.labels]
+    matches = [(slot, interp.matches(pattern)) for slot, pattern in layout.labels]   # read once a turn
     for slot, found_matches in matches:
         assert slot.entity is not None
         if found_matches and slot.entity not in found_by_type:
