@@ -81,12 +81,20 @@ def fits_elsewhere(bot: Bot, ctx: TurnContext, offer: SlotOffer, refused: SlotSp
     for slot in ctx.flow.spec.slots:
         if slot.entity in (None, refused.entity) or slot.name in offer.values or not surface:
             continue
-        whole = [m for m in bot.understanding.extract(surface, [slot.entity]) if m.end - m.start == len(surface)]
+        whole = _read_whole(bot, ctx, surface, slot.entity)
         if whole and validate_slot(slot, whole[0].value, ctx.language, bot.actions.validate) is None:
             del offer.values[refused.name]
             offer.values[slot.name], offer.surfaces[slot.name] = whole[0].value, surface
             return True
     return False
+
+
+def _read_whole(bot: Bot, ctx: TurnContext, surface: str, entity: str) -> list[Mention]:
+    """The value's words read whole as ``entity``: as the turn's reading read them where the turn
+    says them (``read_as``), else (a referent's words, from an earlier turn) read now."""
+    if surface in ctx.interp.text:
+        return [m for m in ctx.interp.read_as((entity,)) if m.text == surface]
+    return [m for m in bot.understanding.extract(surface, [entity]) if m.end - m.start == len(surface)]
 
 
 def labelled_elsewhere(bot: Bot, ctx: TurnContext, offer: SlotOffer) -> list[tuple[str, str]]:
