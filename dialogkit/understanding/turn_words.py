@@ -27,16 +27,18 @@ class TurnWords:
     def __init__(self, text: str, folded: str) -> None:
         self._text = text
         self._folded = folded
-        self._found: dict[re.Pattern[str], tuple[re.Match[str], ...]] = {}
+        # By the pattern's id: a compiled pattern hashes its whole program on every lookup. The
+        # table keeps each pattern with its matches, so no other pattern takes its id this turn.
+        self._found: dict[int, tuple[re.Pattern[str], tuple[re.Match[str], ...]]] = {}
         self._answer: Answer | None = None
         self._answered = False         # None is an answer read too: the words are no yes or no
 
     def matches(self, pattern: re.Pattern[str]) -> tuple[re.Match[str], ...]:
         """Every match of ``pattern`` in the turn's words as written, in text order."""
-        found = self._found.get(pattern)
-        if found is None:
-            found = self._found[pattern] = tuple(pattern.finditer(self._text))
-        return found
+        kept = self._found.get(id(pattern))
+        if kept is None:
+            kept = self._found[id(pattern)] = (pattern, tuple(pattern.finditer(self._text)))
+        return kept[1]
 
     def leading_answer(self) -> Answer | None:
         """The yes or the no the words are, or None."""
