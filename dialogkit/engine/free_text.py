@@ -2,7 +2,9 @@
 
 Asked for one, the whole answer is the value, less what it gives other slots by their labels; a
 number or a date inside it is part of it ("王小二", "Agent 47"), a count with its measure word is not
-("我们三个人"), and a request for help is no answer. Unasked, "label: text" offers one.
+("我们三个人"), and a request for help is no answer. Unasked, "label: text" offers one (its label
+found by the turn's reading, ``interp.matches``). What is left of the words once the values read are
+taken out is a look at the words, not a reading of them.
 """
 
 from __future__ import annotations
