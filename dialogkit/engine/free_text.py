@@ -2,7 +2,9 @@
 
 Asked for one, the whole answer is the value, less what it gives other slots by their labels; a
 number or a date inside it is part of it ("王小二", "Agent 47"), a count with its measure word is not
-("我们三个人"), and a request for help is no answer. Unasked, "label: text" offers one.
+("我们三个人"), and a request for help is no answer. Unasked, "label: text" offers one (its label
+found by the turn's reading, ``interp.matches``). What is left of the words once the values read are
+taken out is a look at the words, not a reading of them.
 """
 
 from __future__ import annotations
@@ -63,7 +65,7 @@ def offer_free_text(offer: SlotOffer, layout: SlotLayout, interp: Interpretation
         offer.conflicts.clear()
     for slot, pattern in layout.free_text:
         if slot.name not in offer.values:
-            labelled = _labelled_text(pattern, interp.text)
+            labelled = _labelled_text(pattern, interp)
             if labelled:
                 offer.values[slot.name] = labelled
                 offer.surfaces[slot.name] = labelled
@@ -89,12 +91,13 @@ def _besides_labelled(offer: SlotOffer, layout: SlotLayout, text: str) -> str:
     return text.strip(" \t\n,，。.;；、")
 
 
-def _labelled_text(pattern: re.Pattern[str], text: str) -> str | None:
+def _labelled_text(pattern: re.Pattern[str], interp: Interpretation) -> str | None:
     """A free-text slot offered by name: "备注：请尽快处理" / "note: please hurry" fills ``note``.
 
     Free-text slots have no entity type to find them by, so an optional one could otherwise never
-    be filled; its name or label followed by a colon is how users offer it.
+    be filled; its name or label followed by a colon is how users offer it (the label found by the
+    turn's reading, ``interp.matches``: once a turn).
     """
-    match = pattern.search(text)
-    value = match.group(1).strip() if match else ""
+    found = interp.matches(pattern)
+    value = found[0].group(1).strip() if found else ""
     return value or None

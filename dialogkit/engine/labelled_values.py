@@ -8,11 +8,11 @@ number must not fill a slot that counts: the labelled slot refuses it with its o
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from dialogkit.engine.slot_layout import COUNTS, SlotLayout, SlotOffer
-from dialogkit.model.interpretation import Mention
+from dialogkit.model.interpretation import Interpretation, Mention
 from dialogkit.spec.schema import SlotSpec
 
 __all__ = ["Misplaced", "misplaced"]
@@ -27,16 +27,18 @@ class Misplaced:
     text: str
 
 
-def misplaced(offer: SlotOffer, layout: SlotLayout, text: str, mentions: Sequence[Mention]) -> Iterator[Misplaced]:
+def misplaced(offer: SlotOffer, layout: SlotLayout, interp: Interpretation) -> Iterator[Misplaced]:
     """Each number offered to a slot although it was said right after another slot's label, that
-    slot itself getting no value from the turn ("my order number is 3" offering quantity 3)."""
+    slot itself getting no value from the turn ("my order number is 3" offering quantity 3). The
+    labels are the turn's reading's (``interp.matches``: found once a turn, as the offer found them)."""
+    text = interp.text
     for slot, pattern in layout.labels:
         if slot.name in offer.values or slot.name in offer.conflicts:
             continue
-        for match in pattern.finditer(text):
+        for match in interp.matches(pattern):
             if not match.group().strip():
                 continue
-            said = next((m for m in mentions if _right_after(m, match.start(), match.end(), text)), None)
+            said = next((m for m in interp.mentions if _right_after(m, match.start(), match.end(), text)), None)
             if said is None or said.type not in COUNTS:
                 continue      # a word of a type of its own ("酒店是舒适型": a hotel type) is that type's
             for name, value in offer.values.items():

@@ -81,7 +81,7 @@ def fits_elsewhere(bot: Bot, ctx: TurnContext, offer: SlotOffer, refused: SlotSp
     for slot in ctx.flow.spec.slots:
         if slot.entity in (None, refused.entity) or slot.name in offer.values or not surface:
             continue
-        whole = [m for m in bot.understanding.extract(surface, [slot.entity]) if m.end - m.start == len(surface)]
+        whole = _read_whole(bot, ctx, surface, slot.entity)
         if whole and validate_slot(slot, whole[0].value, ctx.language, bot.actions.validate) is None:
             del offer.values[refused.name]
             offer.values[slot.name], offer.surfaces[slot.name] = whole[0].value, surface
@@ -89,13 +89,20 @@ def fits_elsewhere(bot: Bot, ctx: TurnContext, offer: SlotOffer, refused: SlotSp
     return False
 
 
+def _read_whole(bot: Bot, ctx: TurnContext, surface: str, entity: str) -> list[Mention]:
+    """The value's words read whole as ``entity``: as the turn's reading read them where the turn
+    says them (``read_as``), else (a referent's words, from an earlier turn) read now."""
+    if surface in ctx.interp.text:
+        return [m for m in ctx.interp.read_as((entity,)) if m.text == surface]
+    return [m for m in bot.understanding.extract(surface, [entity]) if m.end - m.start == len(surface)]
+
+
 def labelled_elsewhere(bot: Bot, ctx: TurnContext, offer: SlotOffer) -> list[tuple[str, str]]:
     """"my order number is 3": a value said after one slot's label that its type does not read is
     no other slot's (not the quantity 3); the labelled slot refuses it with its rule's message."""
     assert ctx.flow is not None
     errors: list[tuple[str, str]] = []
-    for wrong in list(labelled_values.misplaced(offer, bot.layouts[ctx.flow.name], ctx.interp.text,
-                                                ctx.interp.mentions)):
+    for wrong in list(labelled_values.misplaced(offer, bot.layouts[ctx.flow.name], ctx.interp)):
         offer.values.pop(wrong.taken_by, None)
         message = validate_slot(wrong.labelled, wrong.text, ctx.language, bot.actions.validate)
         if message:      # (no rule to refuse it: the slot stays empty and is asked in its turn)

@@ -2,6 +2,13 @@
 
 Kept apart from the policy: deciding *which* transition fires and *what values* a turn offers
 are separate questions, and the LLM path reuses the validation for every value it proposes.
+
+What the offer needs of the words, the turn's reading answers, each fact once a turn: the values
+(``interp.mentions``, and ``interp.read_as`` for a slot's own type), and the bot file's own words
+in them (``interp.matches``: a slot's label, "label:" before free text, the words naming a yes/no
+slot). What the offer still looks at itself is the words right beside or between mentions already
+read: a unit after a number, a role word before a place, a joiner between two values, a word that
+makes a value a determiner ("any cheap one"). Those are looks at a span's edges, not readings.
 """
 
 from __future__ import annotations
@@ -71,7 +78,7 @@ def offer_slots(
     unread: list[tuple[str, tuple[SlotSpec, ...], bool]] = []
     for type_name, slots in layout.by_type.items():
         if type_name == ANSWER_TYPE:
-            slots = answered(layout, slots, pending_slot, interp.text)
+            slots = answered(layout, slots, pending_slot, interp)
         slots = tuple(s for s in slots if s.name not in offer.values)
         if not slots:
             continue
@@ -98,14 +105,15 @@ def offer_slots(
         if said:
             _offer_typed(offer, layout, slots, said, interp, filled, pending_slot)
             used += said
-    offer_named_answers(offer, layout, interp.text)
+    offer_named_answers(offer, layout, interp)
     offer_stated_answers(offer, layout, interp.text)
     offer_free_text(offer, layout, interp, pending_slot, filled)
     return offer
 
 
 def _role_beside(layout: SlotLayout, slots: tuple[SlotSpec, ...], mention: Mention, text: str) -> bool:
-    """A role word of one of ``slots`` stands right before or after the value."""
+    """A role word of one of ``slots`` stands right before or after the value (a look at the words
+    beside a mention read, as ``by_role`` looks)."""
     return any((words := layout.roles.get(s.name)) is not None
                and (words.said_before(mention, text) or words.said_after(mention, text)) for s in slots)
 
@@ -129,7 +137,7 @@ def _offer_labelled(offer: SlotOffer, layout: SlotLayout, interp: Interpretation
     taken: list[Mention] = []
     found_by_type: dict[str, list[Mention]] = {}
     after_labels: dict[str, list[Mention]] = {}     # slot -> the values said right after its label
-    matches = [(slot, [*pattern.finditer(text)]) for slot, pattern in layout.labels]
+    matches = [(slot, interp.matches(pattern)) for slot, pattern in layout.labels]   # read once a turn
     for slot, found_matches in matches:
         assert slot.entity is not None
         if found_matches and slot.entity not in found_by_type:
@@ -187,7 +195,8 @@ def _bare_answer(offer: SlotOffer, layout: SlotLayout, interp: Interpretation, p
 
 def _counts(mentions: Sequence[Mention], text: str) -> set[int]:
     """Numbers that count the values listed after them: no slot's value. The values must be a list
-    ("A 和 B", "A, B and C"), not a route or a range ("两个人，北京到上海": two travellers)."""
+    ("A 和 B", "A, B and C"), not a route or a range ("两个人，北京到上海": two travellers): a look at
+    the words between two mentions read."""
     return counting_numbers(mentions, lambda a, b: _LIST_JOINER.fullmatch(text[a.end:b.start]) is not None)
 
 
@@ -233,7 +242,8 @@ _AND_OR = re.compile(rf"(?<!\s)\s*+(?:{alternation([*words('value_joiners'), *wo
 
 def _listed(found: list[Mention], text: str) -> bool:
     """Values joined as a list ("SF1234567890和773012345678都改到明天") are two, though the words
-    around them correct ("改到"): only "不是A，是B" / "not A but B" puts the last in place of the first."""
+    around them correct ("改到"): only "不是A，是B" / "not A but B" puts the last in place of the first.
+    A look at the words between two mentions read."""
     ordered = sorted(found, key=lambda m: m.start)
     return any(_AND_OR.fullmatch(text[a.end:b.start]) for a, b in itertools.pairwise(ordered))
 
@@ -241,7 +251,8 @@ def _listed(found: list[Mention], text: str) -> bool:
 def _by_unit(layout: SlotLayout, slots: tuple[SlotSpec, ...], said: list[Mention],
              text: str) -> tuple[dict[str, Mention], list[Mention]]:
     """Numbers whose unit names one of the slots ("住两晚，两个人": nights, guests), by slot; the
-    others, in order. A Chinese measure word no slot counts ("一间") leaves its number out."""
+    others, in order. A Chinese measure word no slot counts ("一间") leaves its number out. The unit
+    is the word the number's span ends with or the one right after it (``unit_after``)."""
     counted: dict[str, Mention] = {}
     rest: list[Mention] = []
     for mention in said:

@@ -13,6 +13,7 @@ from dialogkit.engine.slot_layout import SlotLayout, SlotOffer
 from dialogkit.engine.yes_no_statements import stated_answer
 from dialogkit.lexicon import alternation, lexicon
 from dialogkit.lexicon import words as lexicon_words
+from dialogkit.model.interpretation import Interpretation
 from dialogkit.spec.schema import SlotSpec
 from dialogkit.strings.cjk import is_cjk_char
 
@@ -20,14 +21,15 @@ __all__ = ["answered", "echo_answer", "offer_named_answers", "offer_stated_answe
 
 
 def answered(layout: SlotLayout, slots: tuple[SlotSpec, ...], pending_slot: str | None,
-             text: str) -> tuple[SlotSpec, ...]:
+             interp: Interpretation) -> tuple[SlotSpec, ...]:
     """The yes/no slot a yes or a no answers: the one just asked, else one the words name ("no, no
     replacement" / "不，不用补寄"). A bare "确认" / "yes" answers the confirmation, or the question
-    for another slot, and is no new value of "send a new card?"."""
+    for another slot, and is no new value of "send a new card?". The names are found by the turn's
+    reading (``interp.matches``), once a turn for this and ``offer_named_answers`` alike."""
     asked = tuple(s for s in slots if s.name == pending_slot)
     if asked:
         return asked
-    return tuple(s for s in slots if layout.answer_names[s.name].search(text))
+    return tuple(s for s in slots if interp.matches(layout.answer_names[s.name]))
 
 
 def _either(meaning: str) -> str:
@@ -42,13 +44,15 @@ _AFTER_NAME = {False: re.compile(rf"^\s*(?:{_either('without_after_patterns')})"
                True: re.compile(rf"^\s*(?:{_either('with_after_patterns')})")}
 
 
-def offer_named_answers(offer: SlotOffer, layout: SlotLayout, text: str) -> None:
+def offer_named_answers(offer: SlotOffer, layout: SlotLayout, interp: Interpretation) -> None:
     """A yes/no slot named with its answer, in any turn: "不要早餐" / "早餐不要" / "no breakfast" is
-    breakfast = no, "要早餐" / "with breakfast" yes (a leading "no" alone answers the question asked)."""
+    breakfast = no, "要早餐" / "with breakfast" yes (a leading "no" alone answers the question asked).
+    The names are the turn's reading's; the answer is a look at the words right before and after one."""
+    text = interp.text
     for name, pattern in layout.answer_names.items():
         if name in offer.values:
             continue
-        for match in pattern.finditer(text):
+        for match in interp.matches(pattern):
             before, after = text[max(0, match.start() - _BEFORE_WINDOW):match.start()].rstrip(), text[match.end():]
             value = next((v for v in (False, True) if _BEFORE_NAME[v].search(before) or _AFTER_NAME[v].match(after)),
                          None)

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 
 @dataclass(frozen=True, slots=True)
@@ -56,6 +57,26 @@ MentionReader = Callable[[Collection[str]], list[Mention]]
 """Every mention of the given types in one turn's words, overlaps kept: the turn read as those types."""
 
 
+class YesNo(Protocol):
+    """A yes or a no the words are, as the cues read it: ``whole`` when nothing but answer words
+    and fillers is said, ``correction`` when a replacement value follows the no."""
+
+    @property
+    def value(self) -> bool: ...
+    @property
+    def whole(self) -> bool: ...
+    @property
+    def correction(self) -> bool: ...
+
+
+class WordsRead(Protocol):
+    """What the understanding that read a turn answers of its words besides the mentions, each
+    fact found the first time a step asks and kept for the rest of the turn."""
+
+    def matches(self, pattern: re.Pattern[str]) -> tuple[re.Match[str], ...]: ...
+    def leading_answer(self) -> YesNo | None: ...
+
+
 @dataclass(slots=True)
 class Interpretation:
     """One user turn as understood.
@@ -78,6 +99,7 @@ class Interpretation:
     rejected: list[RejectedValue] = field(default_factory=list)
     instead: Instead | None = None             # read only for a turn that cancels
     reader: MentionReader | None = field(default=None, repr=False, compare=False)
+    words: WordsRead | None = field(default=None, repr=False, compare=False)
 
     def read_as(self, types: Collection[str]) -> list[Mention]:
         """Every mention of ``types`` in the turn's words, in text order, overlaps kept: the words
@@ -90,6 +112,23 @@ class Interpretation:
         if self.reader is not None:
             return self.reader(types)
         return [m for m in self.mentions if m.type in types]
+
+    def matches(self, pattern: re.Pattern[str]) -> tuple[re.Match[str], ...]:
+        """Every match of ``pattern`` in the turn's words, in text order: words the bot file
+        declares, such as a slot's label ("订单号是" / "my order number is") or the words that name
+        a yes/no slot ("早餐" / "breakfast"). The understanding that read the turn finds each
+        pattern once a turn, however many steps ask (``words``); without it they are found here.
+        """
+        if self.words is not None:
+            return self.words.matches(pattern)
+        return tuple(pattern.finditer(self.text))
+
+    @property
+    def answer(self) -> YesNo | None:
+        """The yes or the no the turn's words are ("不用了，谢谢" / "no thanks"), read as the cues
+        read it, though a cancel in the same words takes the cue ("不用了" cancels too). Read the
+        first time a step asks; an interpretation made without the understanding holds none."""
+        return self.words.leading_answer() if self.words is not None else None
 
     @property
     def top_intent(self) -> IntentScore | None:

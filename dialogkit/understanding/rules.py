@@ -30,6 +30,7 @@ from dialogkit.understanding.intents import IntentScorer, example_reader
 from dialogkit.understanding.language import detect_language, fold
 from dialogkit.understanding.stand_ins import StandIn, with_stand_ins
 from dialogkit.understanding.turn_mentions import TurnMentions
+from dialogkit.understanding.turn_words import TurnWords
 
 
 class RuleUnderstanding:
@@ -75,6 +76,7 @@ class RuleUnderstanding:
             rejected=rejected,
             instead=self._instead(text, now) if "cancel" in cues else None,
             reader=TurnMentions(self.entities, text, folded, now),
+            words=TurnWords(text, folded),
         )
 
     def _mentions(self, text: str, folded: str, now: datetime) -> tuple[list[Mention], list[RejectedValue]]:

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from dialogkit.engine.labelled_values import misplaced
 from dialogkit.engine.slot_layout import SlotLayout, SlotOffer
-from dialogkit.model.interpretation import Mention
+from dialogkit.model.interpretation import Interpretation, Mention
 from dialogkit.spec.schema import FlowSpec
 
 FLOW = FlowSpec.model_validate({
@@ -31,7 +33,7 @@ def _offer(text: str, number: str) -> tuple[SlotOffer, list[Mention]]:
 ])
 def test_a_number_after_the_order_number_label_is_not_the_quantity(text: str, number: str) -> None:
     offer, mentions = _offer(text, number)
-    found = list(misplaced(offer, LAYOUT, text, mentions))
+    found = list(misplaced(offer, LAYOUT, Interpretation(text=text, language="zh", mentions=mentions)))
     assert [(m.labelled.name, m.taken_by, m.text) for m in found] == [("order_no", "quantity", number)]
 
 
@@ -41,4 +43,30 @@ def test_a_number_after_the_order_number_label_is_not_the_quantity(text: str, nu
 ])
 def test_a_number_said_elsewhere_stays_where_the_offer_put_it(text: str, number: str) -> None:
     offer, mentions = _offer(text, number)
-    assert list(misplaced(offer, LAYOUT, text, mentions)) == []
+    assert list(misplaced(offer, LAYOUT, Interpretation(text=text, language="zh", mentions=mentions))) == []
+
+
+class _Asked:
+    """A turn's reading of its words that records the patterns asked of it."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.asked: list[re.Pattern[str]] = []
+
+    def matches(self, pattern: re.Pattern[str]) -> tuple[re.Match[str], ...]:
+        self.asked.append(pattern)
+        return tuple(pattern.finditer(self.text))
+
+    def leading_answer(self) -> None:
+        return None
+
+
+@pytest.mark.parametrize(("text", "number"), [("我的订单号是3", "3"), ("my order number is 3", "3")])
+def test_the_labels_are_the_turns_reading(text: str, number: str) -> None:
+    """The labels are asked of the turn's reading (``Interpretation.matches``: once a turn, as the
+    offer asked), not looked for in the words again."""
+    offer, mentions = _offer(text, number)
+    words = _Asked(text)
+    found = list(misplaced(offer, LAYOUT, Interpretation(text=text, language="zh", mentions=mentions, words=words)))
+    order_no_label = next(p for slot, p in LAYOUT.labels if slot.name == "order_no")
+    assert [m.labelled.name for m in found] == ["order_no"] and words.asked == [order_no_label]

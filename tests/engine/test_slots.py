@@ -3,12 +3,13 @@ which required slots are still missing."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
 
 from dialogkit.engine.slots import SlotLayout, SlotOffer, missing_required, offer_slots, validate_slot
-from dialogkit.model.interpretation import Interpretation, Mention
+from dialogkit.model.interpretation import Interpretation, Mention, WordsRead, YesNo
 from dialogkit.spec.schema import FlowSpec, SlotSpec
 from dialogkit.text.phrases import phrase
 from tests.engine._parts import Parts, build
@@ -277,6 +278,37 @@ class TestLabelledValues:
                                                            name: str) -> None:
         got = offer(hotel, "book", text, lang, pending="guest_name")
         assert got.values == {"phone": "13812345678", "guest_name": name}
+
+
+class Asked:
+    """The turn's reading of its words, recording the patterns the steps ask it for."""
+
+    def __init__(self, words: WordsRead) -> None:
+        self.words = words
+        self.asked: list[re.Pattern[str]] = []
+
+    def matches(self, pattern: re.Pattern[str]) -> tuple[re.Match[str], ...]:
+        self.asked.append(pattern)
+        return self.words.matches(pattern)
+
+    def leading_answer(self) -> YesNo | None:
+        return self.words.leading_answer()
+
+
+class TestLabelsAreRead:
+    @pytest.mark.parametrize(("text", "lang"), [("订单H1234567890，联系电话13812345678，不要早餐", "zh"),
+                                                ("booking H1234567890, contact phone 13812345678, no breakfast", "en")])
+    def test_the_labels_are_the_turns_reading(self, hotel: Parts, text: str, lang: str) -> None:
+        """Labels, "label:" before free text and the words naming a yes/no slot are asked of the
+        turn's reading (``Interpretation.matches``, each found once a turn), not read again here."""
+        layout = SlotLayout.of(hotel.spec.flows["book"])
+        interp = hotel.understanding.interpret(text, lang)
+        assert interp.words is not None
+        interp.words = asked = Asked(interp.words)
+        got = offer_slots(layout, interp, filled={}, pending_slot="guest_name")
+        assert got.values == {"booking_no": "H1234567890", "phone": "13812345678", "breakfast": False}
+        wanted = {p for _, p in (*layout.labels, *layout.free_text)} | set(layout.answer_names.values())
+        assert wanted <= set(asked.asked)
 
 
 class TestTwoLabelledValuesOfOneType:

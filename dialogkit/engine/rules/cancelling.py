@@ -8,9 +8,7 @@ from dialogkit.engine import explaining
 from dialogkit.engine.commands import Cancel, Command, StartFlow
 from dialogkit.engine.rules.base import Seen
 from dialogkit.engine.rules.shapes import asked_yes_no, said_alone_span
-from dialogkit.understanding.cues import leading_answer
 from dialogkit.understanding.intents import INTENT_THRESHOLD
-from dialogkit.understanding.language import fold
 
 __all__ = ["answers_question", "cancel", "give_up", "instead"]
 
@@ -51,9 +49,11 @@ def instead(seen: Seen, cancelled: str | None) -> Sequence[Command]:
 
 
 def _declines_asked(seen: Seen) -> bool:
+    """The words are a no and nothing else ("不用了，谢谢" / "no thanks"), and a yes/no question is
+    asked. The no is the reading's (``interp.answer``): the cancel cue took the words, not their answer."""
     if asked_yes_no(seen.task, seen.flow) is None:
         return False
-    answer = leading_answer(fold(seen.ctx.interp.text))
+    answer = seen.ctx.interp.answer
     return answer is not None and answer.whole and not answer.value
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from dialogkit.engine.commands import Cancel, StartFlow
+from dialogkit.engine.rules import cancelling
 from dialogkit.engine.rules.cancelling import cancel, give_up
 from tests.engine.rules._bot import collecting, confirming, idle, seen
 
@@ -93,6 +94,21 @@ class TestGiveUp:
         """"不用了，谢谢" to "需要为您补寄一张新卡吗？"."""
         session = collecting(lang, "change_subscription", "send_card", {"change": "pause"})
         assert give_up(seen(session, text)) == []
+
+    @pytest.mark.parametrize(("lang", "text", "made"), [
+        ("zh", "不用了，谢谢", []), ("en", "never mind", [Cancel(rule="cancel", words="never mind")])])
+    def test_the_no_is_the_one_read_with_the_turn(self, lang: str, text: str, made: list[Cancel],
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+        """Whether the words are a no the turn's reading says (``Interpretation.answer``): the rule
+        reads nothing again. "不用了，谢谢" declines the question; "never mind" is no answer, and gives up."""
+        session = collecting(lang, "change_subscription", "send_card", {"change": "pause"})
+        turn = seen(session, text)
+
+        def never(*_args: object, **_kwargs: object) -> None:
+            raise AssertionError("the words were read again")
+
+        monkeypatch.setattr(cancelling, "leading_answer", never, raising=False)
+        assert give_up(turn) == made
 
     @pytest.mark.parametrize(("lang", "text", "cancelled", "rest"), [
         ("zh", "算了，我要退货", "算了", "我要退货"),

@@ -1,0 +1,93 @@
+"""What the turn's words say besides their mentions, from its interpretation: the matches of the
+bot file's own words (a slot's label, ``Interpretation.matches``) and the yes or no the words are
+(``Interpretation.answer``), each found once a turn."""
+
+from __future__ import annotations
+
+import re
+from typing import Any, cast
+
+import pytest
+
+from dialogkit.model.interpretation import Interpretation
+from dialogkit.understanding import turn_words
+from dialogkit.understanding.rules import RuleUnderstanding
+
+# A slot's label and what joins it to its value, as a bot file's slot layout writes it.
+LABEL = re.compile(r"(?:\b(?:the|my)\s+)?(?:订单号|order number)\s*(?:是|is|:|：)?\s*", re.IGNORECASE)
+LABELLED = [("zh", "订单号是12345，不是订单号54321"), ("en", "my order number is 12345, not order number 54321")]
+
+
+class Counted:
+    """A pattern that counts how often the words are searched with it."""
+
+    def __init__(self, pattern: re.Pattern[str]) -> None:
+        self.pattern = pattern
+        self.scans = 0
+
+    def finditer(self, text: str) -> Any:
+        self.scans += 1
+        return self.pattern.finditer(text)
+
+
+@pytest.mark.parametrize(("lang", "text"), LABELLED)
+def test_a_label_is_found_where_the_words_say_it(rules: RuleUnderstanding, lang: str, text: str) -> None:
+    """Every match in text order, spans in the words as written."""
+    found = rules.interpret(text, lang).matches(LABEL)
+    assert [m.span() for m in found] == [m.span() for m in LABEL.finditer(text)]
+    assert [text[m.end():m.end() + 5] for m in found] == ["12345", "54321"]
+
+
+@pytest.mark.parametrize(("lang", "text"), LABELLED)
+def test_each_label_is_looked_for_once_a_turn(rules: RuleUnderstanding, lang: str, text: str) -> None:
+    """However many steps ask (the offer, the check that a labelled value went elsewhere)."""
+    interp = rules.interpret(text, lang)
+    label = Counted(LABEL)
+    first = interp.matches(cast(re.Pattern[str], label))
+    assert interp.matches(cast(re.Pattern[str], label)) is first and label.scans == 1
+
+
+@pytest.mark.parametrize(("lang", "text", "answer"), [
+    ("zh", "不用了，谢谢", (False, True)), ("zh", "好的", (True, True)), ("zh", "不，算了", (False, False)),
+    ("en", "no thanks", (False, True)), ("en", "yes", (True, True)), ("en", "no, never mind", (False, False)),
+])
+def test_the_answer_the_words_are(rules: RuleUnderstanding, lang: str, text: str, answer: tuple[bool, bool]) -> None:
+    """(yes, nothing else said): the answer the cues read."""
+    read = rules.interpret(text, lang).answer
+    assert read is not None and (read.value, read.whole) == answer
+
+
+@pytest.mark.parametrize(("lang", "text"), [("zh", "不用了，谢谢"), ("en", "no, never mind")])
+def test_the_answer_is_read_though_a_cancel_took_the_cue(rules: RuleUnderstanding, lang: str, text: str) -> None:
+    """The words cancel, so the cues hold no "no"; the no they begin with is still theirs."""
+    interp = rules.interpret(text, lang)
+    assert "cancel" in interp.cues and "no" not in interp.cues
+    assert interp.answer is not None and interp.answer.value is False
+
+
+@pytest.mark.parametrize(("lang", "text"), [("zh", "订单12345到哪了？"), ("en", "where is order 12345?")])
+def test_words_that_are_no_answer_hold_none(rules: RuleUnderstanding, lang: str, text: str) -> None:
+    assert rules.interpret(text, lang).answer is None
+
+
+@pytest.mark.parametrize(("lang", "text"), [("zh", "不用了，谢谢"), ("en", "where is order 12345?")])
+def test_the_answer_is_read_when_first_asked_and_once(rules: RuleUnderstanding, monkeypatch: pytest.MonkeyPatch,
+                                                      lang: str, text: str) -> None:
+    """A turn no step asks about pays nothing for it; one asked about, once."""
+    reads: list[str] = []
+    read = turn_words.leading_answer
+
+    def counted(words: str, **kwargs: Any) -> Any:
+        reads.append(words)
+        return read(words, **kwargs)
+
+    monkeypatch.setattr(turn_words, "leading_answer", counted)
+    interp = rules.interpret(text, lang)
+    assert reads == []
+    assert [interp.answer, interp.answer] == [read(text), read(text)] and len(reads) == 1
+
+
+def test_an_interpretation_made_by_hand_finds_its_labels_itself() -> None:
+    """Without the understanding that read it (an LLM's, a test's): the labels in its words, no answer."""
+    interp = Interpretation(text="订单号是12345", language="zh", cues={"no"})
+    assert [m.span() for m in interp.matches(LABEL)] == [(0, 4)] and interp.answer is None
