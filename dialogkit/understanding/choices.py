@@ -114,6 +114,8 @@ def named(match: re.Match[str]) -> str:
 _SENTENCE_END = re.compile(r"[.!;。！；]\s*|(?<!\s)\s+(?=as\s+long\s+as\b)")
 _CLAUSE_END = re.compile(r"[,，]\s*")
 """Where an answer's first sentence or clause ends: "no, I don't care. Just pick one", "随便，你推荐一个"."""
+_BREAK = re.compile(r"[.!;。！；,，]")
+"""Every sentence or clause end above holds one of these, or "as" ("as long as"): a cheap first look."""
 _LONGEST_TURN = 300
 _QUESTION_ENDS = ("?", "？", *words("question_endings"))
 
@@ -124,6 +126,8 @@ def is_any(lowered: str) -> bool:
     if len(lowered) > _LONGEST_TURN:
         return False
     whole = lowered.strip(_END)
+    if "as" not in whole and _BREAK.search(whole) is None:
+        return _is_any_answer(whole)    # one clause (most turns): read once, with no split looked for
     sentence = _SENTENCE_END.split(whole, maxsplit=1)[0]
     clause = _CLAUSE_END.split(sentence, maxsplit=1)[0]
     if len(clause.strip(_END)) > _ANY_LENGTH:

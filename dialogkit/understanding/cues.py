@@ -268,6 +268,14 @@ def _is_cancel(lowered: str) -> bool:
     return False
 
 
+def cancels(text: str) -> bool:
+    """Whether ``detect_cues(text)`` holds "cancel", with none of the other cues read (a cancel
+    turn's clauses are each asked only this)."""
+    lowered = text[:CUE_WINDOW].lower()
+    phrases = _ENGLISH_PHRASES if lowered.isascii() else _ALL_PHRASES
+    return phrases.forget.search(lowered) is None and _is_cancel(lowered)
+
+
 def detect_cues(text: str, lowered: str | None = None) -> set[str]:
     """The cues of one utterance (``text`` already folded; ``lowered``, ``text.lower()``, when the
     caller has it: a short turn's is the window's too)."""

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 
 from dialogkit.lexicon import alternation, words
-from dialogkit.understanding.cues import detect_cues
+from dialogkit.understanding.cues import cancels
 from dialogkit.understanding.language import fold
 
 __all__ = ["request_after_cancel"]
@@ -22,8 +22,8 @@ def request_after_cancel(text: str) -> str | None:
     alone, or one whose next words decline ("算了，不订了") or a request before the cancel gives None: only
     what follows the giving up is asked instead."""
     clauses = [c for c in _CLAUSE_BREAK.split(text) if c.strip()]
-    for i, clause in enumerate(clauses):
-        if "cancel" in detect_cues(fold(clause)):
+    for i, clause in enumerate(clauses[:-1]):      # a cancel in the last clause has nothing after it
+        if cancels(fold(clause)):
             rest = "，".join(c.strip() for c in clauses[i + 1:])
             return rest if rest and not _DECLINED.match(rest) else None
     return None

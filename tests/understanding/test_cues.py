@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from dialogkit.understanding.cues import detect_cues, is_question, leading_answer
+from dialogkit.understanding.cues import cancels, detect_cues, is_question, leading_answer
 
 
 def cues(text: str) -> set[str]:
@@ -161,6 +161,17 @@ class TestCancel:
     )
     def test_sentences_mentioning_cancel_words_are_not_cancel(self, text: str) -> None:
         assert "cancel" not in cues(text)
+
+    @pytest.mark.parametrize(("text", "cancel"), [
+        ("算了", True), ("那就取消吧", True), ("算了，忘记刚才说的", False), ("我想取消订单12345的配送", False),
+        ("好的", False),
+        ("never mind", True), ("Cancel that.", True), ("never mind, forget what I just said", False),
+        ("don't stop now", False), ("yes", False),
+    ])
+    def test_the_cancel_cue_alone_reads_as_all_cues_do(self, text: str, cancel: bool) -> None:
+        """A cancel turn's clauses are asked only whether they cancel: the same answer, a forget never one."""
+        assert cancels(text) is cancel
+        assert ("cancel" in cues(text)) is cancel
 
 
 class TestHelpForgetGreeting:

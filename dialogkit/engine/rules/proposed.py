@@ -29,7 +29,10 @@ __all__ = ["llm_answer", "llm_cancel", "llm_digression", "llm_start", "llm_value
 
 
 def proposed(seen: Seen, *kinds: type[Command]) -> Command | None:
-    """The model's last command of one of ``kinds`` this turn (its last word: "confirm, no, deny" is a deny)."""
+    """The model's last command of one of ``kinds`` this turn (its last word: "confirm, no, deny" is a deny).
+    With no LLM (most turns) the model said nothing: the rules that ask cost one look."""
+    if not seen.ctx.proposed:
+        return None
     return next((c for c in reversed(seen.ctx.proposed) if isinstance(c, kinds)), None)
 
 
@@ -115,7 +118,7 @@ def merge(bot: Bot, ctx: TurnContext, offer: SlotOffer) -> None:
     """Add to ``offer`` (the words' values for the bound task) the model's values that stand
     beside them (``standing``): the command-level merge of the model's ``SetSlots`` with the
     words'. Each value added is credited to ``llm`` in ``reply.explain``."""
-    if ctx.flow is not None:
+    if ctx.flow is not None and ctx.proposed:
         _add(bot, ctx, offer, standing(bot, ctx, ctx.flow, offer))
 
 
