@@ -89,15 +89,28 @@ def _writer(ctx: TurnContext, name: str, surfaces: Mapping[str, str], rule: str,
     return "correction" if held and ctx.interp.cues & {"correction", "no"} else "slot_offer"
 
 
-def flow_chosen(ctx: TurnContext, flow: CompiledFlow, carried: bool) -> None:
-    """The flow a turn starts, and the signal that chose it: a keyword of its trigger,
-    examples that resemble the words, values of its slots alone, a reference, or ``then``."""
+_STARTED_BY = {
+    "follow_up": "started {name} again, on what the words refer to",
+    "flow_of_values": "started {name}: the words ask with values only it takes",
+    "around_a_thing": "started {name}: the words ask what is around its thing",
+}
+"""What a start says when a rule other than the trigger's score chose the flow."""
+
+
+def flow_chosen(ctx: TurnContext, flow: CompiledFlow, carried: bool, by: str | None = None) -> None:
+    """The flow a turn starts, and the signal that chose it: ``then``, the rule that asked for it
+    (``by``: a reference, values alone, what is around a thing), or else the trigger's keyword,
+    examples that resemble the words, or values of its slots. The rule is the command's, never a
+    guess from the intents: a start by values alone may share no intent with the words."""
     name = flow.name
     top = ctx.interp.top_intent
     if carried:
         ctx.explain("then", f"started {name} after the task before it")
+    elif by in _STARTED_BY:
+        words = ", ".join(m.text for m in ctx.interp.declared_mentions) or ctx.interp.text.strip() or None
+        ctx.explain(by, _STARTED_BY[by].format(name=name), words)
     elif top is None or top.flow != name:
-        ctx.explain("follow_up", f"started {name} again, on what the words refer to")
+        ctx.explain(by or "intent", f"started {name}", ctx.interp.text.strip() or None)
     else:
         keyword = _keyword(ctx.interp.text, flow.spec.trigger.keywords)
         if keyword is not None:

@@ -168,7 +168,7 @@ class Policy:
             ctx.explain("cancel", "nothing to cancel", explaining.cue_words(ctx))
             ctx.say.append(R.phrase("nothing_to_cancel", ctx.language))
         if instead is not None:
-            self._start(ctx, instead)
+            self._start(ctx, instead, by="instead")
         elif had_task:
             self._resume(ctx)
 
@@ -282,7 +282,7 @@ class Policy:
         if by == "llm":
             ctx.explain("llm", f"started {flow_name}")
         else:
-            explaining.flow_chosen(ctx, self.flows[flow_name], carried is not None)
+            explaining.flow_chosen(ctx, self.flows[flow_name], carried is not None, by)
         task = Task(flow=flow_name, state="IDLE", started_turn=ctx.turn)
         ctx.task, ctx.flow = task, self.flows[flow_name]
         offer = SlotOffer()
@@ -408,7 +408,7 @@ class Policy:
         reason = error or R.phrase("give_up_default", ctx.language)
         if handoff:
             ctx.say.append(reason)
-            self._start(ctx, handoff)
+            self._start(ctx, handoff, by="handoff")
             return
         if to_person is not None and self._hand_to_person(ctx, to_person, flow, slots):
             ctx.say.append(R.as_sentence(reason, ctx.language))

@@ -6,6 +6,7 @@ a test, a log or a reader can hold on to them.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -14,6 +15,7 @@ import pytest
 from dialogkit import Bot
 from dialogkit.model.reply import Explanation, Reply
 from tests.engine._parts import STUBS, SUPPORT
+from tests.engine.rules._bot import BOT as RULES_BOT
 
 TABLE = """
 bot: {name: table}
@@ -141,3 +143,22 @@ def test_a_sensitive_value_is_never_written_in_the_explanation(tmp_path: Path, l
         reply = said(bot, *lines)
     assert "set card = ***" in [r.did for r in reply.explain]
     assert not any("4111" in r.line() for r in reply.explain)
+
+
+@pytest.fixture
+def tables(tmp_path: Path) -> Iterator[Bot]:
+    """The rules' test bot: its booking flow takes a party size and a time no other flow takes."""
+    path = tmp_path / "rules_bot.yaml"
+    path.write_text(RULES_BOT, encoding="utf-8")
+    stubs = {name: (lambda ctx: {}) for name in {*re.findall(r"action: (\w+)", RULES_BOT), "recent_orders"}}
+    with Bot.from_file(path, store="memory://", actions=stubs) as bot:
+        yield bot
+
+
+@pytest.mark.parametrize("text", ["晚上8点6个人有位子吗？", "is there room for 6 people at 8pm?"])
+def test_a_flow_started_by_its_values_alone_is_explained_by_that_rule(tables: Bot, text: str) -> None:
+    """No trigger word and no reference: the values only the booking flow takes, asked about, start
+    it; the record names the rule that made the command, not a guess from the intents."""
+    reply = said(tables, text)
+    started = reply.explain[0]
+    assert started.rule == "flow_of_values" and started.did.startswith("started book_table")
