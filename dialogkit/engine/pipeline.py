@@ -132,6 +132,10 @@ class Turns:
         through the async client like the other LLM steps.
         """
         assert self._astore is not None, "ahandle needs a store with atransaction (see native_async)"
+        if not self.view.counter.loaded:
+            # Reading the encoding takes 0.1-0.5 s once a process: on the loop, every turn in flight
+            # would wait for it; ``offload`` runs it where the rules' step runs.
+            await offload(self.view.counter.load)
         started = time.perf_counter()
         raw = clean_text(text)
         users = self._user_keys(user_id)
