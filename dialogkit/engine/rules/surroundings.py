@@ -20,7 +20,7 @@ from collections.abc import Mapping, Sequence
 from dialogkit.engine.commands import Command, StartFlow
 from dialogkit.engine.rules.base import Seen
 from dialogkit.lexicon import alternation, words
-from dialogkit.model.interpretation import Mention
+from dialogkit.model.interpretation import Interpretation, Mention
 from dialogkit.spec.compiler import CompiledFlow
 from dialogkit.understanding.cues import is_question
 from dialogkit.understanding.value_questions import is_no_value
@@ -44,7 +44,7 @@ def around_a_thing(seen: Seen) -> Sequence[Command]:
     whose surroundings are asked, when the turn requests another flow and gives it no wish."""
     sought = seen.intent()
     text = seen.ctx.interp.text
-    near = _near(text)
+    near = _near(seen.ctx.interp)
     if sought is None or near is None or not is_question(text):
         return []       # "故宫附近帮我叫辆出租车" asks for a taxi, not what is around the sight
     mentions = seen.ctx.interp.mentions
@@ -65,10 +65,11 @@ def around_a_thing(seen: Seen) -> Sequence[Command]:
     return [StartFlow(rule="around_a_thing", words=text.strip(), flow=flow)]
 
 
-def _near(text: str) -> tuple[int, int, bool] | None:
-    """The first near word: its span, and whether it follows the thing (True) or precedes it."""
-    found = [(m.start(), m.end(), after) for pattern, after in ((_NEAR_AFTER, True), (_NEAR_BEFORE, False))
-             if pattern is not None and (m := pattern.search(text)) is not None]
+def _near(interp: Interpretation) -> tuple[int, int, bool] | None:
+    """The first near word: its span, and whether it follows the thing (True) or precedes it.
+    The lexicon's words are found with the turn's reading, once a turn."""
+    found = [(said[0].start(), said[0].end(), after) for pattern, after in ((_NEAR_AFTER, True), (_NEAR_BEFORE, False))
+             if pattern is not None and (said := interp.matches(pattern))]
     return min(found) if found else None
 
 
