@@ -69,3 +69,18 @@ def test_a_search_around_it_with_wishes_stays_a_search_zh_en(bot: Bot, text: str
 @pytest.mark.parametrize("text", ["帮我在金鸭餐厅附近找个景点", "find me a sight near the Golden Duck"])
 def test_a_request_near_the_thing_is_no_question_about_it_zh_en(bot: Bot, text: str) -> None:
     assert searched(bot, text)[0] == "search_sights"
+
+
+@pytest.mark.parametrize(("text", "near", "after"), [
+    ("故宫周边有什么餐馆？", "周边", True),
+    ("what restaurants are near the Golden Duck?", "near", False),
+    ("¿qué museos hay cerca del hotel Sol?", "cerca del", False),
+])
+def test_the_near_word_and_its_side_come_from_the_lexicon(text: str, near: str, after: bool) -> None:
+    """Each language's near words are lexicon data: said after the thing (周边) or before it (near,
+    cerca de/del); the rule reads which side the thing stands on."""
+    from dialogkit.engine.rules.surroundings import _near
+    from dialogkit.model.interpretation import Interpretation
+
+    found = _near(Interpretation(text=text, language="en"))
+    assert found is not None and text[found[0]:found[1]] == near and found[2] is after
