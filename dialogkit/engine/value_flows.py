@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 
-from dialogkit.lexicon import alternation, words
+from dialogkit.lexicon import alternation, word_pattern, words
 from dialogkit.model.interpretation import Mention
 from dialogkit.spec.schema import FlowSpec
 from dialogkit.understanding.cues import is_question
@@ -29,8 +29,8 @@ MIN_TYPES = 2
 NAMED = frozenset({"place", "person"})
 """The kinds of a bot's own type whose value, alone, is what a question is about: a named referent."""
 
-_ACCEPT = re.compile(rf"(?<![a-z])(?:{alternation(words('acceptance_words'))})(?![a-z])", re.IGNORECASE)
-_REQUEST = re.compile(rf"(?<![a-z])(?:{alternation(words('request_words'))})(?![a-z])", re.IGNORECASE)
+_ACCEPT = word_pattern("acceptance_words")
+_REQUEST = word_pattern("request_words")
 
 
 def flow_of_values(flows: Mapping[str, FlowSpec], mentions: Sequence[Mention], text: str) -> str | None:

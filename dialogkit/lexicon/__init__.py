@@ -38,7 +38,7 @@ import yaml
 from dialogkit.errors import DialogkitError
 
 __all__ = ["Lexicon", "LexiconError", "Writing", "alternation", "auto_languages", "languages", "lexicon",
-           "lexicon_of_script", "spaced_languages", "words", "writing", "written_in"]
+           "lexicon_of_script", "spaced_languages", "word_pattern", "words", "writing", "written_in"]
 
 _FIRST = ("zh", "en")
 """The two founding languages lead the merge order (``words(meaning)``); others follow by code."""
@@ -205,6 +205,16 @@ def words(meaning: str, language: str | None = None) -> tuple[str, ...]:
 def alternation(items: Iterable[str]) -> str:
     """Words as one regex alternation, escaped, the longest first so the longest match wins."""
     return "|".join(re.escape(w) for w in sorted(dict.fromkeys(items), key=len, reverse=True))
+
+
+def word_pattern(meaning: str) -> re.Pattern[str]:
+    """The words of ``meaning`` in every language as one case-blind pattern, each standing alone
+    where letters would join it ("near", not the start of "nearly"; Chinese words anywhere). A
+    meaning no language fills gives a pattern that matches nothing, never the empty string."""
+    said = words(meaning)
+    if not said:
+        return re.compile(r"(?!)")
+    return re.compile(rf"(?<![a-z])(?:{alternation(said)})(?![a-z])", re.IGNORECASE)
 
 
 def _checked(language: str, data: Any) -> dict[str, Any]:

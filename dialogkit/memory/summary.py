@@ -50,7 +50,6 @@ def item_text(item: SummaryItem, language: str) -> str:
     return text
 
 
-
 def _earlier(language: str) -> str:
     return phrase("summary_earlier", language)
 

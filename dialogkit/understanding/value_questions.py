@@ -14,7 +14,7 @@ from __future__ import annotations
 import functools
 import re
 
-from dialogkit.lexicon import alternation, words
+from dialogkit.lexicon import alternation, word_pattern, words
 from dialogkit.understanding.cues import is_question
 
 _HAVE_QUESTIONS = frozenset(words("have_questions"))
@@ -24,19 +24,15 @@ _MARKERS = words("value_head_markers")
 _DETERMINERS = frozenset(words("noun_determiners")) | {"any"}
 _NO_VALUE_WORDS = frozenset(w.lower() for w in (*words("no_value_words"), *words("no_words")))
 _ANSWER_MARKS = re.compile(r"[\s，。,.;；!！?？]+")
-_WHICH = re.compile(rf"(?<![a-z])(?:{alternation(words('which'))})(?![a-z])", re.IGNORECASE)
+_WHICH = word_pattern("which")
 _SENTENCE = re.compile(r"[。.!！?？\n]")
 _CLAUSE = re.compile(r"[，。,;；!！?？\n]")
-
-
-def _word(meaning: str) -> re.Pattern[str]:
-    return re.compile(rf"(?<![a-z])(?:{alternation(words(meaning))})(?![a-z])", re.IGNORECASE)
 
 
 @functools.cache
 def _patterns() -> tuple[re.Pattern[str], ...]:
     after = re.compile(rf"\s*(?:{alternation(words('waive_after'))})", re.IGNORECASE)
-    return _word("waive_before"), _word("waive_negations"), after
+    return word_pattern("waive_before"), word_pattern("waive_negations"), after
 
 
 def _clause(text: str, start: int, end: int) -> tuple[int, int]:

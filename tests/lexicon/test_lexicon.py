@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from dialogkit.errors import DialogkitError
-from dialogkit.lexicon import Lexicon, LexiconError, _checked, alternation, languages, lexicon, words
+from dialogkit.lexicon import Lexicon, LexiconError, _checked, alternation, languages, lexicon, word_pattern, words
 
 
 def test_each_language_has_the_meanings_code_asks_for() -> None:
@@ -61,3 +61,24 @@ def test_alternation_puts_the_longest_word_first() -> None:
 def test_a_lexicon_is_read_once() -> None:
     assert lexicon("zh") is lexicon("zh")
     assert isinstance(lexicon("en"), Lexicon)
+
+
+@pytest.mark.parametrize(("text", "found"), [
+    ("故宫周边有什么餐馆？", "周边"),
+    ("what sights are near the Golden Duck?", "near"),
+    ("What sights are NEAR it?", "NEAR"),
+    ("¿qué museos hay cerca del hotel Sol?", "cerca del"),
+    ("the nearly empty one", None),             # a word standing alone, not the start of another
+])
+def test_a_meanings_words_are_one_pattern_of_whole_words(text: str, found: str | None) -> None:
+    near = [word_pattern("near_after"), word_pattern("near_before")]
+    said = [m.group() for pattern in near for m in [pattern.search(text)] if m is not None]
+    assert said == ([found] if found else [])
+
+
+def test_a_meaning_no_language_fills_matches_nothing(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An empty alternation would match the empty string everywhere."""
+    import dialogkit.lexicon as lexicon_module
+
+    monkeypatch.setattr(lexicon_module, "words", lambda meaning, language=None: ())
+    assert word_pattern("near_after").search("周边 near") is None

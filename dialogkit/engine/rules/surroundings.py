@@ -14,12 +14,11 @@ as before.
 from __future__ import annotations
 
 import functools
-import re
 from collections.abc import Mapping, Sequence
 
 from dialogkit.engine.commands import Command, StartFlow
 from dialogkit.engine.rules.base import Seen
-from dialogkit.lexicon import alternation, words
+from dialogkit.lexicon import word_pattern
 from dialogkit.model.interpretation import Interpretation, Mention
 from dialogkit.spec.compiler import CompiledFlow
 from dialogkit.understanding.cues import is_question
@@ -30,13 +29,8 @@ __all__ = ["around_a_thing"]
 PLACE = "place"
 
 
-def _pattern(meaning: str) -> re.Pattern[str] | None:
-    said = words(meaning)
-    return re.compile(rf"(?<![a-z])(?:{alternation(said)})(?![a-z])", re.IGNORECASE) if said else None
-
-
-_NEAR_AFTER = _pattern("near_after")      # said after the thing: 故宫周边
-_NEAR_BEFORE = _pattern("near_before")    # said before it: near the hotel
+_NEAR_AFTER = word_pattern("near_after")      # said after the thing: 故宫周边
+_NEAR_BEFORE = word_pattern("near_before")    # said before it: near the hotel
 
 
 def around_a_thing(seen: Seen) -> Sequence[Command]:
@@ -69,7 +63,7 @@ def _near(interp: Interpretation) -> tuple[int, int, bool] | None:
     """The first near word: its span, and whether it follows the thing (True) or precedes it.
     The lexicon's words are found with the turn's reading, once a turn."""
     found = [(said[0].start(), said[0].end(), after) for pattern, after in ((_NEAR_AFTER, True), (_NEAR_BEFORE, False))
-             if pattern is not None and (said := interp.matches(pattern))]
+             if (said := interp.matches(pattern))]
     return min(found) if found else None
 
 
