@@ -492,6 +492,10 @@ def _noun_types(session: Session, extra: Sequence[Entity], texts: Texts | None) 
     return _nouns_of_types(declared | frozenset(e.type for e in [*session.entities, *extra]), texts)
 
 
+_VALUE_KIND = "other"
+"""The kind of a value that is no thing, place, person or moment (a category, a grade, a colour)."""
+
+
 @functools.lru_cache(maxsize=256)
 def _nouns_of_types(types: frozenset[str], texts: Texts | None) -> dict[str, frozenset[str]]:
     # Cached per set of types and bot (a bot has few): the answer is read-only and the same every turn.
@@ -500,7 +504,18 @@ def _nouns_of_types(types: frozenset[str], texts: Texts | None) -> dict[str, fro
         for lang in texts.languages if texts is not None else auto_languages():
             for noun in type_nouns_of(type_name, lang, texts):
                 found.setdefault(noun.lower(), set()).add(type_name)
-    return {noun: frozenset(names) for noun, names in found.items()}
+    return {noun: _things_first(names, texts) for noun, names in found.items()}
+
+
+def _things_first(types: set[str], texts: Texts | None) -> frozenset[str]:
+    """The types a noun names, the things before the values: "酒店" / "hotel" names the hotel, not
+    the hotel_type (whose name reads "hotel" once "type" is taken as a suffix). A value of no kind
+    ("经济型", "budget") is a category of the thing, never "this hotel"; it keeps the noun only
+    when no thing shares it."""
+    if texts is None or len(types) < 2:
+        return frozenset(types)
+    things = {name for name in types if texts.spec.entity_kind(name) != _VALUE_KIND}
+    return frozenset(things or types)
 
 
 class _Resolver:

@@ -41,3 +41,24 @@ def test_a_restaurant_noun_binds_the_restaurant_known(text: str, language: str) 
     say(session, 2, mention("dish", "duck", "烤鸭", kind="thing"))
     resolution = resolve(session, text, language, turn=3, mentions=[], texts=bot_texts(DELI))
     assert [b.entity.value for b in resolution.bindings] == ["golden_duck"]
+
+
+LODGING = "tests/memory/lodging_bot.yaml"
+
+
+@pytest.mark.parametrize(("text", "language"), [("这家酒店的电话是多少", "zh"), ("what is the phone of this hotel", "en")])
+def test_a_thing_noun_binds_no_category_of_that_thing(text: str, language: str) -> None:
+    # hotel_type reads "hotel" once "type" is taken as a suffix; the category is no hotel
+    session = new_session()
+    say(session, 1, mention("hotel_type", "budget", "经济型" if language == "zh" else "budget", kind="other"))
+    resolution = resolve(session, text, language, turn=2, mentions=[], texts=bot_texts(LODGING))
+    assert resolution.bindings == [] and resolution.ambiguity is None
+
+
+@pytest.mark.parametrize(("text", "language"), [("这家酒店的电话是多少", "zh"), ("what is the phone of this hotel", "en")])
+def test_a_thing_noun_still_binds_its_thing_over_a_later_category(text: str, language: str) -> None:
+    session = new_session()
+    say(session, 1, mention("hotel", "lakeside_inn", "湖畔客栈", kind="place"))
+    say(session, 2, mention("hotel_type", "luxury", "豪华型", kind="other"))
+    resolution = resolve(session, text, language, turn=3, mentions=[], texts=bot_texts(LODGING))
+    assert [b.entity.value for b in resolution.bindings] == ["lakeside_inn"]
