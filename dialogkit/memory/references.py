@@ -251,9 +251,16 @@ def _zh_pronouns(text: str) -> list[tuple[int, Reference]]:
         if (before and before in lx.ZH_PRONOUN_BLOCK_BEFORE) or (after and after in lx.ZH_PRONOUN_BLOCK_AFTER):
             continue
         entry = lx.ZH_PRONOUNS[m.group()]
-        kinds = lx.PLACE_KINDS if after and after in lx.ZH_PLACE_CLASSIFIERS else entry.kinds   # 它家的评分
+        around = entry.kinds is lx.THING_KINDS and _ZH_AROUND.match(text, m.end()) is not None   # 它周边
+        kinds = lx.PLACE_KINDS if (after and after in lx.ZH_PLACE_CLASSIFIERS) or around else entry.kinds   # 它家
         found.append((3, Reference(m.group(), m.start(), m.end(), "pronoun", kinds=kinds, plural=entry.plural)))
     return found
+
+
+_ZH_AROUND = re.compile(rf"\s*(?:{_alternation(_HAN.words('near_after'))})")
+_EN_AROUND = re.compile(rf"\b(?:{_alternation(words('near_before'))})\s+$", re.IGNORECASE)
+"""What is around a thing: "它周边有什么餐馆" / "what is near it" points at a place, never at a
+dish or a price said last (a thing with surroundings is somewhere)."""
 
 
 def _classified_kinds(classifier: str) -> dict[str, int]:
@@ -368,7 +375,9 @@ def _en_pronouns(text: str) -> list[tuple[int, Reference]]:
             if _dummy_it(text, m):
                 continue
             entry = table[m.group(1).lower()]
-            found.append((3, Reference(m.group(), m.start(), m.end(), "pronoun", kinds=entry.kinds,
+            around = entry.kinds is lx.THING_KINDS and _EN_AROUND.search(text[:m.start()][-24:]) is not None
+            found.append((3, Reference(m.group(), m.start(), m.end(), "pronoun",
+                                       kinds=lx.PLACE_KINDS if around else entry.kinds,
                                        plural=entry.plural, possessive=possessive)))
     return found
 

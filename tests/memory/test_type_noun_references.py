@@ -62,3 +62,30 @@ def test_a_thing_noun_still_binds_its_thing_over_a_later_category(text: str, lan
     say(session, 2, mention("hotel_type", "luxury", "豪华型", kind="other"))
     resolution = resolve(session, text, language, turn=3, mentions=[], texts=bot_texts(LODGING))
     assert [b.entity.value for b in resolution.bindings] == ["lakeside_inn"]
+
+
+@pytest.mark.parametrize(("text", "language"), [("它周边有什么景点", "zh"), ("它附近有酒店吗", "zh"),
+                                                ("what sights are near it", "en"), ("any hotels close to it?", "en")])
+def test_a_pronoun_whose_surroundings_are_asked_points_at_a_place(text: str, language: str) -> None:
+    session = new_session()
+    say(session, 1, mention("restaurant", "golden_duck", "金鸭餐厅", kind="place"))
+    say(session, 2, mention("dish", "duck", "烤鸭", kind="thing"))
+    resolution = resolve(session, text, language, turn=3, mentions=[], texts=bot_texts(DELI))
+    assert [b.entity.value for b in resolution.bindings] == ["golden_duck"]
+
+
+@pytest.mark.parametrize(("text", "language"), [("它周边有什么景点", "zh"), ("what sights are near it", "en")])
+def test_a_pronoun_whose_surroundings_are_asked_binds_no_dish(text: str, language: str) -> None:
+    session = new_session()
+    say(session, 1, mention("dish", "duck", "烤鸭", kind="thing"))
+    resolution = resolve(session, text, language, turn=2, mentions=[], texts=bot_texts(DELI))
+    assert resolution.bindings == []
+
+
+@pytest.mark.parametrize(("text", "language"), [("它多少钱", "zh"), ("how much is it", "en")])
+def test_a_pronoun_with_no_surroundings_still_prefers_the_thing(text: str, language: str) -> None:
+    session = new_session()
+    say(session, 1, mention("restaurant", "golden_duck", "金鸭餐厅", kind="place"))
+    say(session, 2, mention("dish", "duck", "烤鸭", kind="thing"))
+    resolution = resolve(session, text, language, turn=3, mentions=[], texts=bot_texts(DELI))
+    assert [b.entity.value for b in resolution.bindings] == ["duck"]
