@@ -235,11 +235,17 @@ def _zh_demonstratives(text: str) -> list[tuple[int, Reference]]:
         found.append((2, Reference(m.group(), m.start(), m.end(), "demonstrative",
                                    direction="near" if m.group(1) in lx.ZH_NEAR else "far", kinds=kinds)))
     for m in re.finditer(_ZH_DEMONSTRATIVE, text):
+        if _ZH_ASSENT.match(text, m.end()):
+            continue        # "那也行", "这还不错": accepting what was said, as "that's fine" is
         if _clause_end(text, m.end()) or text.startswith(lx.ZH_BARE_DEMONSTRATIVE_NEXT, m.end()):
             found.append((3, Reference(m.group(), m.start(), m.end(), "demonstrative",
                                        direction="near" if m.group() in lx.ZH_NEAR else "far",
                                        kinds=lx.THING_KINDS)))
     return found
+
+
+_ZH_ASSENT = re.compile(rf"(?:{_alternation(lx.ZH_BARE_DEMONSTRATIVE_NEXT)})*"
+                        rf"(?:{_alternation(_HAN.words('assent_after'))})")
 
 
 def _zh_pronouns(text: str) -> list[tuple[int, Reference]]:

@@ -89,3 +89,20 @@ def test_a_pronoun_with_no_surroundings_still_prefers_the_thing(text: str, langu
     say(session, 2, mention("dish", "duck", "烤鸭", kind="thing"))
     resolution = resolve(session, text, language, turn=3, mentions=[], texts=bot_texts(DELI))
     assert [b.entity.value for b in resolution.bindings] == ["duck"]
+
+
+@pytest.mark.parametrize(("text", "language"), [("那也行", "zh"), ("那还行吧", "zh"), ("这也不错", "zh"),
+                                                ("that's fine too", "en"), ("that is okay", "en")])
+def test_accepting_what_was_said_points_at_nothing(text: str, language: str) -> None:
+    session = new_session()
+    say(session, 1, mention("dish", "duck", "烤鸭", kind="thing"))
+    resolution = resolve(session, text, language, turn=2, mentions=[], texts=bot_texts(DELI))
+    assert resolution.bindings == []
+
+
+@pytest.mark.parametrize(("text", "language"), [("那还没到", "zh"), ("that is broken", "en")])
+def test_a_bare_demonstrative_before_a_statement_still_points_back(text: str, language: str) -> None:
+    session = new_session()
+    say(session, 1, mention("dish", "duck", "烤鸭", kind="thing"))
+    resolution = resolve(session, text, language, turn=2, mentions=[], texts=bot_texts(DELI))
+    assert [b.entity.value for b in resolution.bindings] == ["duck"]
