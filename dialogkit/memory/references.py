@@ -235,11 +235,17 @@ def _zh_demonstratives(text: str) -> list[tuple[int, Reference]]:
         found.append((2, Reference(m.group(), m.start(), m.end(), "demonstrative",
                                    direction="near" if m.group(1) in lx.ZH_NEAR else "far", kinds=kinds)))
     for m in re.finditer(_ZH_DEMONSTRATIVE, text):
+        if _ZH_ASSENT.match(text, m.end()):
+            continue        # "那也行", "这还不错": accepting what was said, as "that's fine" is
         if _clause_end(text, m.end()) or text.startswith(lx.ZH_BARE_DEMONSTRATIVE_NEXT, m.end()):
             found.append((3, Reference(m.group(), m.start(), m.end(), "demonstrative",
                                        direction="near" if m.group() in lx.ZH_NEAR else "far",
                                        kinds=lx.THING_KINDS)))
     return found
+
+
+_ZH_ASSENT = re.compile(rf"(?:{_alternation(lx.ZH_BARE_DEMONSTRATIVE_NEXT)})*"
+                        rf"(?:{_alternation(_HAN.words('assent_after'))})")
 
 
 def _zh_pronouns(text: str) -> list[tuple[int, Reference]]:
@@ -251,9 +257,16 @@ def _zh_pronouns(text: str) -> list[tuple[int, Reference]]:
         if (before and before in lx.ZH_PRONOUN_BLOCK_BEFORE) or (after and after in lx.ZH_PRONOUN_BLOCK_AFTER):
             continue
         entry = lx.ZH_PRONOUNS[m.group()]
-        kinds = lx.PLACE_KINDS if after and after in lx.ZH_PLACE_CLASSIFIERS else entry.kinds   # 它家的评分
+        around = entry.kinds is lx.THING_KINDS and _ZH_AROUND.match(text, m.end()) is not None   # 它周边
+        kinds = lx.PLACE_KINDS if (after and after in lx.ZH_PLACE_CLASSIFIERS) or around else entry.kinds   # 它家
         found.append((3, Reference(m.group(), m.start(), m.end(), "pronoun", kinds=kinds, plural=entry.plural)))
     return found
+
+
+_ZH_AROUND = re.compile(rf"\s*(?:{_alternation(_HAN.words('near_after'))})")
+_EN_AROUND = re.compile(rf"\b(?:{_alternation(words('near_before'))})\s+$", re.IGNORECASE)
+"""What is around a thing: "它周边有什么餐馆" / "what is near it" points at a place, never at a
+dish or a price said last (a thing with surroundings is somewhere)."""
 
 
 def _classified_kinds(classifier: str) -> dict[str, int]:
@@ -368,7 +381,9 @@ def _en_pronouns(text: str) -> list[tuple[int, Reference]]:
             if _dummy_it(text, m):
                 continue
             entry = table[m.group(1).lower()]
-            found.append((3, Reference(m.group(), m.start(), m.end(), "pronoun", kinds=entry.kinds,
+            around = entry.kinds is lx.THING_KINDS and _EN_AROUND.search(text[:m.start()][-24:]) is not None
+            found.append((3, Reference(m.group(), m.start(), m.end(), "pronoun",
+                                       kinds=lx.PLACE_KINDS if around else entry.kinds,
                                        plural=entry.plural, possessive=possessive)))
     return found
 
@@ -492,6 +507,10 @@ def _noun_types(session: Session, extra: Sequence[Entity], texts: Texts | None) 
     return _nouns_of_types(declared | frozenset(e.type for e in [*session.entities, *extra]), texts)
 
 
+_VALUE_KIND = "other"
+"""The kind of a value that is no thing, place, person or moment (a category, a grade, a colour)."""
+
+
 @functools.lru_cache(maxsize=256)
 def _nouns_of_types(types: frozenset[str], texts: Texts | None) -> dict[str, frozenset[str]]:
     # Cached per set of types and bot (a bot has few): the answer is read-only and the same every turn.
@@ -500,7 +519,18 @@ def _nouns_of_types(types: frozenset[str], texts: Texts | None) -> dict[str, fro
         for lang in texts.languages if texts is not None else auto_languages():
             for noun in type_nouns_of(type_name, lang, texts):
                 found.setdefault(noun.lower(), set()).add(type_name)
-    return {noun: frozenset(names) for noun, names in found.items()}
+    return {noun: _things_first(names, texts) for noun, names in found.items()}
+
+
+def _things_first(types: set[str], texts: Texts | None) -> frozenset[str]:
+    """The types a noun names, the things before the values: "酒店" / "hotel" names the hotel, not
+    the hotel_type (whose name reads "hotel" once "type" is taken as a suffix). A value of no kind
+    ("经济型", "budget") is a category of the thing, never "this hotel"; it keeps the noun only
+    when no thing shares it."""
+    if texts is None or len(types) < 2:
+        return frozenset(types)
+    things = {name for name in types if texts.spec.entity_kind(name) != _VALUE_KIND}
+    return frozenset(things or types)
 
 
 class _Resolver:

@@ -104,8 +104,9 @@ class SynonymValue(_Model):
 
     aliases: list[str] = Field(
         default_factory=list, json_schema_extra=_shown_default([]),
-        description="Words that mean this value in an utterance, in any language; case does not matter and "
-                    "the longest alias found wins. The canonical value itself always counts as one.",
+        description="Words that mean this value in an utterance, in any language; case and width do not "
+                    "matter (\"（东店）\" is \"(东店)\") and the longest alias found wins. The canonical value "
+                    "itself always counts as one.",
         examples=[["笔记本", "电脑", "laptop", "notebook"]],
     )
     label: Prompt | None = Field(

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dialogkit.lexicon import auto_languages, languages, writing
 from dialogkit.strings.cjk import has_cjk
 from dialogkit.strings.limits import MAX_UNDERSTOOD_CHARS
+from dialogkit.strings.width import WIDTH_FOLD
 
 LATIN_WORD = re.compile(r"[A-Za-z\u00c0-\u024f]+(?:['\u2019][A-Za-z]+)?")
 
@@ -62,8 +63,7 @@ def _fold_table() -> dict[int, int]:
     Every mapping is one code point to one code point, so offsets into the folded text are
     offsets into the original. "１２３４５" is an order number and "１５：３０" a time.
     """
-    table = {code: code - 0xFEE0 for code in range(0xFF01, 0xFF5F)}
-    table[0x3000] = 0x20
+    table = dict(WIDTH_FOLD)
     for code in [*range(0x00, 0x20), 0x7F, *range(0x80, 0xA0)]:
         table[code] = 0x20
     return table

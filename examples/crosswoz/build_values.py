@@ -19,6 +19,8 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
+from dialogkit.strings.aliases import normalise_alias
+
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
 TEMPLATE = HERE / "crosswoz.yaml.in"
@@ -75,8 +77,9 @@ def load_records(database: Path, filename: str) -> list[Record]:
 
 def catalogue_values(database: Path) -> dict[str, list[str]]:
     """Each catalogue type's values, in database order, without one-character values and without
-    repeats: the first spelling of a name stands for the others that differ only in case ('Pizza'
-    and 'PIZZA'), since matching ignores case and an alias names one value."""
+    repeats: the first spelling of a name stands for the others that differ only in case or width
+    ('Pizza' and 'PIZZA', '(通州店)' and '（通州店）'), since matching ignores both and an alias names
+    one value."""
     loaded: dict[str, list[Record]] = {}
     out: dict[str, list[str]] = {}
     for name, (filename, _kind, _description, read) in CATALOGUES.items():
@@ -84,7 +87,7 @@ def catalogue_values(database: Path) -> dict[str, list[str]]:
         first: dict[str, str] = {}
         for value in (" ".join(v.split()) for v in read(records)):
             if len(value) >= 2:
-                first.setdefault(value.lower(), value)
+                first.setdefault(normalise_alias(value), value)
         out[name] = list(first.values())
     return out
 

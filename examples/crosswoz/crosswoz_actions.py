@@ -22,6 +22,7 @@ from examples.crosswoz.build_values import ROOT, database_folder, load_records
 
 _FOLDER: list[Path] = []
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
+FREE, NOT_FREE = "免费", "不免费"       # the price type's two worded values
 
 
 def use_database(data: Path) -> None:
@@ -95,8 +96,10 @@ def _allowed(table: _Table, field: str, wanted: Any) -> set[int] | None:
 
 def _range(wanted: str) -> tuple[float, float]:
     """The numbers ``_within`` may take for ``wanted``, as a closed range."""
-    if wanted == "免费":
+    if wanted == FREE:
         return 0.0, 0.0
+    if wanted == NOT_FREE:
+        return math.ulp(0.0), math.inf
     bounds = [float(n) for n in _NUMBER.findall(wanted)]
     if not bounds:
         return -math.inf, math.inf
@@ -111,8 +114,8 @@ def _within(number: Any, wanted: str) -> bool:
     """Whether ``number`` meets a range said as text: '100-150元', '50元以下', '4.5分以上', '5分', '免费'."""
     if not isinstance(number, (int, float)):
         return False
-    if wanted == "免费":
-        return number == 0
+    if wanted in (FREE, NOT_FREE):
+        return (number == 0) == (wanted == FREE)
     bounds = [float(n) for n in _NUMBER.findall(wanted)]
     if not bounds:
         return True

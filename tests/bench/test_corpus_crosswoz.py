@@ -152,3 +152,15 @@ def test_a_missing_data_folder_is_reported(tmp_path: Path, capsys: pytest.Captur
         cw.measure(tmp_path / "nowhere")
     assert cw.main(["--data", str(tmp_path / "nowhere")]) == 0
     assert "nothing measured" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(("text", "ticket"), [("帮我找个不免费的景点", "不免费"), ("想去一个免费的景点", "免费")])
+def test_not_free_is_read_whole_and_is_no_free(tmp_path: Path, text: str, ticket: str) -> None:
+    from dialogkit import Bot
+    from examples.crosswoz import crosswoz_actions
+
+    folder = _corpus(tmp_path / "corpora")
+    bot = Bot.from_file(build_values.build(folder, tmp_path / "bot.yaml"), store="memory://")
+    crosswoz_actions.use_database(folder)
+    runs = bot.handle("s", text).actions
+    assert [(run.name, run.inputs.get("ticket")) for run in runs] == [("search_attraction", ticket)]

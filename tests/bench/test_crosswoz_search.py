@@ -62,3 +62,7 @@ def test_constraints_together_and_nothing_asked() -> None:
     assert _restaurant() == {"count": 4, "name_found": "湖畔 小厨"}
     assert actions.search_attraction({"duration": "1小时", "rating": "4.6分以上"}) == {"count": 1,
                                                                                     "name_found": "景山公园"}
+
+
+def test_not_free_takes_the_records_that_charge() -> None:
+    assert actions.search_attraction({"ticket": "不免费"}) == {"count": 1, "name_found": "景山公园"}

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from dialogkit.memory.references import find_references, resolve
+from dialogkit.model.interpretation import Mention
 from tests.memory._builders import bot_texts, mention, new_session, say
 
 DELI = "tests/conversations/bots/deli.yaml"
@@ -41,3 +42,58 @@ def test_a_restaurant_noun_binds_the_restaurant_known(text: str, language: str) 
     say(session, 2, mention("dish", "duck", "烤鸭", kind="thing"))
     resolution = resolve(session, text, language, turn=3, mentions=[], texts=bot_texts(DELI))
     assert [b.entity.value for b in resolution.bindings] == ["golden_duck"]
+
+
+LODGING = "tests/memory/lodging_bot.yaml"
+GOLDEN_DUCK = mention("restaurant", "golden_duck", "金鸭餐厅", kind="place")
+DUCK = mention("dish", "duck", "烤鸭", kind="thing")
+
+
+def _bound(text: str, language: str, *turns: Mention, bot: str = DELI) -> list[object]:
+    """What ``text`` binds after ``turns`` (one mention each), asking nothing."""
+    session = new_session()
+    for turn, said in enumerate(turns, 1):
+        say(session, turn, said)
+    resolution = resolve(session, text, language, turn=len(turns) + 1, mentions=[], texts=bot_texts(bot))
+    assert resolution.ambiguity is None
+    return [b.entity.value for b in resolution.bindings]
+
+
+@pytest.mark.parametrize(("text", "language"), [("这家酒店的电话是多少", "zh"), ("what is the phone of this hotel", "en")])
+def test_a_thing_noun_binds_no_category_of_that_thing(text: str, language: str) -> None:
+    # hotel_type reads "hotel" once "type" is taken as a suffix; the category is no hotel
+    budget = mention("hotel_type", "budget", "经济型" if language == "zh" else "budget", kind="other")
+    assert _bound(text, language, budget, bot=LODGING) == []
+
+
+@pytest.mark.parametrize(("text", "language"), [("这家酒店的电话是多少", "zh"), ("what is the phone of this hotel", "en")])
+def test_a_thing_noun_still_binds_its_thing_over_a_later_category(text: str, language: str) -> None:
+    inn, luxury = mention("hotel", "lakeside_inn", "湖畔客栈", kind="place"), mention("hotel_type", "luxury", "豪华型")
+    assert _bound(text, language, inn, luxury, bot=LODGING) == ["lakeside_inn"]
+
+
+@pytest.mark.parametrize(("text", "language"), [("它周边有什么景点", "zh"), ("它附近有酒店吗", "zh"),
+                                                ("what sights are near it", "en"), ("any hotels close to it?", "en")])
+def test_a_pronoun_whose_surroundings_are_asked_points_at_a_place(text: str, language: str) -> None:
+    assert _bound(text, language, GOLDEN_DUCK, DUCK) == ["golden_duck"]
+
+
+@pytest.mark.parametrize(("text", "language"), [("它周边有什么景点", "zh"), ("what sights are near it", "en")])
+def test_a_pronoun_whose_surroundings_are_asked_binds_no_dish(text: str, language: str) -> None:
+    assert _bound(text, language, DUCK) == []
+
+
+@pytest.mark.parametrize(("text", "language"), [("它多少钱", "zh"), ("how much is it", "en")])
+def test_a_pronoun_with_no_surroundings_still_prefers_the_thing(text: str, language: str) -> None:
+    assert _bound(text, language, GOLDEN_DUCK, DUCK) == ["duck"]
+
+
+@pytest.mark.parametrize(("text", "language"), [("那也行", "zh"), ("那还行吧", "zh"), ("这也不错", "zh"),
+                                                ("that's fine too", "en"), ("that is okay", "en")])
+def test_accepting_what_was_said_points_at_nothing(text: str, language: str) -> None:
+    assert _bound(text, language, DUCK) == []
+
+
+@pytest.mark.parametrize(("text", "language"), [("那还没到", "zh"), ("that is broken", "en")])
+def test_a_bare_demonstrative_before_a_statement_still_points_back(text: str, language: str) -> None:
+    assert _bound(text, language, DUCK) == ["duck"]

@@ -63,6 +63,30 @@ class TestSynonyms:
         (mention,) = rules.extract(text, ["product"])
         assert (mention.value, mention.text) == ("laptop", alias)
 
+    @pytest.mark.parametrize(
+        ("text", "said"),
+        [("奶酪铺（牛街店）的电话是多少", "奶酪铺（牛街店）"), ("奶酪铺(牛街店)的电话是多少", "奶酪铺(牛街店)"),
+         ("is ＢＩＧ ＢＥＮ open today", "ＢＩＧ ＢＥＮ"), ("is Big Ben(London) open today", "Big Ben(London)")],
+    )
+    def test_an_alias_written_full_width_is_found_in_either_width(self, text: str, said: str) -> None:
+        """A catalogue writes "（牛街店）" or "Ｂig"; a turn is read full-width folded, so is the alias."""
+        spec = bot_from_yaml("""
+            entities:
+              place:
+                values:
+                  cheese_shop: [奶酪铺（牛街店）]
+                  big_ben: [ＢＩＧ ＢＥＮ, Big Ben（London）]
+            flows: {f: {slots: [{name: p, entity: place}]}}
+        """)
+        rules = RuleUnderstanding(spec, clock=fixed_clock)
+        (mention,) = rules.extract(text, ["place"])
+        assert mention.text == said and mention.value in ("cheese_shop", "big_ben")
+
+    def test_two_values_differing_in_width_alone_claim_one_alias(self) -> None:
+        from dialogkit.strings.aliases import normalise_aliases
+
+        assert normalise_aliases(["店（一）", "店(一)", "ＡＢ　c"]) == ["店(一)", "店(一)", "ab c"]
+
     def test_multi_word_alias_and_plural(self, rules: RuleUnderstanding) -> None:
         """The alias "never  arrived" matches across extra spaces; "phones" is phone."""
         assert found(rules, "two phones never  arrived") == [
