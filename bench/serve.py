@@ -460,6 +460,9 @@ def target_lines(closed: list[Run], opened: list[OpenRun]) -> list[str]:
         lost = sum(r.lost + r.outcome.no_answer for r in below)
         lines.append(f"- no 5xx and no lost turn below the maximum ({len(below)} rates): {bad} 5xx, {lost} lost or "
                      f"unanswered, **{'met' if bad == lost == 0 else 'missed'}**")
+        lines += [f"  - {r.outcome.rate:,.0f} turns/s offered: {n:,} 5xx; that rate's own ceiling (its CPU a turn) "
+                  f"{ceiling(r.cpu, max(1, len(r.outcome.latencies))):,.0f} turns/s" for r in below
+                  if (n := sum(k for status, k in r.outcome.statuses.items() if status >= 500))]
     above = [r for r in opened if maximum is not None and r.outcome.rate >= maximum]
     if above:
         refused = sum(r.outcome.statuses.get(503, 0) for r in above)
