@@ -99,7 +99,7 @@ def cpu_seconds(pid: int) -> float:
 
 def wakeups(pid: int) -> int:
     """Times the threads of ``pid`` have gone to sleep and been woken (voluntary context switches):
-    a worker sleeps whenever it has nothing to run, so per turn this says how many turns it ran a
+    a worker sleeps whenever it has nothing to run, so the fewer a turn, the more turns it ran at each
     wake-up (docs/serving.md, "What a turn costs below the maximum")."""
     total = 0
     try:
@@ -408,8 +408,8 @@ def closed_lines(runs: list[Run], users: int, turns: int) -> list[str]:
         lines.append(f"| {r.name} | **{rate:,.0f}** | {ms(d.latencies, 50)} | {ms(d.latencies, 99)} | "
                      f"{statuses(d.statuses)} | {d.failures} | {r.lost} | {r.leaked} |")
     lines += ["", "where the time goes, per turn: CPU ms of each process, how the workers' CPU was split between "
-              "them, how often the workers' threads slept and woke, the server's own turn latency, the share of the machine the run got, and the ceiling its CPU per "
-              "turn allows with every core free:", "",
+              "them, how often the workers' threads slept and woke, the server's own turn latency, the share of the "
+              "machine the run got, and the ceiling its CPU per turn allows with every core free:", "",
               "| run | workers CPU | workers' split | workers' wake-ups | redis CPU | client CPU | server turn p50 / p99 ms "
               "| machine share | ceiling turns/s | other processes, cores |", "|---|---|---|---|---|---|---|---|---|---|"]
     for r in runs:
