@@ -18,7 +18,9 @@ session is read back: a turn answered 200 that the session does not hold is lost
 of another session in it is a leak.
 
 Reported: turns/s, latency p50/p95/p99, answers by status, no answer, lost and leaked, CPU per turn
-of the workers, of Redis and of this client, and the cores every other process used meanwhile;
+of the workers, of Redis and of this client, the workers' wake-ups a turn (how batched their turns
+were: a turn alone costs more) and the ceiling those allow, and the cores every other process used
+meanwhile;
 bench/serve.png plots latency against offered load. A run during which other processes used more
 than half a core is printed, not recorded: on a shared machine its figures measure the neighbours.
 Targets (issue 29): p99 <= 50 ms at 500 turns/s; >= 1,500 turns/s closed-loop; no 5xx and no lost
@@ -93,6 +95,24 @@ def cpu_seconds(pid: int) -> float:
     except OSError:
         return 0.0
     return (int(fields[11]) + int(fields[12])) / TICKS        # utime + stime
+
+
+def wakeups(pid: int) -> int:
+    """Times the threads of ``pid`` have gone to sleep and been woken (voluntary context switches):
+    a worker sleeps whenever it has nothing to run, so the fewer a turn, the more turns it ran at each
+    wake-up (docs/serving.md, "What a turn costs below the maximum")."""
+    total = 0
+    try:
+        tasks = list(Path(f"/proc/{pid}/task").iterdir())
+    except OSError:
+        return 0
+    for task in tasks:
+        try:
+            status = (task / "status").read_text()
+        except OSError:
+            continue
+        total += sum(int(line.split()[1]) for line in status.splitlines() if line.startswith("voluntary_ctxt_switches"))
+    return total
 
 
 def machine_busy() -> float:
@@ -259,19 +279,23 @@ class Cpu:
     workers: list[int] = field(default_factory=list)           # the server's worker processes
     worker_before: list[float] = field(default_factory=list)
     worker_spent: list[float] = field(default_factory=list)
+    wakeups_before: int = 0
 
     def start(self) -> None:
         self.before = {k: sum(cpu_seconds(p) for p in v) for k, v in self.pids.items()}
         self.before.update(client=time.process_time(), machine=machine_busy(), wall=time.monotonic())
         self.worker_before = [cpu_seconds(p) for p in self.workers]
+        self.wakeups_before = sum(wakeups(p) for p in self.workers)
 
     def stop(self) -> dict[str, float]:
         self.worker_spent = [cpu_seconds(p) - b for p, b in zip(self.workers, self.worker_before, strict=True)]
+        woken = sum(wakeups(p) for p in self.workers) - self.wakeups_before
         self.spent = {k: sum(cpu_seconds(p) for p in v) - self.before[k] for k, v in self.pids.items()}
         self.spent["client"] = time.process_time() - self.before["client"]
         own = sum(self.spent.values())
         wall = time.monotonic() - self.before["wall"]
         self.spent["others"] = max(0.0, machine_busy() - self.before["machine"] - own) / wall if wall else 0.0
+        self.spent["wakeups"] = float(woken)       # a count, not seconds: kept apart from ``own`` above
         return self.spent
 
 
@@ -361,7 +385,15 @@ def open_row(run: OpenRun) -> str:
     return (f"| {o.rate:,.0f} | {o.achieved:,.0f} | {ms(o.latencies, 50)} | {ms(o.latencies, 95)} | "
             f"{ms(o.latencies, 99)} | {percentile(o.server_ms, 50):.1f} / {percentile(o.server_ms, 99):.1f} | "
             f"{statuses(o.statuses)} | {o.no_answer} | {run.lost} | {run.leaked} | "
-            f"{o.waited} | {run.cpu['server'] / n * 1000:.2f} / {run.cpu['client'] / n * 1000:.2f} | {run.cpu['others']:.2f} |")
+            f"{o.waited} | {run.cpu['server'] / n * 1000:.2f} / {run.cpu['client'] / n * 1000:.2f} | "
+            f"{run.cpu['wakeups'] / n:.1f} | {ceiling(run.cpu, n):,.0f} | {run.cpu['others']:.2f} |")
+
+
+def ceiling(cpu: dict[str, float], turns: int) -> float:
+    """The turns a second this run's CPU per turn (the server's, Redis's and the client's) allows with
+    every core of the machine free."""
+    total = cpu["server"] + cpu["redis"] + cpu["client"]
+    return (os.cpu_count() or 1) * turns / total if total else 0.0
 
 
 def closed_lines(runs: list[Run], users: int, turns: int) -> list[str]:
@@ -376,24 +408,25 @@ def closed_lines(runs: list[Run], users: int, turns: int) -> list[str]:
         lines.append(f"| {r.name} | **{rate:,.0f}** | {ms(d.latencies, 50)} | {ms(d.latencies, 99)} | "
                      f"{statuses(d.statuses)} | {d.failures} | {r.lost} | {r.leaked} |")
     lines += ["", "where the time goes, per turn: CPU ms of each process, how the workers' CPU was split between "
-              "them, the server's own turn latency, the share of the machine the run got, and the ceiling its CPU per "
-              "turn allows with every core free:", "",
-              "| run | workers CPU | workers' split | redis CPU | client CPU | server turn p50 / p99 ms | machine share "
-              "| ceiling turns/s | other processes, cores |", "|---|---|---|---|---|---|---|---|---|"]
+              "them, how often the workers' threads slept and woke, the server's own turn latency, the share of the "
+              "machine the run got, and the ceiling its CPU per turn allows with every core free:", "",
+              "| run | workers CPU | workers' split | workers' wake-ups | redis CPU | client CPU | server turn p50 / p99 ms "
+              "| machine share | ceiling turns/s | other processes, cores |", "|---|---|---|---|---|---|---|---|---|---|"]
     for r in runs:
         n = max(1, len(r.drive.latencies))
         total = r.cpu["server"] + r.cpu["redis"] + r.cpu["client"]
         share = total / (r.drive.seconds * cores) if r.drive.seconds else 0.0
-        ceiling = cores / (total / n) if total else 0.0
-        lines.append(f"| {r.name} | {r.cpu['server'] / n * 1000:.2f} | {r.split_text()} | {r.cpu['redis'] / n * 1000:.2f} | "
-                     f"{r.cpu['client'] / n * 1000:.2f} | {percentile(r.drive.server_ms, 50):.1f} / "
-                     f"{percentile(r.drive.server_ms, 99):.1f} | {share:.0%} | {ceiling:,.0f} | {r.cpu['others']:.2f} |")
+        lines.append(f"| {r.name} | {r.cpu['server'] / n * 1000:.2f} | {r.split_text()} | {r.cpu['wakeups'] / n:.1f} | "
+                     f"{r.cpu['redis'] / n * 1000:.2f} | {r.cpu['client'] / n * 1000:.2f} | "
+                     f"{percentile(r.drive.server_ms, 50):.1f} / {percentile(r.drive.server_ms, 99):.1f} | {share:.0%} | "
+                     f"{ceiling(r.cpu, n):,.0f} | {r.cpu['others']:.2f} |")
     return lines
 
 
 OPEN_HEADER = ["| offered turns/s | achieved | p50 ms | p95 ms | p99 ms | server turn p50 / p99 ms | errors by status | "
-               "no answer | lost | leaked | waited for a session | CPU ms/turn workers / client | other processes, cores |",
-               "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+               "no answer | lost | leaked | waited for a session | CPU ms/turn workers / client | workers' wake-ups "
+               "a turn | ceiling turns/s | other processes, cores |",
+               "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
 
 
 def open_lines(runs: list[OpenRun], args: argparse.Namespace) -> list[str]:
@@ -402,7 +435,11 @@ def open_lines(runs: list[OpenRun], args: argparse.Namespace) -> list[str]:
             "latency from the arrival to the answer (queueing and the client's own lag included), of turns "
             "answered 200. `--max-turns-in-flight` at its default (64 a worker, then a queue of what it finishes "
             "in 0.5 s). bench/serve.png plots it.", "",
-            *OPEN_HEADER, *(open_row(r) for r in runs)]
+            *OPEN_HEADER, *(open_row(r) for r in runs), "",
+            "A worker's CPU per turn depends on how many turns it finds at each wake-up (\"wake-ups\": its threads' "
+            "voluntary context switches): the closed loop keeps dozens of turns in flight on each worker, arrivals "
+            "spread out in time find it idle and are run one by one, at a higher cost each; the ceiling is what that "
+            "cost allows. docs/serving.md, \"What a turn costs below the maximum\", has the profile."]
 
 
 def target_lines(closed: list[Run], opened: list[OpenRun]) -> list[str]:
@@ -423,6 +460,9 @@ def target_lines(closed: list[Run], opened: list[OpenRun]) -> list[str]:
         lost = sum(r.lost + r.outcome.no_answer for r in below)
         lines.append(f"- no 5xx and no lost turn below the maximum ({len(below)} rates): {bad} 5xx, {lost} lost or "
                      f"unanswered, **{'met' if bad == lost == 0 else 'missed'}**")
+        lines += [f"  - {r.outcome.rate:,.0f} turns/s offered: {n:,} 5xx; that rate's own ceiling (its CPU a turn) "
+                  f"{ceiling(r.cpu, max(1, len(r.outcome.latencies))):,.0f} turns/s" for r in below
+                  if (n := sum(k for status, k in r.outcome.statuses.items() if status >= 500))]
     above = [r for r in opened if maximum is not None and r.outcome.rate >= maximum]
     if above:
         refused = sum(r.outcome.statuses.get(503, 0) for r in above)
