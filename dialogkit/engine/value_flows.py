@@ -21,7 +21,7 @@ from dialogkit.spec.schema import FlowSpec
 from dialogkit.understanding.cues import is_question
 from dialogkit.understanding.value_questions import sets_nothing
 
-__all__ = ["MIN_TYPES", "flow_of_values", "last_flow_of_values"]
+__all__ = ["MIN_TYPES", "REQUEST", "flow_of_values", "last_flow_of_values"]
 
 MIN_TYPES = 2
 """Values of at least this many types, all the flow's: one date alone names no booking."""
@@ -30,14 +30,19 @@ NAMED = frozenset({"place", "person"})
 """The kinds of a bot's own type whose value, alone, is what a question is about: a named referent."""
 
 _ACCEPT = word_pattern("acceptance_words")
-_REQUEST = word_pattern("request_words")
+REQUEST = word_pattern("request_words")
 
 
-def flow_of_values(flows: Mapping[str, FlowSpec], mentions: Sequence[Mention], text: str) -> str | None:
+Span = tuple[int, int]
+
+
+def flow_of_values(flows: Mapping[str, FlowSpec], mentions: Sequence[Mention], text: str,
+                   labels: Sequence[Span] = ()) -> str | None:
     """The one flow whose slots take every type of value the turn brings (at least ``MIN_TYPES``, or
     one named referent), one of them a type no other flow takes, when the turn asks or requests;
-    else None."""
-    if not (is_question(text) or _REQUEST.search(text)):
+    else None. ``labels`` are the spans of words naming a slot: a request word inside them asks
+    for nothing."""
+    if not (is_question(text) or _requests(text, labels)):
         return None
     kept = [m for m in mentions if not _waived(m, text)]
     said = {m.type for m in kept}
@@ -53,16 +58,22 @@ def flow_of_values(flows: Mapping[str, FlowSpec], mentions: Sequence[Mention], t
 
 
 def last_flow_of_values(flows: Mapping[str, FlowSpec], last: str | None, mentions: Sequence[Mention],
-                        text: str, said: str | None = None) -> str | None:
+                        text: str, said: str | None = None, labels: Sequence[Span] = ()) -> str | None:
     """"Indian please." / "川菜吧" after a search: values the last task's flow takes, said as a wish
     or asked about, repeat that flow with them; else None. ``said`` is what the user wrote, when
     ``text`` has references written out: a referent is no value said."""
-    if last is None or last not in flows or not (is_question(text) or _REQUEST.search(text) or _ACCEPT.search(text)):
+    if last is None or last not in flows or not (is_question(text) or _requests(text, labels) or _ACCEPT.search(text)):
         return None
     kept = [m for m in mentions if not _waived(m, text) and not _asked_about(m, mentions, text)
             and (said is None or m.text in said)]
     takes = {s.entity for s in flows[last].slots if s.entity}
     return last if kept and all(m.type in takes for m in kept) else None
+
+
+def _requests(text: str, labels: Sequence[Span]) -> bool:
+    """A request word outside the words that name a slot: "order" asks in "I'd like to order a
+    mocha" but names a slot in "I have order number 12345", as 预订 does in "预订号是A123"."""
+    return any(not any(start <= m.start() < end for start, end in labels) for m in REQUEST.finditer(text))
 
 
 def _asked_about(mention: Mention, mentions: Sequence[Mention], text: str) -> bool:

@@ -107,3 +107,17 @@ def test_a_value_the_last_flow_takes_said_as_a_wish_repeats_it_zh_en(text: str, 
 def test_a_mention_another_flow_or_no_last_task_repeats_nothing_zh_en(
         text: str, values: list[tuple[str, str]], last: str | None) -> None:
     assert last_flow_of_values(FLOWS, last, _said(text, *values), text) is None
+
+
+@pytest.mark.parametrize(("text", "label", "values"), [
+    ("预订号 A123 和 B456 的日期是明天", "预订号", [("booking", "A123"), ("date", "明天")]),
+    ("my booking ref A123 and order ref B456, date tomorrow", "order ref", [("booking", "A123"), ("date", "tomorrow")]),
+])
+def test_a_request_word_inside_the_words_naming_a_slot_asks_for_nothing(
+        text: str, label: str, values: list[tuple[str, str]]) -> None:
+    """预订 and "order" ask in "帮我预订" / "I'd like to order", not in a slot's label ("预订号", "order ref")."""
+    flows = {"change": _flow("booking", "date"), "book": _flow("date", "time")}
+    start = text.index(label)
+    said = _said(text, *values)
+    assert flow_of_values(flows, said, text) == "change"
+    assert flow_of_values(flows, said, text, [(start, start + len(label))]) is None

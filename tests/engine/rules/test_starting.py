@@ -71,3 +71,17 @@ class TestFlowOfValues:
     @pytest.mark.parametrize(("lang", "text"), [("zh", "晚上8点有位子吗？"), ("en", "is there room at 8pm?")])
     def test_one_value_is_too_little_to_name_a_flow(self, lang: str, text: str) -> None:
         assert flow_of_values(seen(idle(lang), text)) == []
+
+    @pytest.mark.parametrize(("lang", "text"), [("zh", "我有订单号 24680 和 订单号 13579"),
+                                                ("en", "I have order number 24680 and order number 13579")])
+    def test_values_told_after_a_task_repeat_nothing(self, lang: str, text: str) -> None:
+        session = idle(lang)
+        session.last_flow = "check_status"
+        assert flow_of_values(seen(session, text)) == []
+
+    def test_a_request_word_that_names_a_slot_asks_for_nothing(self) -> None:
+        """"order" names the order number's slot here, though "I'd like to order" asks."""
+        session = idle("en")
+        session.last_flow = "check_status"
+        assert flow_of_values(seen(session, "order number 24680 please")) != []
+        assert flow_of_values(seen(session, "I have order number 24680 and order number 13579")) == []
