@@ -21,7 +21,7 @@ from dialogkit.spec.schema import FlowSpec
 from dialogkit.understanding.cues import is_question
 from dialogkit.understanding.value_questions import sets_nothing
 
-__all__ = ["MIN_TYPES", "flow_of_values", "last_flow_of_values"]
+__all__ = ["MIN_TYPES", "flow_of_values", "last_flow_of_values", "said_as_wish"]
 
 MIN_TYPES = 2
 """Values of at least this many types, all the flow's: one date alone names no booking."""
@@ -52,12 +52,18 @@ def flow_of_values(flows: Mapping[str, FlowSpec], mentions: Sequence[Mention], t
     return chosen if said - others else None
 
 
+def said_as_wish(text: str) -> bool:
+    """Whether the turn asks, requests or accepts ("有川菜吗？", "要川菜", "那就川菜吧" / "do you have
+    korean?", "I want korean", "korean, then"): its values are wishes, not facts mentioned."""
+    return is_question(text) or bool(_REQUEST.search(text) or _ACCEPT.search(text))
+
+
 def last_flow_of_values(flows: Mapping[str, FlowSpec], last: str | None, mentions: Sequence[Mention],
                         text: str, said: str | None = None) -> str | None:
     """"Indian please." / "川菜吧" after a search: values the last task's flow takes, said as a wish
     or asked about, repeat that flow with them; else None. ``said`` is what the user wrote, when
     ``text`` has references written out: a referent is no value said."""
-    if last is None or last not in flows or not (is_question(text) or _REQUEST.search(text) or _ACCEPT.search(text)):
+    if last is None or last not in flows or not said_as_wish(text):
         return None
     kept = [m for m in mentions if not _waived(m, text) and not _asked_about(m, mentions, text)
             and (said is None or m.text in said)]

@@ -17,6 +17,7 @@ from dialogkit.engine.rules.base import Bot
 from dialogkit.engine.rules.shapes import NUMERIC, asked_yes_no, is_bare, said_alone
 from dialogkit.engine.slots import SlotOffer, offer_slots, validate_slot
 from dialogkit.engine.turn import TurnContext
+from dialogkit.engine.value_flows import said_as_wish
 from dialogkit.engine.yes_no_slots import echo_answer
 from dialogkit.errors import ActionError
 from dialogkit.lexicon import words as lexicon_words
@@ -25,7 +26,7 @@ from dialogkit.model.interpretation import Mention
 from dialogkit.model.session import Task
 from dialogkit.spec.schema import SlotSpec
 from dialogkit.understanding.bare_hours import bare_hour
-from dialogkit.understanding.cues import leading_answer
+from dialogkit.understanding.cues import leading_answer, reply_answer
 from dialogkit.understanding.language import fold
 from dialogkit.understanding.value_heads import names_by_value
 from dialogkit.understanding.value_questions import sets_nothing
@@ -186,7 +187,8 @@ def keep_filled_slots(bot: Bot, ctx: TurnContext, offer: SlotOffer) -> None:
     67890"), names it ("the attendee is Supervisor Li") or chooses by the value ("the italian
     one", "川菜那家"): a value that merely appears in
     another answer ("the weather is nice today" while the cabin is asked) never silently
-    replaces what the user said before."""
+    replaces what the user said before; a new wish said instead of an answer does
+    (``_new_wishes``)."""
     task, flow = ctx.task, ctx.flow
     if task is None or flow is None or ctx.interp.cues & {"correction", "no"}:
         return
@@ -203,13 +205,32 @@ def keep_filled_slots(bot: Bot, ctx: TurnContext, offer: SlotOffer) -> None:
         return         # "老城" / "indian, please" alone, to another question: that slot's new value
     text = ctx.interp.text.lower()
     sought = tuple(flow.spec.trigger.keywords)     # "an italian restaurant": the thing looked for
+    wishes = _new_wishes(ctx, offer, changed)
     for name in changed:
         slot = flow.spec.slot(name)
-        named = name in offer.labelled or names_by_value(text, offer.surfaces.get(name, ""), sought) or (
+        named = name in wishes or name in offer.labelled or names_by_value(
+            text, offer.surfaces.get(name, ""), sought) or (
             slot is not None and any(bot.texts.slot_label(slot, lang).lower() in text for lang in bot.texts.languages))
         if not named:
             del offer.values[name]
             offer.surfaces.pop(name, None)
+
+
+def _new_wishes(ctx: TurnContext, offer: SlotOffer, changed: list[str]) -> set[str]:
+    """The changed slots the words state anew: with no answer to the question asked, "那就川菜吧" /
+    "european, then", "有没有粤菜？" / "do you have korean?" while the area is asked replace the
+    food said before. A number is no wish (it may count or order anything: "yes, we need 2"), and
+    an answer to the question asked makes the other values part of it ("the order for the laptop
+    is 67890")."""
+    assert ctx.task is not None and ctx.flow is not None
+    pending = ctx.task.pending_slot
+    if pending is None or pending in offer.values or pending in offer.conflicts:
+        return set()
+    text = ctx.interp.text
+    if not (said_as_wish(text) or ((answer := reply_answer(fold(text))) is not None and not answer.value)):
+        return set()
+    return {name for name in changed
+            if (slot := ctx.flow.spec.slot(name)) is not None and slot.entity not in NUMERIC}
 
 
 def options_of(bot: Bot, ctx: TurnContext, slot: SlotSpec) -> list[choice_lists.Choice] | None:

@@ -119,6 +119,22 @@ class TestKeepFilledSlots:
         assert offered(session, text, steps.keep_filled_slots) == {"product": "laptop"}
 
 
+    @pytest.mark.parametrize(("lang", "text"), [
+        ("zh", "我想要靠窗的"), ("en", "window, then"),
+        ("zh", "靠窗的话也可以"), ("en", "can we sit by the window?"),
+        ("zh", "不，我们要坐靠窗的"), ("en", "no, a table by the window please"),
+    ])
+    def test_a_new_wish_with_no_answer_replaces_the_value_held(self, lang: str, text: str) -> None:
+        """The party size is asked and not answered: the words change the seat said before."""
+        session = asking(lang, "book_table", "party_size", seat="booth")
+        assert offered(session, text, steps.keep_filled_slots) == {"seat": "window"}
+
+    @pytest.mark.parametrize(("lang", "text"), [("zh", "上次我们坐的是靠窗"), ("en", "last time we sat by the window")])
+    def test_a_value_only_mentioned_keeps_the_value_held(self, lang: str, text: str) -> None:
+        session = asking(lang, "book_table", "party_size", seat="booth")
+        assert offered(session, text, steps.keep_filled_slots) == {}
+
+
 class TestAnyAnswer:
     @pytest.mark.parametrize(("lang", "text"), [("zh", "随便"), ("en", "I don't care")])
     def test_no_preference_fills_the_asked_slot_with_its_any(self, lang: str, text: str) -> None:
