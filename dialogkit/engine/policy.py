@@ -299,8 +299,7 @@ class Policy:
         ctx.prefilled = list(prefilled)      # prefill already skipped the slots the utterance offers
         written = explaining.slot_writes(ctx, ctx.updates, offer.surfaces, "then" if carried else "prefill")
         if by == "digression" and session.task is not None:      # the waiting task's wishes
-            shared_wishes.keep_wishes(ctx, session.task, self.flows[session.task.flow].spec, offer,
-                                      self.actions.validate)
+            shared_wishes.keep_wishes(self.bot, ctx, session.task, offer)
         session.stack.append(task)
         try:
             self._fire(ctx, "start_task")

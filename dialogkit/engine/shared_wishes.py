@@ -7,6 +7,9 @@ where the question's own slot only accepts it. So the words are a new wish for t
 well, and the search keeps them while it waits (a value it held is replaced). A flow that needs
 the value itself ("查一下订单67890的状态" while a repair waits for its product: the status check
 requires the order) is about a thing of its own, and the waiting task keeps what it holds.
+
+No preference said before the question ("无所谓，电话是多少？" / "I don't care. What's their
+number?") is the waiting task's answer too, as it would be with no question after it.
 """
 
 from __future__ import annotations
@@ -14,7 +17,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from dialogkit.engine.slots import SlotOffer, Validator, validate_slot
+from dialogkit.engine.rules.base import Bot
+from dialogkit.engine.slots import SlotOffer, validate_slot
 from dialogkit.engine.turn import TurnContext
 from dialogkit.model.session import Task
 from dialogkit.spec.schema import FlowSpec, SlotSpec
@@ -36,16 +40,38 @@ def wishes_for_waiting(waiting: FlowSpec, asking: FlowSpec, offer: SlotOffer,
     return wishes
 
 
-def keep_wishes(ctx: TurnContext, waiting: Task, waiting_flow: FlowSpec, offer: SlotOffer,
-                run_validator: Validator) -> None:
+def keep_wishes(bot: Bot, ctx: TurnContext, waiting: Task, offer: SlotOffer) -> None:
     """Write into the task that waits below the digression just started (``ctx.flow``) the
-    wishes it needs from the digression's offer, each credited in ``reply.explain``."""
+    wishes it needs from the digression's offer and its no-preference answers, each credited in
+    ``reply.explain``."""
     assert ctx.flow is not None
-    wishes = wishes_for_waiting(waiting_flow, ctx.flow.spec, offer,
-                                lambda slot, value: validate_slot(slot, value, ctx.language, run_validator) is None)
+    spec = bot.flows[waiting.flow].spec
+    wishes = wishes_for_waiting(spec, ctx.flow.spec, offer, lambda slot, value: validate_slot(
+        slot, value, ctx.language, bot.actions.validate) is None)
+    wishes.update(_no_preference(bot, ctx, spec, waiting, offer))
     for name, value in wishes.items():
         if str(waiting.slots.get(name)) == str(value):
             continue
         waiting.slots[name] = value
         waiting.slot_turns[name] = ctx.turn
         ctx.explain("digression", f"kept {name} = {value} for {waiting.flow}", offer.surfaces.get(name))
+
+
+def _no_preference(bot: Bot, ctx: TurnContext, spec: FlowSpec, waiting: Task, offer: SlotOffer) -> dict[str, Any]:
+    """The waiting task's no-preference answers in a digression's words: the slots they name
+    ("I don't care about the price. What's their number?"), whichever question is asked, else
+    ("I don't care. What's their number?") the slot asked; never a slot the words give a value
+    ("the area doesn't matter, but the north, I suppose")."""
+    entities = bot.texts.spec.entities
+
+    def any_of(slot: SlotSpec | None) -> dict[str, Any]:
+        entity = entities.get(slot.entity) if slot is not None and slot.entity is not None else None
+        return {slot.name: entity.any} if slot is not None and entity is not None and entity.any is not None else {}
+
+    named = [spec.slot(name) for name in bot.named_any.slots_in(ctx.interp.text)]
+    if named:
+        return {k: v for slot in named for k, v in any_of(slot).items() if k not in offer.values}
+    asked = spec.slot(waiting.pending_slot) if waiting.pending_slot else None
+    if asked is None or "any" not in ctx.interp.cues or asked.name in offer.values:
+        return {}
+    return any_of(asked)

@@ -58,3 +58,21 @@ def test_a_wish_the_search_lacked_is_kept_for_it(bot: Bot, turns: tuple[str, ...
                                    ("my order 12345 arrived broken", "check the status of order 67890")])
 def test_a_flow_that_needs_the_value_leaves_the_waiting_task_alone(bot: Bot, turns: tuple[str, ...]) -> None:
     assert waiting_after(bot, *turns) == ("report_issue", {"order_id": "12345"})
+
+
+@pytest.mark.parametrize("turns", [("帮我找家川菜馆", "无所谓，电话是多少？"),
+                                   ("find me a sichuan restaurant", "I don't care. What is their phone number?")])
+def test_no_preference_before_the_question_answers_the_question_asked(bot: Bot, turns: tuple[str, ...]) -> None:
+    assert waiting_after(bot, *turns) == ("find_place", {"cuisine": "sichuan", "district": "any_district"})
+
+
+@pytest.mark.parametrize("turns", [("帮我找家餐馆", "城区无所谓，电话是多少？"),
+                                   ("find me a restaurant", "I don't care about the district. What is their phone number?")])
+def test_no_preference_for_a_slot_named_beside_the_question_fills_that_slot(bot: Bot, turns: tuple[str, ...]) -> None:
+    assert waiting_after(bot, *turns) == ("find_place", {"district": "any_district"})
+
+
+@pytest.mark.parametrize("turns", [("帮我找家川菜馆", "东城西城都行，电话是多少？"),
+                                   ("find me a sichuan restaurant", "either the east side or the west side is fine. What is their phone number?")])
+def test_no_preference_between_two_values_beside_the_question_is_no_preference(bot: Bot, turns: tuple[str, ...]) -> None:
+    assert waiting_after(bot, *turns) == ("find_place", {"cuisine": "sichuan", "district": "any_district"})

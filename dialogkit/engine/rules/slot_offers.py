@@ -20,6 +20,7 @@ from dialogkit.engine.turn import TurnContext
 from dialogkit.engine.value_flows import said_as_wish
 from dialogkit.engine.yes_no_slots import echo_answer
 from dialogkit.errors import ActionError
+from dialogkit.lexicon import word_pattern
 from dialogkit.lexicon import words as lexicon_words
 from dialogkit.logging import get_logger
 from dialogkit.model.interpretation import Mention
@@ -35,6 +36,8 @@ __all__ = ["any_answer", "choice_by_name", "choose", "keep_filled_slots", "keep_
            "options_of", "rule_message", "slot_offer", "waiting_offer", "yes_no_reply"]
 
 log = get_logger("dialogkit.policy")
+_EITHER = word_pattern("either_words")
+_SENTENCE_ENDS = (".", "?", "!", ";", "。", "？", "！", "；")
 _WANT_COUNT = re.compile("^(" + ("|".join(lexicon_words("want_count_patterns")) or "(?!)") + ")")
 """A yes/no answer that opens with wanting a count ("要一个吧": yes, one of them)."""
 
@@ -54,7 +57,28 @@ def slot_offer(bot: Bot, ctx: TurnContext, *, free_text: bool = True) -> SlotOff
         read_every_type=correcting,
     )
     drop_asked_about(ctx, offer)
+    either_value(bot, ctx, offer)
     return offer
+
+
+def either_value(bot: Bot, ctx: TurnContext, offer: SlotOffer) -> None:
+    """"川菜还是粤菜都行" / "either chinese or indian is fine", "I don't care, chinese or indian":
+    two values of a slot with no preference between them, in one sentence, are the slot's ``any``
+    value (its type declaring one), not a question of which one is meant."""
+    assert ctx.flow is not None
+    text = ctx.interp.text
+    for name, mentions in list(offer.conflicts.items()):
+        slot = ctx.flow.spec.slot(name)
+        entity = bot.texts.spec.entities.get(slot.entity) if slot is not None and slot.entity else None
+        if entity is None or entity.any is None or name in offer.values:
+            continue
+        start, end = min(m.start for m in mentions), max(m.end for m in mentions)
+        begin = max((text.rfind(stop, 0, start) for stop in _SENTENCE_ENDS), default=-1) + 1
+        ends = [i for stop in _SENTENCE_ENDS if (i := text.find(stop, end)) >= 0]
+        if _EITHER.search(text, begin, min(ends, default=len(text))):
+            del offer.conflicts[name]
+            offer.values[name] = entity.any
+            offer.surfaces[name] = text[begin:min(ends, default=len(text))].strip()
 
 
 def drop_asked_about(ctx: TurnContext, offer: SlotOffer) -> None:

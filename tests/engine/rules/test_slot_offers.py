@@ -135,6 +135,18 @@ class TestKeepFilledSlots:
         assert offered(session, text, steps.keep_filled_slots) == {}
 
 
+class TestEitherValue:
+    @pytest.mark.parametrize(("lang", "text"), [("zh", "靠窗还是卡座都行"), ("en", "either window or booth is fine"),
+                                                ("zh", "靠窗或者卡座，我无所谓"), ("en", "I don't mind, window or booth")])
+    def test_no_preference_between_two_values_is_the_slots_any(self, lang: str, text: str) -> None:
+        assert offered(asking(lang, "book_table", "party_size"), text) == {"seat": "any_seat"}
+
+    @pytest.mark.parametrize(("lang", "text"), [("zh", "靠窗还是卡座？"), ("en", "window or booth?"),
+                                                ("zh", "靠窗还是卡座？时间无所谓")])
+    def test_two_values_with_no_such_words_in_their_sentence_stay_a_question(self, lang: str, text: str) -> None:
+        assert offered(asking(lang, "book_table", "party_size"), text) == {}
+
+
 class TestAnyAnswer:
     @pytest.mark.parametrize(("lang", "text"), [("zh", "随便"), ("en", "I don't care")])
     def test_no_preference_fills_the_asked_slot_with_its_any(self, lang: str, text: str) -> None:
