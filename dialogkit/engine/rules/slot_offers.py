@@ -37,6 +37,7 @@ __all__ = ["any_answer", "choice_by_name", "choose", "keep_filled_slots", "keep_
 
 log = get_logger("dialogkit.policy")
 _EITHER = word_pattern("either_words")
+_FALLBACK = word_pattern("fallback_words")
 _SENTENCE_ENDS = (".", "?", "!", ";", "。", "？", "！", "；")
 _WANT_COUNT = re.compile("^(" + ("|".join(lexicon_words("want_count_patterns")) or "(?!)") + ")")
 """A yes/no answer that opens with wanting a count ("要一个吧": yes, one of them)."""
@@ -58,7 +59,25 @@ def slot_offer(bot: Bot, ctx: TurnContext, *, free_text: bool = True) -> SlotOff
     )
     drop_asked_about(ctx, offer)
     either_value(bot, ctx, offer)
+    first_before_fallback(ctx, offer)
     return offer
+
+
+def first_before_fallback(ctx: TurnContext, offer: SlotOffer) -> None:
+    """"川菜，没有的话粤菜也行" / "caribbean in the east; if there is none, indian": the value
+    after the fallback words is wanted only if the first cannot be had, so the first is the wish,
+    not one of two to choose from."""
+    text = ctx.interp.text
+    for name, mentions in list(offer.conflicts.items()):
+        marker = _FALLBACK.search(text, min(m.end for m in mentions))
+        if marker is None or name in offer.values:
+            continue
+        wished = {str(m.value): m for m in mentions if m.end <= marker.start()}
+        if len(wished) == 1:
+            mention = next(iter(wished.values()))
+            del offer.conflicts[name]
+            offer.values[name] = mention.value
+            offer.surfaces[name] = mention.text
 
 
 def either_value(bot: Bot, ctx: TurnContext, offer: SlotOffer) -> None:

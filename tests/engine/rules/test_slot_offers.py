@@ -147,6 +147,13 @@ class TestEitherValue:
         assert offered(asking(lang, "book_table", "party_size"), text) == {}
 
 
+class TestFirstBeforeFallback:
+    @pytest.mark.parametrize(("lang", "text"), [("zh", "靠窗，没有的话卡座也行"), ("en", "by the window; if there is none, a booth"),
+                                                ("zh", "要靠窗的，如果没有就卡座"), ("en", "window please, otherwise booth")])
+    def test_the_value_before_a_fallback_is_the_wish(self, lang: str, text: str) -> None:
+        assert offered(asking(lang, "book_table", "party_size"), text) == {"seat": "window"}
+
+
 class TestAnyAnswer:
     @pytest.mark.parametrize(("lang", "text"), [("zh", "随便"), ("en", "I don't care")])
     def test_no_preference_fills_the_asked_slot_with_its_any(self, lang: str, text: str) -> None:
