@@ -58,5 +58,5 @@ def restaurant_details(ctx: ActionContext) -> dict[str, Any]:
     wishes.update({name: ctx.slots[name] for name in SEARCHED if ctx.slots.get(name) is not None})
     found = _matching(wishes)
     if not found:
-        raise ActionError("search for a restaurant first")
+        raise ActionError("no restaurant fits those wishes" if wishes else "search for a restaurant first")
     return {key: found[0].get(key, "") for key in ("name", "address", "phone", "postcode")}
