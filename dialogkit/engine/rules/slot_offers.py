@@ -17,7 +17,7 @@ from dialogkit.engine.rules.base import Bot
 from dialogkit.engine.rules.shapes import NUMERIC, asked_yes_no, is_bare, said_alone
 from dialogkit.engine.slots import SlotOffer, offer_slots, validate_slot
 from dialogkit.engine.turn import TurnContext
-from dialogkit.engine.value_flows import said_as_wish
+from dialogkit.engine.value_flows import negation_before, said_as_wish
 from dialogkit.engine.yes_no_slots import echo_answer
 from dialogkit.errors import ActionError
 from dialogkit.lexicon import word_pattern
@@ -38,6 +38,7 @@ __all__ = ["any_answer", "choice_by_name", "choose", "keep_filled_slots", "keep_
 log = get_logger("dialogkit.policy")
 _EITHER = word_pattern("either_words")
 _FALLBACK = word_pattern("fallback_words")
+_NO_WORDS = frozenset(w.lower() for w in lexicon_words("no_words"))
 _SENTENCE_ENDS = (".", "?", "!", ";", "。", "？", "！", "；")
 _WANT_COUNT = re.compile("^(" + ("|".join(lexicon_words("want_count_patterns")) or "(?!)") + ")")
 """A yes/no answer that opens with wanting a count ("要一个吧": yes, one of them)."""
@@ -101,19 +102,33 @@ def either_value(bot: Bot, ctx: TurnContext, offer: SlotOffer) -> None:
 
 
 def drop_asked_about(ctx: TurnContext, offer: SlotOffer) -> None:
-    """"有会议室吗？" / "does it have wifi?" ask about a value, "没健身房也行" / "除了X" waive one:
-    those values fill nothing, unless the thing looked for is named after them ("有川菜的餐馆吗")."""
+    """"有会议室吗？" / "does it have wifi?" ask about a value, "没健身房也行" / "除了X" waive one,
+    "不想要川菜" / "not interested in british" refuse one: those values fill nothing, unless the
+    thing looked for is named after them ("有川菜的餐馆吗"). A no alone before a value ("不，川菜" /
+    "no, british") answers or corrects, and refuses nothing."""
     assert ctx.flow is not None
     text, sought = ctx.interp.text, tuple(ctx.flow.spec.trigger.keywords)
     for name in [n for n in offer.values if n not in offer.labelled]:
         surface = offer.surfaces.get(name, "")
         start = text.find(surface) if surface else -1
-        if start < 0 or not sets_nothing(text, start, start + len(surface)):
+        if start < 0:
+            continue
+        refused = _refused(text, start)
+        if not refused and not sets_nothing(text, start, start + len(surface)):
             continue
         after = text[start + len(surface):].lower()
-        if not any(word.lower() in after for word in sought):
+        if refused or not any(word.lower() in after for word in sought):
             del offer.values[name]
             offer.surfaces.pop(name, None)
+
+
+def _refused(text: str, start: int) -> bool:
+    """A negation before the value at ``start``: not a bare no ("no, british" answers), nor the
+    "not" of fallback words ("if not, chinese": a fallback is still wished)."""
+    negation = negation_before(text, start)
+    if negation is None or negation.lower().strip(" ,，") in _NO_WORDS:
+        return False
+    return _FALLBACK.search(text, max(0, start - len(negation) - 12), start) is None
 
 
 def asked_hour(bot: Bot, ctx: TurnContext) -> list[Mention]:

@@ -37,7 +37,13 @@ class TestSlotOffer:
     def test_a_value_asked_about_or_waived_fills_nothing(self, lang: str, text: str) -> None:
         assert offered(asking(lang, "book_table", "party_size"), text) == {}
 
-    @pytest.mark.parametrize(("lang", "text"), [("zh", "卡座"), ("en", "booth")])
+    @pytest.mark.parametrize(("lang", "text"), [("zh", "不想要卡座"), ("en", "not interested in booth seating"),
+                                                ("zh", "不太想要卡座，别的呢？"), ("en", "not really wanting booth seats, anything else?")])
+    def test_a_value_refused_fills_nothing(self, lang: str, text: str) -> None:
+        assert offered(asking(lang, "book_table", "party_size"), text) == {}
+
+    @pytest.mark.parametrize(("lang", "text"), [("zh", "卡座"), ("en", "booth"), ("zh", "不，卡座"), ("en", "no, booth"),
+                                                ("en", "if not, booth")])
     def test_a_value_said_fills_its_slot(self, lang: str, text: str) -> None:
         assert offered(asking(lang, "book_table", "party_size"), text) == {"seat": "booth"}
 
