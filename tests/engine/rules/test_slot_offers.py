@@ -161,7 +161,8 @@ class TestFirstBeforeFallback:
 
 
 class TestAnyAnswer:
-    @pytest.mark.parametrize(("lang", "text"), [("zh", "随便"), ("en", "I don't care")])
+    @pytest.mark.parametrize(("lang", "text"), [("zh", "随便"), ("en", "I don't care"), ("zh", "哪个都可以"),
+                                                ("en", "any one will be fine"), ("en", "anyone would be fine.")])
     def test_no_preference_fills_the_asked_slot_with_its_any(self, lang: str, text: str) -> None:
         assert offered(asking(lang, "book_table", "seat"), text, steps.any_answer) == {"seat": "any_seat"}
 
