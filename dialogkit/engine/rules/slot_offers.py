@@ -32,8 +32,9 @@ from dialogkit.understanding.language import fold
 from dialogkit.understanding.value_heads import names_by_value
 from dialogkit.understanding.value_questions import sets_nothing
 
-__all__ = ["any_answer", "choice_by_name", "choose", "keep_filled_slots", "keep_to_asked_slot", "label_answer",
-           "options_of", "rule_message", "slot_offer", "waiting_offer", "yes_no_reply"]
+__all__ = ["any_answer", "any_value", "choice_by_name", "choose", "either_value", "first_before_fallback",
+           "keep_filled_slots", "keep_to_asked_slot", "label_answer", "options_of", "rule_message", "slot_offer",
+           "waiting_offer", "yes_no_reply"]
 
 log = get_logger("dialogkit.policy")
 _EITHER = word_pattern("either_words")
@@ -88,16 +89,15 @@ def either_value(bot: Bot, ctx: TurnContext, offer: SlotOffer) -> None:
     assert ctx.flow is not None
     text = ctx.interp.text
     for name, mentions in list(offer.conflicts.items()):
-        slot = ctx.flow.spec.slot(name)
-        entity = bot.texts.spec.entities.get(slot.entity) if slot is not None and slot.entity else None
-        if entity is None or entity.any is None or name in offer.values:
+        no_preference = any_value(bot, ctx.flow.spec.slot(name))
+        if no_preference is None or name in offer.values:
             continue
         start, end = min(m.start for m in mentions), max(m.end for m in mentions)
         begin = max((text.rfind(stop, 0, start) for stop in _SENTENCE_ENDS), default=-1) + 1
         ends = [i for stop in _SENTENCE_ENDS if (i := text.find(stop, end)) >= 0]
         if _EITHER.search(text, begin, min(ends, default=len(text))):
             del offer.conflicts[name]
-            offer.values[name] = entity.any
+            offer.values[name] = no_preference
             offer.surfaces[name] = text[begin:min(ends, default=len(text))].strip()
 
 
@@ -152,9 +152,9 @@ def any_answer(bot: Bot, ctx: TurnContext, offer: SlotOffer) -> None:
     if "any" not in ctx.interp.cues or task is None or not task.pending_slot or task.pending_slot in offer.values:
         return
     slot = ctx.flow.spec.slot(task.pending_slot) if ctx.flow is not None else None
-    entity = bot.texts.spec.entities.get(slot.entity) if slot is not None and slot.entity else None
-    if slot is not None and entity is not None and entity.any is not None:
-        offer.values[slot.name] = entity.any
+    no_preference = any_value(bot, slot)
+    if slot is not None and no_preference is not None:
+        offer.values[slot.name] = no_preference
         offer.surfaces[slot.name] = ctx.interp.text
 
 
@@ -167,11 +167,17 @@ def named_any(bot: Bot, ctx: TurnContext, offer: SlotOffer) -> list[str]:
     said = bot.named_any.slots_in(ctx.interp.text)
     named = [slot for name in said if (slot := flow.spec.slot(name)) is not None]
     for slot in named:
-        entity = bot.texts.spec.entities.get(slot.entity) if slot.entity else None
-        if entity is not None and entity.any is not None and slot.name not in offer.values:
-            offer.values[slot.name] = entity.any
+        no_preference = any_value(bot, slot)
+        if no_preference is not None and slot.name not in offer.values:
+            offer.values[slot.name] = no_preference
             offer.surfaces[slot.name] = ctx.interp.text
     return [slot.name for slot in named]
+
+
+def any_value(bot: Bot, slot: SlotSpec | None) -> str | None:
+    """The no-preference value (``any``) of the slot's type, or None when it declares none."""
+    entity = bot.texts.spec.entities.get(slot.entity) if slot is not None and slot.entity else None
+    return entity.any if entity is not None else None
 
 
 @offer_step("yes_no_reply")
