@@ -22,6 +22,7 @@ from dialogkit.engine import (
     explaining,
     memory_actions,
     rules,
+    shared_wishes,
     slot_validation,
     slot_writes,
     task_runs,
@@ -297,6 +298,8 @@ class Policy:
         ctx.updates = {**prefilled, **offer.values}
         ctx.prefilled = list(prefilled)      # prefill already skipped the slots the utterance offers
         written = explaining.slot_writes(ctx, ctx.updates, offer.surfaces, "then" if carried else "prefill")
+        if by == "digression" and session.task is not None:      # the waiting task's wishes
+            shared_wishes.keep_wishes(self.bot, ctx, session.task, offer)
         session.stack.append(task)
         try:
             self._fire(ctx, "start_task")

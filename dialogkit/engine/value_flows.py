@@ -21,7 +21,7 @@ from dialogkit.spec.schema import FlowSpec
 from dialogkit.understanding.cues import is_question
 from dialogkit.understanding.value_questions import sets_nothing
 
-__all__ = ["MIN_TYPES", "REQUEST", "flow_of_values", "last_flow_of_values"]
+__all__ = ["MIN_TYPES", "REQUEST", "flow_of_values", "last_flow_of_values", "negation_before", "said_as_wish"]
 
 MIN_TYPES = 2
 """Values of at least this many types, all the flow's: one date alone names no booking."""
@@ -57,12 +57,18 @@ def flow_of_values(flows: Mapping[str, FlowSpec], mentions: Sequence[Mention], t
     return chosen if said - others else None
 
 
+def said_as_wish(text: str, labels: Sequence[Span] = ()) -> bool:
+    """Whether the turn asks, requests or accepts ("有川菜吗？", "要川菜", "那就川菜吧" / "do you have
+    korean?", "I want korean", "korean, then"): its values are wishes, not facts mentioned."""
+    return is_question(text) or _requests(text, labels) or bool(_ACCEPT.search(text))
+
+
 def last_flow_of_values(flows: Mapping[str, FlowSpec], last: str | None, mentions: Sequence[Mention],
                         text: str, said: str | None = None, labels: Sequence[Span] = ()) -> str | None:
     """"Indian please." / "川菜吧" after a search: values the last task's flow takes, said as a wish
     or asked about, repeat that flow with them; else None. ``said`` is what the user wrote, when
     ``text`` has references written out: a referent is no value said."""
-    if last is None or last not in flows or not (is_question(text) or _requests(text, labels) or _ACCEPT.search(text)):
+    if last is None or last not in flows or not said_as_wish(text, labels):
         return None
     kept = [m for m in mentions if not _waived(m, text) and not _asked_about(m, mentions, text)
             and (said is None or m.text in said)]
@@ -96,10 +102,19 @@ def _named(mention: Mention) -> bool:
 
 
 _NO_WORDS = frozenset(w.lower() for w in words("no_words"))
-_NEGATION = re.compile(rf"(?:{alternation(words('value_negations'))})\W{{0,2}}$", re.IGNORECASE)
+_NEGATIONS = words("value_negations")
+_NEGATION = re.compile(rf"(?:{alternation(_NEGATIONS)})\W{{0,2}}$", re.IGNORECASE)
+_REACH = max(map(len, _NEGATIONS), default=0) + 2
+
+
+def negation_before(text: str, start: int) -> str | None:
+    """The negation said right before the value at ``start`` ("不爱吃烤鸭", "no pork", "not
+    interested in british"), or None."""
+    found = _NEGATION.search(text, max(0, start - _REACH), start)
+    return found.group(0).rstrip() if found is not None else None
 
 
 def _waived(mention: Mention, text: str) -> bool:
     """A value the turn does not ask for: a no word read as a value ("有没有" holds 没有), or one
     said after a negation ("不爱吃烤鸭", "no pork")."""
-    return mention.text.lower() in _NO_WORDS or bool(_NEGATION.search(text[max(0, mention.start - 6):mention.start]))
+    return mention.text.lower() in _NO_WORDS or negation_before(text, mention.start) is not None

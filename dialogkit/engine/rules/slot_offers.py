@@ -17,23 +17,30 @@ from dialogkit.engine.rules.base import Bot
 from dialogkit.engine.rules.shapes import NUMERIC, asked_yes_no, is_bare, said_alone
 from dialogkit.engine.slots import SlotOffer, offer_slots, validate_slot
 from dialogkit.engine.turn import TurnContext
+from dialogkit.engine.value_flows import negation_before, said_as_wish
 from dialogkit.engine.yes_no_slots import echo_answer
 from dialogkit.errors import ActionError
+from dialogkit.lexicon import word_pattern
 from dialogkit.lexicon import words as lexicon_words
 from dialogkit.logging import get_logger
 from dialogkit.model.interpretation import Mention
 from dialogkit.model.session import Task
 from dialogkit.spec.schema import SlotSpec
 from dialogkit.understanding.bare_hours import bare_hour
-from dialogkit.understanding.cues import leading_answer
+from dialogkit.understanding.cues import leading_answer, reply_answer
 from dialogkit.understanding.language import fold
 from dialogkit.understanding.value_heads import names_by_value
 from dialogkit.understanding.value_questions import sets_nothing
 
-__all__ = ["any_answer", "choice_by_name", "choose", "keep_filled_slots", "keep_to_asked_slot", "label_answer",
-           "options_of", "rule_message", "slot_offer", "waiting_offer", "yes_no_reply"]
+__all__ = ["any_answer", "any_value", "choice_by_name", "choose", "either_value", "first_before_fallback",
+           "keep_filled_slots", "keep_to_asked_slot", "label_answer", "options_of", "rule_message", "slot_offer",
+           "waiting_offer", "yes_no_reply"]
 
 log = get_logger("dialogkit.policy")
+_EITHER = word_pattern("either_words")
+_FALLBACK = word_pattern("fallback_words")
+_NO_WORDS = frozenset(w.lower() for w in lexicon_words("no_words"))
+_SENTENCE_ENDS = (".", "?", "!", ";", "。", "？", "！", "；")
 _WANT_COUNT = re.compile("^(" + ("|".join(lexicon_words("want_count_patterns")) or "(?!)") + ")")
 """A yes/no answer that opens with wanting a count ("要一个吧": yes, one of them)."""
 
@@ -53,23 +60,75 @@ def slot_offer(bot: Bot, ctx: TurnContext, *, free_text: bool = True) -> SlotOff
         read_every_type=correcting,
     )
     drop_asked_about(ctx, offer)
+    either_value(bot, ctx, offer)
+    first_before_fallback(ctx, offer)
     return offer
 
 
+def first_before_fallback(ctx: TurnContext, offer: SlotOffer) -> None:
+    """"川菜，没有的话粤菜也行" / "caribbean in the east; if there is none, indian": the value
+    after the fallback words is wanted only if the first cannot be had, so the first is the wish,
+    not one of two to choose from."""
+    text = ctx.interp.text
+    for name, mentions in list(offer.conflicts.items()):
+        marker = _FALLBACK.search(text, min(m.end for m in mentions))
+        if marker is None or name in offer.values:
+            continue
+        wished = {str(m.value): m for m in mentions if m.end <= marker.start()}
+        if len(wished) == 1:
+            mention = next(iter(wished.values()))
+            del offer.conflicts[name]
+            offer.values[name] = mention.value
+            offer.surfaces[name] = mention.text
+
+
+def either_value(bot: Bot, ctx: TurnContext, offer: SlotOffer) -> None:
+    """"川菜还是粤菜都行" / "either chinese or indian is fine", "I don't care, chinese or indian":
+    two values of a slot with no preference between them, in one sentence, are the slot's ``any``
+    value (its type declaring one), not a question of which one is meant."""
+    assert ctx.flow is not None
+    text = ctx.interp.text
+    for name, mentions in list(offer.conflicts.items()):
+        no_preference = any_value(bot, ctx.flow.spec.slot(name))
+        if no_preference is None or name in offer.values:
+            continue
+        start, end = min(m.start for m in mentions), max(m.end for m in mentions)
+        begin = max((text.rfind(stop, 0, start) for stop in _SENTENCE_ENDS), default=-1) + 1
+        ends = [i for stop in _SENTENCE_ENDS if (i := text.find(stop, end)) >= 0]
+        if _EITHER.search(text, begin, min(ends, default=len(text))):
+            del offer.conflicts[name]
+            offer.values[name] = no_preference
+            offer.surfaces[name] = text[begin:min(ends, default=len(text))].strip()
+
+
 def drop_asked_about(ctx: TurnContext, offer: SlotOffer) -> None:
-    """"有会议室吗？" / "does it have wifi?" ask about a value, "没健身房也行" / "除了X" waive one:
-    those values fill nothing, unless the thing looked for is named after them ("有川菜的餐馆吗")."""
+    """"有会议室吗？" / "does it have wifi?" ask about a value, "没健身房也行" / "除了X" waive one,
+    "不想要川菜" / "not interested in british" refuse one: those values fill nothing, unless the
+    thing looked for is named after them ("有川菜的餐馆吗"). A no alone before a value ("不，川菜" /
+    "no, british") answers or corrects, and refuses nothing."""
     assert ctx.flow is not None
     text, sought = ctx.interp.text, tuple(ctx.flow.spec.trigger.keywords)
     for name in [n for n in offer.values if n not in offer.labelled]:
         surface = offer.surfaces.get(name, "")
         start = text.find(surface) if surface else -1
-        if start < 0 or not sets_nothing(text, start, start + len(surface)):
+        if start < 0:
+            continue
+        refused = _refused(text, start)
+        if not refused and not sets_nothing(text, start, start + len(surface)):
             continue
         after = text[start + len(surface):].lower()
-        if not any(word.lower() in after for word in sought):
+        if refused or not any(word.lower() in after for word in sought):
             del offer.values[name]
             offer.surfaces.pop(name, None)
+
+
+def _refused(text: str, start: int) -> bool:
+    """A negation before the value at ``start``: not a bare no ("no, british" answers), nor the
+    "not" of fallback words ("if not, chinese": a fallback is still wished)."""
+    negation = negation_before(text, start)
+    if negation is None or negation.lower().strip(" ,，") in _NO_WORDS:
+        return False
+    return _FALLBACK.search(text, max(0, start - len(negation) - 12), start) is None
 
 
 def asked_hour(bot: Bot, ctx: TurnContext) -> list[Mention]:
@@ -93,9 +152,9 @@ def any_answer(bot: Bot, ctx: TurnContext, offer: SlotOffer) -> None:
     if "any" not in ctx.interp.cues or task is None or not task.pending_slot or task.pending_slot in offer.values:
         return
     slot = ctx.flow.spec.slot(task.pending_slot) if ctx.flow is not None else None
-    entity = bot.texts.spec.entities.get(slot.entity) if slot is not None and slot.entity else None
-    if slot is not None and entity is not None and entity.any is not None:
-        offer.values[slot.name] = entity.any
+    no_preference = any_value(bot, slot)
+    if slot is not None and no_preference is not None:
+        offer.values[slot.name] = no_preference
         offer.surfaces[slot.name] = ctx.interp.text
 
 
@@ -108,11 +167,17 @@ def named_any(bot: Bot, ctx: TurnContext, offer: SlotOffer) -> list[str]:
     said = bot.named_any.slots_in(ctx.interp.text)
     named = [slot for name in said if (slot := flow.spec.slot(name)) is not None]
     for slot in named:
-        entity = bot.texts.spec.entities.get(slot.entity) if slot.entity else None
-        if entity is not None and entity.any is not None and slot.name not in offer.values:
-            offer.values[slot.name] = entity.any
+        no_preference = any_value(bot, slot)
+        if no_preference is not None and slot.name not in offer.values:
+            offer.values[slot.name] = no_preference
             offer.surfaces[slot.name] = ctx.interp.text
     return [slot.name for slot in named]
+
+
+def any_value(bot: Bot, slot: SlotSpec | None) -> str | None:
+    """The no-preference value (``any``) of the slot's type, or None when it declares none."""
+    entity = bot.texts.spec.entities.get(slot.entity) if slot is not None and slot.entity else None
+    return entity.any if entity is not None else None
 
 
 @offer_step("yes_no_reply")
@@ -186,7 +251,8 @@ def keep_filled_slots(bot: Bot, ctx: TurnContext, offer: SlotOffer) -> None:
     67890"), names it ("the attendee is Supervisor Li") or chooses by the value ("the italian
     one", "川菜那家"): a value that merely appears in
     another answer ("the weather is nice today" while the cabin is asked) never silently
-    replaces what the user said before."""
+    replaces what the user said before; a new wish said instead of an answer does
+    (``_new_wishes``)."""
     task, flow = ctx.task, ctx.flow
     if task is None or flow is None or ctx.interp.cues & {"correction", "no"}:
         return
@@ -203,13 +269,32 @@ def keep_filled_slots(bot: Bot, ctx: TurnContext, offer: SlotOffer) -> None:
         return         # "老城" / "indian, please" alone, to another question: that slot's new value
     text = ctx.interp.text.lower()
     sought = tuple(flow.spec.trigger.keywords)     # "an italian restaurant": the thing looked for
+    wishes = _new_wishes(ctx, offer, changed)
     for name in changed:
         slot = flow.spec.slot(name)
-        named = name in offer.labelled or names_by_value(text, offer.surfaces.get(name, ""), sought) or (
+        named = name in wishes or name in offer.labelled or names_by_value(
+            text, offer.surfaces.get(name, ""), sought) or (
             slot is not None and any(bot.texts.slot_label(slot, lang).lower() in text for lang in bot.texts.languages))
         if not named:
             del offer.values[name]
             offer.surfaces.pop(name, None)
+
+
+def _new_wishes(ctx: TurnContext, offer: SlotOffer, changed: list[str]) -> set[str]:
+    """The changed slots the words state anew: with no answer to the question asked, "那就川菜吧" /
+    "european, then", "有没有粤菜？" / "do you have korean?" while the area is asked replace the
+    food said before. A number is no wish (it may count or order anything: "yes, we need 2"), and
+    an answer to the question asked makes the other values part of it ("the order for the laptop
+    is 67890")."""
+    assert ctx.task is not None and ctx.flow is not None
+    pending = ctx.task.pending_slot
+    if pending is None or pending in offer.values or pending in offer.conflicts:
+        return set()
+    text = ctx.interp.text
+    if not (said_as_wish(text) or ((answer := reply_answer(fold(text))) is not None and not answer.value)):
+        return set()
+    return {name for name in changed
+            if (slot := ctx.flow.spec.slot(name)) is not None and slot.entity not in NUMERIC}
 
 
 def options_of(bot: Bot, ctx: TurnContext, slot: SlotSpec) -> list[choice_lists.Choice] | None:

@@ -37,7 +37,13 @@ class TestSlotOffer:
     def test_a_value_asked_about_or_waived_fills_nothing(self, lang: str, text: str) -> None:
         assert offered(asking(lang, "book_table", "party_size"), text) == {}
 
-    @pytest.mark.parametrize(("lang", "text"), [("zh", "卡座"), ("en", "booth")])
+    @pytest.mark.parametrize(("lang", "text"), [("zh", "不想要卡座"), ("en", "not interested in booth seating"),
+                                                ("zh", "不太想要卡座，别的呢？"), ("en", "not really wanting booth seats, anything else?")])
+    def test_a_value_refused_fills_nothing(self, lang: str, text: str) -> None:
+        assert offered(asking(lang, "book_table", "party_size"), text) == {}
+
+    @pytest.mark.parametrize(("lang", "text"), [("zh", "卡座"), ("en", "booth"), ("zh", "不，卡座"), ("en", "no, booth"),
+                                                ("en", "if not, booth")])
     def test_a_value_said_fills_its_slot(self, lang: str, text: str) -> None:
         assert offered(asking(lang, "book_table", "party_size"), text) == {"seat": "booth"}
 
@@ -119,8 +125,44 @@ class TestKeepFilledSlots:
         assert offered(session, text, steps.keep_filled_slots) == {"product": "laptop"}
 
 
+    @pytest.mark.parametrize(("lang", "text"), [
+        ("zh", "我想要靠窗的"), ("en", "window, then"),
+        ("zh", "靠窗的话也可以"), ("en", "can we sit by the window?"),
+        ("zh", "不，我们要坐靠窗的"), ("en", "no, a table by the window please"),
+    ])
+    def test_a_new_wish_with_no_answer_replaces_the_value_held(self, lang: str, text: str) -> None:
+        """The party size is asked and not answered: the words change the seat said before."""
+        session = asking(lang, "book_table", "party_size", seat="booth")
+        assert offered(session, text, steps.keep_filled_slots) == {"seat": "window"}
+
+    @pytest.mark.parametrize(("lang", "text"), [("zh", "上次我们坐的是靠窗"), ("en", "last time we sat by the window")])
+    def test_a_value_only_mentioned_keeps_the_value_held(self, lang: str, text: str) -> None:
+        session = asking(lang, "book_table", "party_size", seat="booth")
+        assert offered(session, text, steps.keep_filled_slots) == {}
+
+
+class TestEitherValue:
+    @pytest.mark.parametrize(("lang", "text"), [("zh", "靠窗还是卡座都行"), ("en", "either window or booth is fine"),
+                                                ("zh", "靠窗或者卡座，我无所谓"), ("en", "I don't mind, window or booth")])
+    def test_no_preference_between_two_values_is_the_slots_any(self, lang: str, text: str) -> None:
+        assert offered(asking(lang, "book_table", "party_size"), text) == {"seat": "any_seat"}
+
+    @pytest.mark.parametrize(("lang", "text"), [("zh", "靠窗还是卡座？"), ("en", "window or booth?"),
+                                                ("zh", "靠窗还是卡座？时间无所谓")])
+    def test_two_values_with_no_such_words_in_their_sentence_stay_a_question(self, lang: str, text: str) -> None:
+        assert offered(asking(lang, "book_table", "party_size"), text) == {}
+
+
+class TestFirstBeforeFallback:
+    @pytest.mark.parametrize(("lang", "text"), [("zh", "靠窗，没有的话卡座也行"), ("en", "by the window; if there is none, a booth"),
+                                                ("zh", "要靠窗的，如果没有就卡座"), ("en", "window please, otherwise booth")])
+    def test_the_value_before_a_fallback_is_the_wish(self, lang: str, text: str) -> None:
+        assert offered(asking(lang, "book_table", "party_size"), text) == {"seat": "window"}
+
+
 class TestAnyAnswer:
-    @pytest.mark.parametrize(("lang", "text"), [("zh", "随便"), ("en", "I don't care")])
+    @pytest.mark.parametrize(("lang", "text"), [("zh", "随便"), ("en", "I don't care"), ("zh", "哪个都可以"),
+                                                ("en", "any one will be fine"), ("en", "anyone would be fine.")])
     def test_no_preference_fills_the_asked_slot_with_its_any(self, lang: str, text: str) -> None:
         assert offered(asking(lang, "book_table", "seat"), text, steps.any_answer) == {"seat": "any_seat"}
 

@@ -1,0 +1,78 @@
+"""A digression's values that are the waiting task's wishes (docs/behaviours.md, item 7): a
+question about a search's result that names other wishes ("粤菜的话，电话是多少？" / "what is the
+phone number of a cantonese one?") changes the search that waits for it, since the search needs
+them and the question only accepts them. A flow that needs the value itself (an order check while a
+repair waits) leaves the waiting task's value alone.
+
+The bot is tests/engine/bots/place_finder.yaml.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from dialogkit import Bot
+from dialogkit.actions.loading import load_bot_file
+from dialogkit.store import MemoryStore
+
+BOT_FILE = Path(__file__).resolve().parent / "bots" / "place_finder.yaml"
+ACTIONS = {"search_places": {}, "place_phone": {}, "create_ticket": {}, "order_status": {}}
+
+
+@pytest.fixture(scope="module")
+def bot() -> Iterator[Bot]:
+    made = Bot(load_bot_file(BOT_FILE, actions=ACTIONS), MemoryStore())
+    yield made
+    made.close()
+
+
+_sessions = iter(range(10_000))
+
+
+def waiting_after(bot: Bot, *turns: str) -> tuple[str, dict[str, Any]]:
+    """The flow of the task in progress after the turns, and its values."""
+    session = f"s{next(_sessions)}"
+    for text in turns:
+        bot.handle(session, text)
+    task = bot.session(session).data.stack[-1]
+    return task.flow, dict(task.slots)
+
+
+@pytest.mark.parametrize("turns", [("帮我找家川菜馆", "粤菜的话，电话是多少？"),
+                                   ("find me a sichuan restaurant", "what is the phone number of a cantonese one?")])
+def test_a_question_about_the_result_with_new_wishes_changes_the_search(bot: Bot, turns: tuple[str, ...]) -> None:
+    assert waiting_after(bot, *turns) == ("find_place", {"cuisine": "cantonese"})
+
+
+@pytest.mark.parametrize("turns", [("帮我找家川菜馆", "东城的话，电话是多少？"),
+                                   ("find me a sichuan restaurant", "what is the phone number of one on the east side?")])
+def test_a_wish_the_search_lacked_is_kept_for_it(bot: Bot, turns: tuple[str, ...]) -> None:
+    assert waiting_after(bot, *turns) == ("find_place", {"cuisine": "sichuan", "district": "east"})
+
+
+@pytest.mark.parametrize("turns", [("我的订单12345坏了", "查一下订单67890的状态"),
+                                   ("my order 12345 arrived broken", "check the status of order 67890")])
+def test_a_flow_that_needs_the_value_leaves_the_waiting_task_alone(bot: Bot, turns: tuple[str, ...]) -> None:
+    assert waiting_after(bot, *turns) == ("report_issue", {"order_id": "12345"})
+
+
+@pytest.mark.parametrize("turns", [("帮我找家川菜馆", "无所谓，电话是多少？"),
+                                   ("find me a sichuan restaurant", "I don't care. What is their phone number?")])
+def test_no_preference_before_the_question_answers_the_question_asked(bot: Bot, turns: tuple[str, ...]) -> None:
+    assert waiting_after(bot, *turns) == ("find_place", {"cuisine": "sichuan", "district": "any_district"})
+
+
+@pytest.mark.parametrize("turns", [("帮我找家餐馆", "城区无所谓，电话是多少？"),
+                                   ("find me a restaurant", "I don't care about the district. What is their phone number?")])
+def test_no_preference_for_a_slot_named_beside_the_question_fills_that_slot(bot: Bot, turns: tuple[str, ...]) -> None:
+    assert waiting_after(bot, *turns) == ("find_place", {"district": "any_district"})
+
+
+@pytest.mark.parametrize("turns", [("帮我找家川菜馆", "东城西城都行，电话是多少？"),
+                                   ("find me a sichuan restaurant", "either the east side or the west side is fine. What is their phone number?")])
+def test_no_preference_between_two_values_beside_the_question_is_no_preference(bot: Bot, turns: tuple[str, ...]) -> None:
+    assert waiting_after(bot, *turns) == ("find_place", {"cuisine": "sichuan", "district": "any_district"})
