@@ -14,7 +14,7 @@ from typing import Any
 from dialogkit.engine.roles import RoleWords, role_words
 from dialogkit.engine.slot_units import Units, slot_units
 from dialogkit.engine.yes_no_statements import AnswerWords, answer_words
-from dialogkit.lexicon import words
+from dialogkit.lexicon import starts, words
 from dialogkit.model.interpretation import Mention
 from dialogkit.spec.schema import FlowSpec, SlotSpec
 
@@ -94,13 +94,15 @@ def _naming_pattern(names: tuple[str, ...]) -> re.Pattern[str]:
     return re.compile("|".join(sorted(parts)) or r"(?!)", re.IGNORECASE)
 
 
+_DETERMINERS = ("the", "my", "our", "your")      # "the order number is 12345"
 _COPULA = "|".join(words("label_copula_patterns"))   # "订单号是12345", "the order number is 12345"
 
 def _value_label_pattern(names: tuple[str, ...]) -> re.Pattern[str]:
     """A slot's label and what may join it to its value: "联系电话13812345678", "订单号是12345",
     "contact phone: +1 415 555 0100", "the order number is 12345"."""
     alternation = "|".join(re.escape(n) for n in names)
-    return re.compile(rf"(?:\b(?:the|my|our|your)\s+)?(?:{alternation})\s*(?:{_COPULA}|:|：|=)?\s*", re.IGNORECASE)
+    return re.compile(rf"{starts([*_DETERMINERS, *names])}(?:\b(?:{'|'.join(_DETERMINERS)})\s+)?(?:{alternation})\s*"
+                      rf"(?:{_COPULA}|:|：|=)?\s*", re.IGNORECASE)
 
 
 def _label_pattern(names: tuple[str, ...]) -> re.Pattern[str]:
