@@ -101,9 +101,20 @@ class Seen:
 
 @dataclass(frozen=True, slots=True)
 class Rule:
-    """A named rule, the states it reads a turn in, and why it stands where it does in the order."""
+    """A named rule, the states it reads a turn in, and why it stands where it does in the order.
+
+    ``cues``: the rule decides nothing unless the turn holds one of these cues ("cancel" for the
+    cancel rules); ``llm``: nothing unless the LLM proposed commands. The generator does not ask
+    it then: most rules of a state cannot decide most turns, and each look costs a call."""
 
     name: str
     run: Callable[[Seen], Sequence[Command]]
     states: frozenset[str]
     why: str
+    cues: frozenset[str] | None = None
+    llm: bool = False
+
+    def silent(self, cues: frozenset[str], heard: bool) -> bool:
+        """True when the rule cannot decide a turn with ``cues`` (those of ``cues`` it may read) and
+        ``heard`` (whether the LLM proposed anything)."""
+        return (self.cues is not None and self.cues.isdisjoint(cues)) or (self.llm and not heard)
