@@ -69,7 +69,17 @@ def test_the_labels_are_the_turns_reading(text: str, number: str) -> None:
     words = _Asked(text)
     found = list(misplaced(offer, LAYOUT, Interpretation(text=text, language="zh", mentions=mentions, words=words)))
     order_no_label = next(p for slot, p in LAYOUT.labels if slot.name == "order_no")
-    assert [m.labelled.name for m in found] == ["order_no"] and words.asked == [order_no_label]
+    assert [m.labelled.name for m in found] == ["order_no"]
+    assert words.asked == [LAYOUT.any_label, order_no_label]
+
+
+@pytest.mark.parametrize(("text", "number"), [("退3件", "3"), ("return 3 of them", "3")])
+def test_words_holding_no_label_are_asked_for_none(text: str, number: str) -> None:
+    """No label's words at all (most turns): one look at every label's words at once, none per slot."""
+    offer, mentions = _offer(text, number)
+    words = _Asked(text)
+    assert list(misplaced(offer, LAYOUT, Interpretation(text=text, language="zh", mentions=mentions, words=words))) == []
+    assert words.asked == [LAYOUT.any_label]
 
 
 @pytest.mark.parametrize(("text", "label"), [
