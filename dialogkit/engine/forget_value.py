@@ -33,7 +33,7 @@ class ForgetValue:
             re.IGNORECASE,
         ) if alternation and _PHRASES else None
         # Every request names a slot: text naming none (most turns) is ruled out by this alone.
-        named = starts(self._names.ways) + alternation
+        named = f"{starts(self._names.ways)}(?:{alternation})"
         self._named = re.compile(named, re.IGNORECASE) if self._pattern is not None else None
 
     def slots_in(self, text: str) -> list[str]:

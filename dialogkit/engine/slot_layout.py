@@ -113,7 +113,7 @@ def _any_of(names: list[str]) -> re.Pattern[str]:
     """Any of ``names``, case-blind, as the label patterns find them (nothing for no name)."""
     ordered = sorted(dict.fromkeys(names), key=len, reverse=True)
     alternation = "|".join(re.escape(n) for n in ordered)
-    return re.compile(starts(ordered) + alternation if ordered else r"(?!)", re.IGNORECASE)
+    return re.compile(f"{starts(ordered)}(?:{alternation})" if ordered else r"(?!)", re.IGNORECASE)
 
 
 def _label_pattern(names: tuple[str, ...]) -> re.Pattern[str]:

@@ -209,10 +209,10 @@ def alternation(items: Iterable[str]) -> str:
 
 def starts(items: Iterable[str]) -> str:
     """A lookahead on the first characters of ``items``, to put before a pattern whose every match
-    starts with one of them. The regex engine finds no literal start in a case-blind alternation,
-    nor behind a lookbehind, so it tries each word at each position; the lookahead makes a
-    position no word starts at cost one character test. "" when an item is empty: an empty word
-    matches at every position."""
+    starts with one of them (an alternation in a group: before a bare one it guards the first word
+    alone). The regex engine finds no literal start in a case-blind alternation, nor behind a
+    lookbehind, so it tries each word at each position; the lookahead makes a position no word
+    starts at cost one character test. "" when an item is empty: an empty word matches anywhere."""
     said = list(items)
     if not said or not all(said):
         return ""
