@@ -25,6 +25,7 @@ class _Entry:
     name: str
     examples: tuple[frozenset[str], ...]
     keywords: re.Pattern[str] | None
+    words: frozenset[str]         # every example's features: words sharing none resemble no example
 
 
 def _keyword_pattern(keywords: list[str]) -> re.Pattern[str] | None:
@@ -46,8 +47,8 @@ class FaqIndex:
         self.faq = dict(faq)
         self._phrases = frozenset(_plain(p) for spec in faq.values() for p in [*spec.keywords, *spec.examples])
         self._entries = tuple(
-            _Entry(name, tuple(features(e) for e in spec.examples), _keyword_pattern(spec.keywords))
-            for name, spec in faq.items()
+            _Entry(name, examples, _keyword_pattern(spec.keywords), frozenset().union(*examples))
+            for name, spec in faq.items() for examples in [tuple(features(e) for e in spec.examples)]
         )
 
     def says(self, text: str) -> bool:
@@ -71,7 +72,9 @@ class FaqIndex:
         lowered = text.lower()
         best: tuple[str, float] | None = None
         for entry in self._entries:
-            score = max((similarity(said, example) for example in entry.examples), default=0.0)
+            # An example sharing no feature scores 0.0 (``similarity``): most entries share none.
+            score = 0.0 if said.isdisjoint(entry.words) else max(
+                (similarity(said, example) for example in entry.examples), default=0.0)
             if entry.keywords is not None and entry.keywords.search(lowered):
                 score = max(score, KEYWORD_SCORE)
             if score >= INTENT_THRESHOLD and (best is None or score > best[1]):

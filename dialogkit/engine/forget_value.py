@@ -12,7 +12,7 @@ from __future__ import annotations
 import re
 
 from dialogkit.engine.slot_names import SlotNames
-from dialogkit.lexicon import words
+from dialogkit.lexicon import starts, words
 from dialogkit.spec.schema import BotFile
 from dialogkit.text.labels import Texts
 
@@ -33,7 +33,8 @@ class ForgetValue:
             re.IGNORECASE,
         ) if alternation and _PHRASES else None
         # Every request names a slot: text naming none (most turns) is ruled out by this alone.
-        self._named = re.compile(alternation, re.IGNORECASE) if self._pattern is not None else None
+        named = f"{starts(self._names.ways)}(?:{alternation})"
+        self._named = re.compile(named, re.IGNORECASE) if self._pattern is not None else None
 
     def slots_in(self, text: str) -> list[str]:
         """The slots ``text`` asks to forget, in order of mention (usually none); a word several

@@ -32,6 +32,8 @@ def misplaced(offer: SlotOffer, layout: SlotLayout, interp: Interpretation) -> I
     slot itself getting no value from the turn ("my order number is 3" offering quantity 3). The
     labels are the turn's reading's (``interp.matches``: found once a turn, as the offer found them)."""
     text = interp.text
+    if not interp.matches(layout.any_label):
+        return            # no label's words at all (most turns)
     for slot, pattern in layout.labels:
         if slot.name in offer.values or slot.name in offer.conflicts:
             continue

@@ -14,7 +14,7 @@ from typing import Any
 from dialogkit.engine.roles import RoleWords, role_words
 from dialogkit.engine.slot_units import Units, slot_units
 from dialogkit.engine.yes_no_statements import AnswerWords, answer_words
-from dialogkit.lexicon import words
+from dialogkit.lexicon import starts, words
 from dialogkit.model.interpretation import Mention
 from dialogkit.spec.schema import FlowSpec, SlotSpec
 
@@ -52,6 +52,9 @@ class SlotLayout:
     units: dict[str, Units]                           # slot sharing its type with another -> what it counts
     labels: tuple[tuple[SlotSpec, re.Pattern[str]], ...]   # typed slots, with "label (is)" before a value
     roles: dict[str, RoleWords]                       # slot -> the role words said beside its values
+    # The words of every one of ``labels`` in one pattern: words it finds nothing in (most turns)
+    # hold no label, and none of ``labels`` need be looked for.
+    any_label: re.Pattern[str]
 
     @classmethod
     def of(cls, flow: FlowSpec) -> SlotLayout:
@@ -59,6 +62,7 @@ class SlotLayout:
         for slot in flow.slots:
             if slot.entity:
                 by_type.setdefault(slot.entity, []).append(slot)
+        labelled = [s for s in flow.slots if s.entity is not None and s.entity != ANSWER_TYPE]
         return cls(
             flow=flow,
             by_type={t: tuple(slots) for t, slots in by_type.items()},
@@ -68,9 +72,9 @@ class SlotLayout:
             answer_words={s.name: answer_words(s) for s in by_type.get(ANSWER_TYPE, ())},
             units={s.name: slot_units(s) for t, shared in by_type.items() if t in COUNTS and len(shared) > 1
                    for s in shared},
-            labels=tuple((s, _value_label_pattern(_label_names(s))) for s in flow.slots
-                         if s.entity is not None and s.entity != ANSWER_TYPE),
+            labels=tuple((s, _value_label_pattern(_label_names(s))) for s in labelled),
             roles=role_words(flow),
+            any_label=_any_of([name for s in labelled for name in _label_names(s)]),
         )
 
 
@@ -94,13 +98,22 @@ def _naming_pattern(names: tuple[str, ...]) -> re.Pattern[str]:
     return re.compile("|".join(sorted(parts)) or r"(?!)", re.IGNORECASE)
 
 
+_DETERMINERS = ("the", "my", "our", "your")      # "the order number is 12345"
 _COPULA = "|".join(words("label_copula_patterns"))   # "订单号是12345", "the order number is 12345"
 
 def _value_label_pattern(names: tuple[str, ...]) -> re.Pattern[str]:
     """A slot's label and what may join it to its value: "联系电话13812345678", "订单号是12345",
     "contact phone: +1 415 555 0100", "the order number is 12345"."""
     alternation = "|".join(re.escape(n) for n in names)
-    return re.compile(rf"(?:\b(?:the|my|our|your)\s+)?(?:{alternation})\s*(?:{_COPULA}|:|：|=)?\s*", re.IGNORECASE)
+    return re.compile(rf"{starts([*_DETERMINERS, *names])}(?:\b(?:{'|'.join(_DETERMINERS)})\s+)?(?:{alternation})\s*"
+                      rf"(?:{_COPULA}|:|：|=)?\s*", re.IGNORECASE)
+
+
+def _any_of(names: list[str]) -> re.Pattern[str]:
+    """Any of ``names``, case-blind, as the label patterns find them (nothing for no name)."""
+    ordered = sorted(dict.fromkeys(names), key=len, reverse=True)
+    alternation = "|".join(re.escape(n) for n in ordered)
+    return re.compile(f"{starts(ordered)}(?:{alternation})" if ordered else r"(?!)", re.IGNORECASE)
 
 
 def _label_pattern(names: tuple[str, ...]) -> re.Pattern[str]:

@@ -135,6 +135,8 @@ def _offer_labelled(offer: SlotOffer, layout: SlotLayout, interp: Interpretation
     pattern also takes eleven digits. The values taken, so no other slot reads them again."""
     text = interp.text
     taken: list[Mention] = []
+    if not interp.matches(layout.any_label):
+        return taken          # no label's words at all (most turns): no label pattern looked for
     found_by_type: dict[str, list[Mention]] = {}
     after_labels: dict[str, list[Mention]] = {}     # slot -> the values said right after its label
     matches = [(slot, interp.matches(pattern)) for slot, pattern in layout.labels]   # read once a turn

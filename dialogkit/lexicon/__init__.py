@@ -38,7 +38,7 @@ import yaml
 from dialogkit.errors import DialogkitError
 
 __all__ = ["Lexicon", "LexiconError", "Writing", "alternation", "auto_languages", "languages", "lexicon",
-           "lexicon_of_script", "spaced_languages", "word_pattern", "words", "writing", "written_in"]
+           "lexicon_of_script", "spaced_languages", "starts", "word_pattern", "words", "writing", "written_in"]
 
 _FIRST = ("zh", "en")
 """The two founding languages lead the merge order (``words(meaning)``); others follow by code."""
@@ -207,6 +207,18 @@ def alternation(items: Iterable[str]) -> str:
     return "|".join(re.escape(w) for w in sorted(dict.fromkeys(items), key=len, reverse=True))
 
 
+def starts(items: Iterable[str]) -> str:
+    """A lookahead on the first characters of ``items``, to put before a pattern whose every match
+    starts with one of them (an alternation in a group: before a bare one it guards the first word
+    alone). The regex engine finds no literal start in a case-blind alternation, nor behind a
+    lookbehind, so it tries each word at each position; the lookahead makes a position no word
+    starts at cost one character test. "" when an item is empty: an empty word matches anywhere."""
+    said = list(items)
+    if not said or not all(said):
+        return ""
+    return "(?=[" + "".join(re.escape(c) for c in sorted({w[0] for w in said})) + "])"
+
+
 def word_pattern(meaning: str) -> re.Pattern[str]:
     """The words of ``meaning`` in every language as one case-blind pattern, each standing alone
     where letters would join it ("near", not the start of "nearly"; Chinese words anywhere). A
@@ -214,7 +226,7 @@ def word_pattern(meaning: str) -> re.Pattern[str]:
     said = words(meaning)
     if not said:
         return re.compile(r"(?!)")
-    return re.compile(rf"(?<![a-z])(?:{alternation(said)})(?![a-z])", re.IGNORECASE)
+    return re.compile(rf"{starts(said)}(?<![a-z])(?:{alternation(said)})(?![a-z])", re.IGNORECASE)
 
 
 def _checked(language: str, data: Any) -> dict[str, Any]:

@@ -119,7 +119,7 @@ class AliasAutomaton(Generic[T]):
         ``keep`` says which payloads to read (the others are as if never added)."""
         if not self._size:
             return []
-        read, where = _squeezed(fold_text(text))
+        read, where = _reading(text)
         payloads = self._payloads
         candidates = self._candidates(read, plural=True)
         if keep is not None:
@@ -137,7 +137,7 @@ class AliasAutomaton(Generic[T]):
         """Whether any alias is read in ``text`` (``plural`` False: no plural ending allowed)."""
         if not self._size:
             return False
-        read, _ = _squeezed(fold_text(text))
+        read, _ = _reading(text)
         return any(True for _ in self._candidates(read, plural=plural))
 
     def _candidates(self, read: str, *, plural: bool) -> Iterator[tuple[int, int, int]]:
@@ -152,6 +152,22 @@ class AliasAutomaton(Generic[T]):
             end = next((e for e in [*ends, stop] if e >= len(read) or not _edge(read[e])), None)
             if end is not None:
                 yield start, end, entry
+
+
+_last_read: tuple[str, str, Callable[[int], int]] | None = None
+"""The text last read by any automaton, as ``_reading`` gives it: the entity types of one turn
+(a catalogue each) read the same words one after another."""
+
+
+def _reading(text: str) -> tuple[str, Callable[[int], int]]:
+    """``_squeezed(fold_text(text))``, kept for the text last asked about."""
+    global _last_read
+    last = _last_read
+    if last is not None and last[0] == text:
+        return last[1], last[2]
+    read, where = _squeezed(fold_text(text))
+    _last_read = (text, read, where)
+    return read, where
 
 
 def _squeezed(text: str) -> tuple[str, Callable[[int], int]]:

@@ -69,4 +69,26 @@ def test_the_labels_are_the_turns_reading(text: str, number: str) -> None:
     words = _Asked(text)
     found = list(misplaced(offer, LAYOUT, Interpretation(text=text, language="zh", mentions=mentions, words=words)))
     order_no_label = next(p for slot, p in LAYOUT.labels if slot.name == "order_no")
-    assert [m.labelled.name for m in found] == ["order_no"] and words.asked == [order_no_label]
+    assert [m.labelled.name for m in found] == ["order_no"]
+    assert words.asked == [LAYOUT.any_label, order_no_label]
+
+
+@pytest.mark.parametrize(("text", "number"), [("退3件", "3"), ("return 3 of them", "3")])
+def test_words_holding_no_label_are_asked_for_none(text: str, number: str) -> None:
+    """No label's words at all (most turns): one look at every label's words at once, none per slot."""
+    offer, mentions = _offer(text, number)
+    words = _Asked(text)
+    assert list(misplaced(offer, LAYOUT, Interpretation(text=text, language="zh", mentions=mentions, words=words))) == []
+    assert words.asked == [LAYOUT.any_label]
+
+
+@pytest.mark.parametrize(("text", "label"), [
+    ("好的，我的订单号是3", "订单号是"), ("订单号：123", "订单号："),
+    ("OK, The Order Number is 3", "The Order Number is "), ("MY ORDER NUMBER: 123", "MY ORDER NUMBER: "),
+    ("returning 2, order number 123", "order number "),
+])
+def test_a_label_is_found_whatever_its_case_and_wherever_it_starts(text: str, label: str) -> None:
+    """The label's pattern looks first at the letters a label or its determiner can start with: a
+    capital, a Chinese label, a label after other words are all found, the determiner with it."""
+    pattern = next(p for slot, p in LAYOUT.labels if slot.name == "order_no")
+    assert [m.group() for m in pattern.finditer(text)] == [label]

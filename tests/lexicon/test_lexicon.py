@@ -2,10 +2,22 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from dialogkit.errors import DialogkitError
-from dialogkit.lexicon import Lexicon, LexiconError, _checked, alternation, languages, lexicon, word_pattern, words
+from dialogkit.lexicon import (
+    Lexicon,
+    LexiconError,
+    _checked,
+    alternation,
+    languages,
+    lexicon,
+    starts,
+    word_pattern,
+    words,
+)
 
 
 def test_each_language_has_the_meanings_code_asks_for() -> None:
@@ -82,3 +94,18 @@ def test_a_meaning_no_language_fills_matches_nothing(monkeypatch: pytest.MonkeyP
 
     monkeypatch.setattr(lexicon_module, "words", lambda meaning, language=None: ())
     assert word_pattern("near_after").search("周边 near") is None
+
+
+@pytest.mark.parametrize(("text", "found"), [
+    ("故宫周边有什么", ["周边"]), ("Near it, NEAR the hotel", ["Near", "NEAR"]), ("cerca del hotel", ["cerca"]),
+])
+def test_a_lookahead_on_first_letters_keeps_every_match(text: str, found: list[str]) -> None:
+    """``starts`` only says where a word may start: case-blind as the pattern it leads, it drops no match."""
+    said = ["near", "周边", "cerca"]
+    pattern = re.compile(starts(said) + f"(?:{alternation(said)})", re.IGNORECASE)
+    assert [m.group() for m in pattern.finditer(text)] == found
+
+
+def test_a_lookahead_with_an_empty_word_is_none() -> None:
+    """An empty word matches at every position, so no position can be ruled out."""
+    assert starts(["", "near"]) == "" and starts([]) == ""

@@ -65,3 +65,12 @@ def test_the_first_payload_given_for_an_alias_is_kept() -> None:
     automaton = AliasAutomaton([("Phone", 1), ("phone", 2), ("手机", 3)])
     assert len(automaton) == 2
     assert [m.payload for m in automaton.find("PHONE 手机")] == [1, 3]
+
+
+def test_each_text_is_read_as_itself_one_after_another() -> None:
+    """The folded, squeezed text of the last turn is kept for the next type that reads it: a turn
+    whose words differ (spacing, case) is read anew, offsets of its own."""
+    assert read("my Notebook   Computer") == [("Notebook   Computer", "laptop")]
+    assert read("my notebook computer") == [("notebook computer", "laptop")]
+    assert read("我的笔记本  坏了，my PC") == [("笔记本", "laptop"), ("PC", "desktop")]
+    assert read("my Notebook   Computer") == [("Notebook   Computer", "laptop")]

@@ -8,7 +8,7 @@ never says anything, fires a trigger or writes the session: that is the processo
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from dialogkit.engine.commands import Command
@@ -55,25 +55,32 @@ class Bot:
         return any((s := f.spec.slot(name)) is not None and s.persist != "none" for f in self.flows.values())
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, init=False)
 class Seen:
     """One rule's view of the turn: read it, never write it."""
 
     ctx: TurnContext
     bot: Bot
-    emitted: list[Command] = field(default_factory=list)
-    offers: dict[str, SlotOffer] = field(default_factory=dict)     # the turn's slot offer, read once, by phase
-    refusal: str | None = None                                       # a value outside the choices listed
-    task: Task | None = field(init=False)                            # the active task, as the turn found it
-    flow: CompiledFlow | None = field(init=False)
-    cues: set[str] = field(init=False)
-    _faq_hit: tuple[str, float] | None = field(init=False, default=None)
-    _faq_read: bool = field(init=False, default=False)
+    emitted: list[Command]
+    offers: dict[str, SlotOffer]                 # the turn's slot offer, read once, by phase
+    refusal: str | None                          # a value outside the choices listed
+    task: Task | None                            # the active task, as the turn found it
+    flow: CompiledFlow | None
+    cues: set[str]
+    confirming: bool                             # the task asks for a confirmation
+    _faq_hit: tuple[str, float] | None
+    _faq_read: bool
 
-    def __post_init__(self) -> None:
-        self.task = task = self.ctx.session.task
-        self.flow = self.bot.flows.get(task.flow) if task is not None else None
-        self.cues = self.ctx.interp.cues
+    def __init__(self, ctx: TurnContext, bot: Bot, emitted: list[Command] | None = None) -> None:
+        # Written out: one a turn, and the generated one with defaults and a __post_init__ cost twice.
+        self.ctx, self.bot = ctx, bot
+        self.emitted = emitted if emitted is not None else []
+        self.offers, self.refusal = {}, None
+        self.task = task = ctx.session.task
+        self.flow = bot.flows.get(task.flow) if task is not None else None
+        self.confirming = task is not None and task.state == "CONFIRMATION"
+        self.cues = ctx.interp.cues
+        self._faq_hit, self._faq_read = None, False
 
     def intent(self) -> str | None:
         """The flow the words request, when sure enough and one of this bot's."""
@@ -101,9 +108,20 @@ class Seen:
 
 @dataclass(frozen=True, slots=True)
 class Rule:
-    """A named rule, the states it reads a turn in, and why it stands where it does in the order."""
+    """A named rule, the states it reads a turn in, and why it stands where it does in the order.
+
+    ``cues``: the rule decides nothing unless the turn holds one of these cues ("cancel" for the
+    cancel rules); ``llm``: nothing unless the LLM proposed commands. The generator does not ask
+    it then: most rules of a state cannot decide most turns, and each look costs a call."""
 
     name: str
     run: Callable[[Seen], Sequence[Command]]
     states: frozenset[str]
     why: str
+    cues: frozenset[str] | None = None
+    llm: bool = False
+
+    def silent(self, cues: frozenset[str], heard: bool) -> bool:
+        """True when the rule cannot decide a turn with ``cues`` (those of ``cues`` it may read) and
+        ``heard`` (whether the LLM proposed anything)."""
+        return (self.cues is not None and self.cues.isdisjoint(cues)) or (self.llm and not heard)

@@ -31,8 +31,7 @@ DIGRESSION_OVER_ANSWER = 0.75
 
 
 def _confirming(seen: Seen) -> bool:
-    task = seen.task
-    return task is not None and task.state == "CONFIRMATION"
+    return seen.confirming
 
 
 def _early(seen: Seen) -> SlotOffer:

@@ -36,6 +36,8 @@ def flow_of_values(seen: Seen) -> Sequence[Command]:
     """"明天晚上8点6个人有位子吗？": no trigger's words, but values only the booking flow takes; "Indian
     please." / "川菜吧" after a search: values its flow takes, that flow again."""
     interp = seen.ctx.interp
+    if not interp.mentions:
+        return []       # no value said (most turns that get here): no flow of values
     specs = {name: flow.spec for name, flow in seen.bot.flows.items()}
     resolution = seen.ctx.resolution
     # A turn pointing back ("67890 and the first one") is no new wish: follow_up reads references.

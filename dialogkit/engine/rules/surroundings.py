@@ -37,9 +37,11 @@ def around_a_thing(seen: Seen) -> Sequence[Command]:
     """"故宫周边有什么餐馆？" / "what restaurants are near the Forbidden City?": the flow of the thing
     whose surroundings are asked, when the turn requests another flow and gives it no wish."""
     sought = seen.intent()
+    if sought is None:
+        return []       # no other flow requested: nothing to redirect (the near words not looked for)
     text = seen.ctx.interp.text
     near = _near(seen.ctx.interp)
-    if sought is None or near is None or not is_question(text):
+    if near is None or not is_question(text):
         return []       # "故宫附近帮我叫辆出租车" asks for a taxi, not what is around the sight
     mentions = seen.ctx.interp.mentions
     owners = _owners(seen)

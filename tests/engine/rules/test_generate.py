@@ -3,13 +3,16 @@ commands, where a later rule would have read the same words too."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 
-from dialogkit.engine.commands import Cancel, Choose, Forget, SetSlots, StartFlow
+from dialogkit.engine.commands import Cancel, Choose, Command, Forget, SetSlots, StartFlow
 from dialogkit.engine.faq import FaqIndex
-from dialogkit.engine.rules import generate
+from dialogkit.engine.rules import _GATES, RULES, Seen, generate
 from dialogkit.engine.rules.in_task import deny
 from dialogkit.engine.rules.starting import intent
+from dialogkit.model.session import Session
 from tests.engine.rules._bot import collecting, confirming, idle, pending_choice, said, seen, values
 
 LANGS = pytest.mark.parametrize("lang", ["zh", "en"])
@@ -97,3 +100,37 @@ def test_the_faq_is_searched_once_a_turn(lang: str, text: str, monkeypatch: pyte
     monkeypatch.setattr(FaqIndex, "match", counted)
     assert [(c.rule, getattr(c, "entry", None)) for c in generate(turn)] == [("faq", "opening_hours")]
     assert searched == [text]
+
+
+TURNS = {
+    "zh": ["你好", "好的", "不对", "不对，是笔记本", "算了", "忘掉我刚才说的", "你能做什么？", "订单号是12345", "我的手机屏幕碎了",
+           "停止", ""],
+    "en": ["hello", "yes", "no", "no, the laptop", "never mind", "forget what I just said", "what can you do?",
+           "the order number is 12345", "my phone arrived broken", "stop", ""],
+}
+
+
+def _every_rule(turn: Seen) -> list[Command]:
+    """The commands of the first rule of the turn's state that decides, every rule asked in order."""
+    for rule in RULES:
+        if turn.ctx.session.state in rule.states and (made := rule.run(turn)):
+            return list(made)
+    return []
+
+
+@LANGS
+def test_a_rule_left_unasked_could_not_have_decided(lang: str) -> None:
+    """The generator does not ask a rule that needs a cue the turn lacks (a cancel, a yes, a
+    greeting...), nor the LLM's rules when the model said nothing: such a rule, asked, makes
+    nothing, and every turn decides as if each rule were asked in order."""
+    states: list[Callable[[], Session]] = [
+        lambda: idle(lang), lambda: collecting(lang, "report_issue", "order_id"),
+        lambda: collecting(lang, "change_subscription", "change"),
+        lambda: confirming(lang, "report_issue", {"order_id": "12345", "product": "phone"})]
+    for session in states:
+        for text in TURNS[lang]:
+            assert generate(seen(session(), text)) == _every_rule(seen(session(), text)), text
+            turn = seen(session(), text)
+            silent = [rule for rule in RULES if turn.ctx.session.state in rule.states
+                      and rule.silent(_GATES.intersection(turn.cues), bool(turn.ctx.proposed))]
+            assert [rule.name for rule in silent if rule.run(seen(session(), text))] == [], text
