@@ -54,5 +54,5 @@ def _slot_labels(seen: Seen) -> list[tuple[int, int]]:
     interp = seen.ctx.interp
     if not interp.matches(value_flows.REQUEST):
         return []
-    return [m.span() for layout in seen.bot.layouts.values() for _, pattern in layout.labels
-            for m in interp.matches(pattern) if m.group().strip()]
+    return [m.span() for layout in seen.bot.layouts.values() if interp.matches(layout.any_label)
+            for _, pattern in layout.labels for m in interp.matches(pattern) if m.group().strip()]
