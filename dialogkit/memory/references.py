@@ -246,7 +246,7 @@ def _zh_demonstratives(text: str) -> list[tuple[int, Reference]]:
     return found
 
 
-_ZH_IDEA = re.compile(rf"\s*(?:{_alternation(_HAN.words('idea_nouns'))})")
+_ZH_IDEA = re.compile(rf"(?<!\s)\s*+(?:{_alternation(_HAN.words('idea_nouns'))})")   # linear
 """Nouns of an idea, a measure or a time ("这个主意", "这个分值", "这个时段"): what such a demonstrative
 determines is said right there, as "that idea" / "this score" determine theirs in English."""
 
@@ -269,7 +269,7 @@ def _zh_pronouns(text: str) -> list[tuple[int, Reference]]:
     return found
 
 
-_ZH_AROUND = re.compile(rf"\s*(?:{_alternation(_HAN.words('near_after'))})")
+_ZH_AROUND = re.compile(rf"(?<!\s)\s*+(?:{_alternation(_HAN.words('near_after'))})")   # linear
 _EN_AROUND = re.compile(rf"\b(?:{_alternation(words('near_before'))})\s+$", re.IGNORECASE)
 """What is around a thing: "它周边有什么餐馆" / "what is near it" points at a place, never at a
 dish or a price said last (a thing with surroundings is somewhere)."""
