@@ -11,7 +11,8 @@ messages, so a miss's id is ``<dialogue>/<message index>/<measure>``.
   turn, and each task whose action ran in the turn, against that task's values before the turn
   (none for a task begun in it). A list slot's value is several triples, one per value, and a turn
   gives those its list did not hold before ("再加一个健身房" gives the gym alone). A task's flow names its domain and its slot names map to the
-  corpus's (``FLOWS``). Counted over all turns, micro-averaged.
+  corpus's (``FLOWS``); a near slot's value, the place a search looks around, is that place's own
+  name, as the corpus annotates it. Counted over all turns, micro-averaged.
 - **domain accuracy**: over the user turns whose dialog acts (``General`` ones aside) name exactly
   one domain. The bot's domain after a turn is the flow of the task whose action ran in it (a
   search answers at once and ends), else the active flow, else the flow the session was last on
@@ -57,12 +58,21 @@ F1, PRECISION, RECALL = "inform F1 %", "inform precision %", "inform recall %"
 DOMAIN = "domain accuracy %"
 FACILITY = "酒店设施"
 
-# flow -> (its CrossWOZ domain, its slot names -> CrossWOZ slot names)
-FLOWS: dict[str, tuple[str, dict[str, str]]] = {
-    "find_restaurant": ("餐馆", {"name": "名称", "dish": "推荐菜", "price": "人均消费", "rating": "评分"}),
+# The place a search looks around ("天安门广场周边的酒店") is annotated as that place's own name:
+# (景点, 名称, 天安门广场). A near slot's value counts so.
+NEAR_NAMES = {"near_restaurant": ("餐馆", "名称"), "near_hotel": ("酒店", "名称"), "near_attraction": ("景点", "名称")}
+
+# flow -> (its CrossWOZ domain, its slot names -> CrossWOZ slot names, or (domain, slot) for a near slot)
+FLOWS: dict[str, tuple[str, dict[str, str | tuple[str, str]]]] = {
+    "find_restaurant": ("餐馆", {"name": "名称", "dish": "推荐菜", "price": "人均消费", "rating": "评分",
+                               "near_attraction": NEAR_NAMES["near_attraction"],
+                               "near_hotel": NEAR_NAMES["near_hotel"]}),
     "find_hotel": ("酒店", {"name": "名称", "hotel_type": "酒店类型", "facility": FACILITY, "price": "价格",
-                            "rating": "评分"}),
-    "find_attraction": ("景点", {"name": "名称", "ticket": "门票", "duration": "游玩时间", "rating": "评分"}),
+                            "rating": "评分", "near_attraction": NEAR_NAMES["near_attraction"],
+                            "near_restaurant": NEAR_NAMES["near_restaurant"]}),
+    "find_attraction": ("景点", {"name": "名称", "ticket": "门票", "duration": "游玩时间", "rating": "评分",
+                               "near_restaurant": NEAR_NAMES["near_restaurant"],
+                               "near_hotel": NEAR_NAMES["near_hotel"]}),
     "metro_route": ("地铁", {"origin": "出发地", "destination": "目的地"}),
     "call_taxi": ("出租", {"origin": "出发地", "destination": "目的地"}),
 }
@@ -115,7 +125,9 @@ def changed(before: Tasks, after: Tasks) -> set[Triple]:
         held = before.get(task, (flow, {}))[1]
         for slot, value in slots.items():
             if slot in names:
-                out |= {(domain, names[slot], normalise(v)) for v in new_values(value, held.get(slot))}
+                named = names[slot]
+                where, what = named if isinstance(named, tuple) else (domain, named)
+                out |= {(where, what, normalise(v)) for v in new_values(value, held.get(slot))}
     return out
 
 

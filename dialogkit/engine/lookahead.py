@@ -78,7 +78,7 @@ class LookAhead:
         task's types too, as the correction's slot offer reads it."""
         if flow is None or not ctx.interp.cues & {"correction", "no"} or not ctx.interp.mentions:
             return False
-        types = {s.entity for s in flow.spec.slots if s.entity}
+        types = flow.spec.value_types
         if any(m.type in types for m in ctx.interp.mentions):
             return True
         return bool(ctx.interp.read_as(types))
@@ -92,7 +92,7 @@ class LookAhead:
         if task is not None and task.pending_slot:
             slot = flow.spec.slot(task.pending_slot)
             return {slot.entity} if slot is not None and slot.entity else set()
-        return {s.entity for s in flow.spec.slots if s.entity}
+        return flow.spec.value_types
 
     def use(self, ctx: TurnContext, resolution: references.Resolution) -> None:
         """Take a resolution into the turn: the resolved text, and the intents it reads as."""

@@ -54,6 +54,8 @@ def resolve_references(ctx: TurnContext, texts: Texts) -> None:
     for binding in resolution.bindings:
         entity = binding.entity
         for slot in ctx.flow.spec.slots:
+            if slot.is_near:
+                continue        # "它家的营业时间", "它周边": the thing itself, never a place looked around
             if slot.entity == entity.type and slot.name not in ctx.updates:
                 current = ctx.task.slots.get(slot.name) if ctx.task else None
                 if current is None or str(current) != str(entity.value):

@@ -84,10 +84,14 @@ def offer_slots(
             continue
         said = [m for m in mentions if _reads(layout, m.type, type_name) and m.start not in counts
                 and not _inside(m, used)]
-        if said:
-            _offer_typed(offer, layout, slots, said, interp, filled, pending_slot)
+        # The place a search looks around ("故宫周边的酒店") is the near slot's, and only it is.
+        direct = tuple(s for s in slots if not s.is_near)
+        near = tuple(s for s in slots if s.is_near)
+        said = [m for m in said if not _role_beside(layout, near, m, interp.text)]
+        if said and direct:
+            _offer_typed(offer, layout, direct, said, interp, filled, pending_slot)
             used += said
-        read_all = not said and (read_every_type or pending_slot in layout.names_by_type[type_name])
+        read_all = not said and bool(direct) and (read_every_type or pending_slot in layout.names_by_type[type_name])
         if read_all or any(s.name in layout.roles for s in slots):
             unread.append((type_name, slots, read_all))
     # Read as a slot's own type, a span may be taken though another type claimed it ("damaged"), but
@@ -231,7 +235,7 @@ def _offer_typed(offer: SlotOffer, layout: SlotLayout, slots: tuple[SlotSpec, ..
         _offer_typed(offer, layout, (slot,), placed[slot.name], interp, filled, pending_slot)
         if slot.name in offer.surfaces:
             offer.labelled[slot.name] = offer.surfaces[slot.name]
-    ordered = sorted((s for s in slots if s.name not in counted and s.name not in placed),
+    ordered = sorted((s for s in slots if s.name not in counted and s.name not in placed and not s.is_near),
                      key=lambda s: (s.name in filled, s.name != pending_slot))
     for slot, mention in zip(ordered, _distinct(rest), strict=False):
         offer.values[slot.name] = mention.value

@@ -48,7 +48,7 @@ def flow_of_values(flows: Mapping[str, FlowSpec], mentions: Sequence[Mention], t
     said = {m.type for m in kept}
     if len(said) < MIN_TYPES and not (said and all(_named(m) for m in kept)):
         return None
-    taking = {name: {s.entity for s in flow.slots if s.entity} for name, flow in flows.items()}
+    taking = {name: flow.value_types for name, flow in flows.items()}
     fits = [name for name, types in taking.items() if said <= types]
     chosen = fits[0] if len(fits) == 1 else _needing(flows, fits, said)
     if chosen is None:
@@ -72,7 +72,7 @@ def last_flow_of_values(flows: Mapping[str, FlowSpec], last: str | None, mention
         return None
     kept = [m for m in mentions if not _waived(m, text) and not _asked_about(m, mentions, text)
             and (said is None or m.text in said)]
-    takes = {s.entity for s in flows[last].slots if s.entity}
+    takes = flows[last].value_types
     return last if kept and all(m.type in takes for m in kept) else None
 
 

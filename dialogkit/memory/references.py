@@ -231,6 +231,8 @@ def _zh_demonstratives(text: str) -> list[tuple[int, Reference]]:
     """"这个", "那位" with a classifier, and a bare 这/那 where it stands for a thing ("这还没到")."""
     found: list[tuple[int, Reference]] = []
     for m in re.finditer(rf"({_ZH_DEMONSTRATIVE}){_ZH_ONE}?([{lx.ZH_CLASSIFIERS}])", text):
+        if _ZH_IDEA.match(text, m.end()):
+            continue        # "这个主意好", "这个分值还可以": the words name an idea or a measure, no thing
         kinds = _classified_kinds(m.group(2))
         found.append((2, Reference(m.group(), m.start(), m.end(), "demonstrative",
                                    direction="near" if m.group(1) in lx.ZH_NEAR else "far", kinds=kinds)))
@@ -243,6 +245,10 @@ def _zh_demonstratives(text: str) -> list[tuple[int, Reference]]:
                                        kinds=lx.THING_KINDS)))
     return found
 
+
+_ZH_IDEA = re.compile(rf"(?<!\s)\s*+(?:{_alternation(_HAN.words('idea_nouns'))})")   # linear
+"""Nouns of an idea, a measure or a time ("这个主意", "这个分值", "这个时段"): what such a demonstrative
+determines is said right there, as "that idea" / "this score" determine theirs in English."""
 
 _ZH_ASSENT = re.compile(rf"(?:{_alternation(lx.ZH_BARE_DEMONSTRATIVE_NEXT)})*"
                         rf"(?:{_alternation(_HAN.words('assent_after'))})")
@@ -263,7 +269,7 @@ def _zh_pronouns(text: str) -> list[tuple[int, Reference]]:
     return found
 
 
-_ZH_AROUND = re.compile(rf"\s*(?:{_alternation(_HAN.words('near_after'))})")
+_ZH_AROUND = re.compile(rf"(?<!\s)\s*+(?:{_alternation(_HAN.words('near_after'))})")   # linear
 _EN_AROUND = re.compile(rf"\b(?:{_alternation(words('near_before'))})\s+$", re.IGNORECASE)
 """What is around a thing: "它周边有什么餐馆" / "what is near it" points at a place, never at a
 dish or a price said last (a thing with surroundings is somewhere)."""

@@ -21,10 +21,11 @@ def slot_warnings(spec: BotFile) -> Iterator[Found]:
 
 
 def _lone_roles(flow: FlowSpec, base: YamlPath) -> Iterator[Found]:
-    """Role words choose between slots of one type; a slot alone with its type takes its values anyway."""
+    """Role words choose between slots of one type; a slot alone with its type takes its values anyway.
+    A near slot is the exception: its words decide whether the value is the place looked around."""
     shared = Counter(slot.entity for slot in flow.slots if slot.entity is not None)
     for index, slot in enumerate(flow.slots):
-        if slot.role is not None and (slot.entity is None or shared[slot.entity] < 2):
+        if slot.role is not None and not slot.is_near and (slot.entity is None or shared[slot.entity] < 2):
             kind = f"entity type '{slot.entity}'" if slot.entity else "no entity type"
             yield ((*base, "slots", index, "role"),
                    f"slot '{slot.name}' has role words, but no other slot of its flow has {kind}: "

@@ -22,6 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 from pydantic.json_schema import GenerateJsonSchema, JsonSchemaValue
 
 from dialogkit.lexicon import languages
+from dialogkit.lexicon import words as lexicon_words
 
 STATES: tuple[str, ...] = ("IDLE", "TASK_INIT", "PARAM_COLLECT", "CONFIRMATION", "EXECUTION")
 TASK_STATES: tuple[str, ...] = STATES[1:]
@@ -85,6 +86,7 @@ def prompt_text(prompt: Prompt | None, language: str) -> str:
 
 _DURATION = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(s|m|h|d)?\s*$")
 _UNIT_SECONDS = {"s": 1, "m": 60, "h": 3600, "d": 86400, None: 1}
+NEAR = "near"      # the role of a slot holding the place a search looks around
 
 
 @functools.lru_cache(maxsize=64)
@@ -355,28 +357,39 @@ class SlotSpec(_Model):
                     "for every value.",
         examples=[True],
     )
-    role: list[str] | RoleSpec | None = Field(
+    role: list[str] | RoleSpec | Literal["near"] | None = Field(
         default=None,
         description="Role words, for two slots of one entity type (from/to, 出发地/目的地): a value said with "
                     "one slot's words fills that slot, though the other is asked (\"从西单到国贸\", \"to Bank\"). "
                     "A list gives words said before the value; {before:, after:} also words said after it. "
-                    "Without role words the slots take their values in the order said, the asked slot first.",
-        examples=[["到", "去", "to", "towards"], {"before": ["从", "from"], "after": ["出发"]}],
+                    "Without role words the slots take their values in the order said, the asked slot first. "
+                    "`near` is the place a search looks around, in every language's words (\"故宫周边的酒店\", "
+                    "\"hotels near the Forbidden City\"): the slot takes a value only when a near word stands "
+                    "beside it, and a question about the place's surroundings still asks the place's own flow.",
+        examples=[["到", "去", "to", "towards"], {"before": ["从", "from"], "after": ["出发"]}, "near"],
     )
 
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
 
     @field_validator("role")
     @classmethod
-    def _role_has_words(cls, value: list[str] | RoleSpec | None) -> list[str] | RoleSpec | None:
+    def _role_has_words(cls, value: list[str] | RoleSpec | str | None) -> list[str] | RoleSpec | str | None:
         if isinstance(value, list) and not any(w.strip() for w in value):
             raise ValueError("a role needs at least one word")
         return value
 
     @property
     def role_words(self) -> RoleSpec | None:
-        """The role's words, the short form read as words said before the value."""
+        """The role's words, the short form read as words said before the value; ``near`` the
+        lexicon's near words, so one bot file reads "故宫周边", "near the hotel" and "cerca del hotel"."""
+        if isinstance(self.role, str):      # near
+            return RoleSpec(before=list(lexicon_words("near_before")), after=list(lexicon_words("near_after")))
         return RoleSpec(before=self.role) if isinstance(self.role, list) else self.role
+
+    @property
+    def is_near(self) -> bool:
+        """Whether the slot holds the place a search looks around, not a value of the thing sought."""
+        return self.role == NEAR
 
     @property
     def ask(self) -> Prompt | None:
@@ -515,6 +528,12 @@ class FlowSpec(_Model):
         default=None, description="A pending item the ticket summary lists once the task has completed.",
         examples=[{"zh": "等待工单处理", "en": "waiting for the ticket to be handled"}],
     )
+
+    @property
+    def value_types(self) -> set[str]:
+        """The entity types of the values the flow finds by: its slots' types, a near slot's aside. The
+        place a hotel search looks around is a sight; a sight named alone still asks the sight search."""
+        return {s.entity for s in self.slots if s.entity and not s.is_near}
 
     def slot(self, name: str) -> SlotSpec | None:
         for slot in self.slots:      # a plain loop: asked several times a turn, a generator cost twice as much

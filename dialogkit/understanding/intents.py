@@ -262,7 +262,7 @@ class IntentScorer:
 
     def _index(self, name: str, flow: FlowSpec, keyword_values: dict[str, tuple[str, str]]) -> _FlowIndex:
         custom = self._extractor.custom
-        slot_types = {s.entity for s in flow.slots if s.entity}
+        slot_types = flow.value_types
         synonym_types = {t for t in slot_types if t in custom and custom[t].synonyms is not None}
         pattern_types = {t for t in slot_types if t in custom and custom[t].pattern is not None}
         # The description ("查询订单状态 / Check an order's status") is one more example per

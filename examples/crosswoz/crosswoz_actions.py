@@ -168,20 +168,25 @@ def _answer(found: list[dict[str, Any]]) -> dict[str, Any]:
 @action("search_restaurant")
 def search_restaurant(slots: dict[str, Any]) -> dict[str, Any]:
     return _search("restaurant_db.json", {"名称": slots.get("name"), "推荐菜": slots.get("dish"),
-                                          "人均消费": slots.get("price"), "评分": slots.get("rating")})
+                                          "人均消费": slots.get("price"), "评分": slots.get("rating"),
+                                          "周边景点": slots.get("near_attraction"),
+                                          "周边酒店": slots.get("near_hotel")})
 
 
 @action("search_hotel")
 def search_hotel(slots: dict[str, Any]) -> dict[str, Any]:
     return _search("hotel_db.json", {"名称": slots.get("name"), "酒店类型": slots.get("hotel_type"),
                                      "酒店设施": slots.get("facility"), "价格": slots.get("price"),
-                                     "评分": slots.get("rating")})
+                                     "评分": slots.get("rating"), "周边景点": slots.get("near_attraction"),
+                                     "周边餐馆": slots.get("near_restaurant")})
 
 
 @action("search_attraction")
 def search_attraction(slots: dict[str, Any]) -> dict[str, Any]:
     return _search("attraction_db.json", {"名称": slots.get("name"), "门票": slots.get("ticket"),
-                                          "游玩时间": slots.get("duration"), "评分": slots.get("rating")})
+                                          "游玩时间": slots.get("duration"), "评分": slots.get("rating"),
+                                          "周边餐馆": slots.get("near_restaurant"),
+                                          "周边酒店": slots.get("near_hotel")})
 
 
 def _station(place: Any) -> str:

@@ -52,6 +52,12 @@ def test_only_values_set_or_changed_count() -> None:
     assert cw.changed(before, after) == {("餐馆", "评分", "5"), ("出租", "出发地", "白塔寺")}
 
 
+def test_the_place_a_search_looks_around_counts_as_that_places_own_name() -> None:
+    """"天安门广场周边的酒店" is annotated (景点, 名称, 天安门广场): the hotel search's near slot."""
+    after: cw.Tasks = {"t1": ("find_hotel", {"near_attraction": "天安门广场", "hotel_type": "豪华型"})}
+    assert cw.changed({}, after) == {("景点", "名称", "天安门广场"), ("酒店", "酒店类型", "豪华型")}
+
+
 def test_a_list_slots_values_are_triples_each_and_a_turn_counts_those_it_added() -> None:
     """"有棋牌室和叫醒服务的酒店" sets two facilities; "再加一个健身房" then adds the gym alone."""
     hotel = "find_hotel"

@@ -97,3 +97,16 @@ def test_accepting_what_was_said_points_at_nothing(text: str, language: str) -> 
 @pytest.mark.parametrize(("text", "language"), [("那还没到", "zh"), ("that is broken", "en")])
 def test_a_bare_demonstrative_before_a_statement_still_points_back(text: str, language: str) -> None:
     assert _bound(text, language, DUCK) == ["duck"]
+
+
+@pytest.mark.parametrize(("text", "language"), [("这个想法挺好，还有别的吗", "zh"), ("那个价位能接受", "zh"),
+                                                ("这个时段我有空", "zh"), ("that idea is good, anything else", "en"),
+                                                ("this score is fine", "en")])
+def test_a_demonstrative_determining_an_idea_or_a_measure_binds_nothing(text: str, language: str) -> None:
+    """The noun after the demonstrative is what it points at, and that names no thing of the bot."""
+    assert _bound(text, language, DUCK) == []
+
+
+@pytest.mark.parametrize(("text", "language"), [("这个多少钱", "zh"), ("那个还没到", "zh"), ("this one is broken", "en")])
+def test_a_demonstrative_standing_alone_still_binds_the_thing(text: str, language: str) -> None:
+    assert _bound(text, language, DUCK) == ["duck"]

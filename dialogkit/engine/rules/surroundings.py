@@ -70,10 +70,13 @@ def _near(interp: Interpretation) -> tuple[int, int, bool] | None:
 
 
 def _owners(seen: Seen) -> dict[str, str]:
-    """Each declared place type one flow alone takes -> that flow: the flow of such things."""
+    """Each declared place type one flow alone takes -> that flow: the flow of such things. A near
+    slot takes a place to look around, not a thing the flow finds: the hotel search's "near which
+    sight" leaves the sights to the sight search."""
     spec = seen.bot.texts.spec
     places = tuple(name for name in spec.entities if spec.entity_kind(name) == PLACE)
-    flows = tuple((name, frozenset(s.entity for s in f.spec.slots if s.entity)) for name, f in seen.bot.flows.items())
+    flows = tuple((name, frozenset(s.entity for s in f.spec.slots if s.entity and not s.is_near))
+                  for name, f in seen.bot.flows.items())
     return dict(_owners_of(flows, places))
 
 

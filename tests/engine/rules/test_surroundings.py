@@ -8,35 +8,16 @@ The bot is tests/engine/bots/city_guide.yaml: restaurants and sights, each searc
 from __future__ import annotations
 
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
 from dialogkit import Bot
-from dialogkit.actions.loading import load_bot_file
-from dialogkit.store import MemoryStore
-
-BOT_FILE = Path(__file__).resolve().parents[1] / "bots" / "city_guide.yaml"
+from tests.engine._searches import search_bot, searched
 
 
 @pytest.fixture(scope="module")
 def bot() -> Iterator[Bot]:
-    made = Bot(load_bot_file(BOT_FILE, actions={"search_restaurants": {}, "search_sights": {}}), MemoryStore())
-    yield made
-    made.close()
-
-
-_sessions = iter(range(10_000))
-
-
-def searched(bot: Bot, *turns: str) -> tuple[str, dict[str, object]]:
-    """The search the last turn ran, and its values."""
-    session = f"s{next(_sessions)}"
-    reply = None
-    for text in turns:
-        reply = bot.handle(session, text)
-    assert reply is not None and reply.actions, reply.text
-    return reply.actions[-1].name, dict(reply.actions[-1].inputs)
+    yield from search_bot("city_guide", {"search_restaurants": {}, "search_sights": {}})
 
 
 @pytest.mark.parametrize("text", ["金鸭餐厅周边有什么景点？", "what sights are near the Golden Duck?"])
