@@ -22,7 +22,7 @@ from dialogkit.memory import clarification, forgetting, summary, tracker
 from dialogkit.memory.summary import STORED
 from dialogkit.model.session import PersistedValue, SlotChange
 from dialogkit.spec.compiler import PhasedCallback
-from dialogkit.spec.schema import BUILTIN_MEMORY_ACTIONS
+from dialogkit.spec.schema import BUILTIN_MEMORY_ACTIONS, SlotSpec
 from dialogkit.text.labels import Texts
 from dialogkit.text.phrases import phrase
 
@@ -151,7 +151,7 @@ def _record_completed(ctx: TurnContext, texts: Texts, desc: Mapping[str, str]) -
                                **{lang: texts.prompt(follow_up, lang) for lang in STORED})
 
 
-def persist_slots(ctx: TurnContext) -> None:
+def persist_slots(ctx: TurnContext, texts: Texts) -> None:
     """Write ``persist: session|user`` slot values; a superseded value is kept as history."""
     task, flow = ctx.task, ctx.flow
     if task is None or flow is None:
@@ -163,14 +163,27 @@ def persist_slots(ctx: TurnContext) -> None:
         if slot.persist == "none" or value is None:
             continue
         if slot.persist == "session" or ctx.session.user_id is None:     # anonymous: no user to keep it for
-            ctx.session.session_slots[slot.name] = _superseding(ctx.session.session_slots.get(slot.name),
-                                                                value, now, flow.name, ctx.turn)
+            held = ctx.session.session_slots.get(slot.name)
+            if not _picks_within(texts, slot, held, value):
+                ctx.session.session_slots[slot.name] = _superseding(held, value, now, flow.name, ctx.turn)
         else:
             if user_values is None:
                 user_values = slot_writes.user_values(ctx)
+            if _picks_within(texts, slot, user_values.get(slot.name), value):
+                continue
             record = _superseding(user_values.get(slot.name), value, now, flow.name, ctx.turn)
             ctx.txn.set_user_slot(ctx.user_key, slot.name, record)
             user_values[slot.name] = record
+
+
+def _picks_within(texts: Texts, slot: SlotSpec, held: PersistedValue | None, value: Any) -> bool:
+    """"The address of the one in the centre" after "any area": a value a flow only accepts (it
+    never asks for it) picks one result among those the wish "no preference" allows; the wish
+    stays. A slot the flow asks for is a wish, and its value replaces the one held."""
+    if slot.required or held is None or slot.entity is None:
+        return False
+    entity = texts.spec.entities.get(slot.entity)
+    return entity is not None and entity.any is not None and str(held.value) == entity.any != str(value)
 
 
 def _superseding(old: PersistedValue | None, value: Any, now: float, flow: str, turn: int) -> PersistedValue:
@@ -209,7 +222,7 @@ class MemoryActions:
             "resolve_references": partial(resolve_references, texts=texts),
             "track_entities": track_entities,
             "summarize": partial(summarize, texts=texts),
-            "persist_slots": persist_slots,
+            "persist_slots": partial(persist_slots, texts=texts),
             "forget": forget,
             "pin": pin,
         }
