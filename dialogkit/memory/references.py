@@ -266,7 +266,7 @@ def _zh_pronouns(text: str) -> list[tuple[int, Reference]]:
 
 # The lexicon's patterns compiled once: built in each call, their word lists were joined (and
 # hashed to find the joined string again) and looked up in ``re``'s cache on every turn.
-_ZH_ELLIPSIS = re.compile(rf"\s*{_ZH_COURTESY}({_alternation(_ZH_ELLIPSIS_VERBS)})")
+_ZH_ELLIPSIS = re.compile(rf"^\s*{_ZH_COURTESY}({_alternation(_ZH_ELLIPSIS_VERBS)})")     # ^: linear in findall too
 _ZH_POSITIONS = tuple((word, index, re.compile(re.escape(word))) for word, index in lx.ZH_POSITION_WORDS.items())
 _ZH_CLASSIFIED = re.compile(rf"({_ZH_DEMONSTRATIVE}){_ZH_ONE}?([{lx.ZH_CLASSIFIERS}])")
 _ZH_BARE = re.compile(_ZH_DEMONSTRATIVE)
