@@ -5,9 +5,11 @@ The rule command generator (``engine.rules``) reads a turn and emits these; the 
 names the rule that made it (``rule``, or ``llm``) and the user's words it came from (``words``),
 which is what ``reply.explain`` shows: "why did the bot do that?" has an answer per command.
 
-They are plain frozen dataclasses rather than pydantic models: a turn makes a handful, and
+They are plain dataclasses rather than pydantic models: a turn makes a handful, and
 nothing outside the process parses them (the LLM's own commands, which are parsed, live in
-``llm.commands``).
+``llm.commands``). Nothing changes one once made, but they are not ``frozen``: a frozen
+dataclass sets each field through ``object.__setattr__``, which made building them a visible
+part of a turn; ``unsafe_hash`` keeps the hash and equality frozen ones had.
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ __all__ = [
 ]
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True, unsafe_hash=True)
 class Command:
     """One step the dialogue is asked to take; ``rule`` made it from ``words``."""
 
@@ -35,14 +37,14 @@ class Command:
     words: str | None = None
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True, unsafe_hash=True)
 class StartFlow(Command):
     """Start (or digress into) ``flow``."""
 
     flow: str
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True, unsafe_hash=True)
 class SetSlots(Command):
     """Write the values the turn offers the active task (``SetSlot`` and ``CorrectSlot`` for each
     slot in it, kept together: the processor validates them as one answer). An empty offer is an
@@ -59,43 +61,43 @@ class SetSlots(Command):
     correction: bool = False
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True, unsafe_hash=True)
 class Cancel(Command):
     """Give up the active task; with none, there is nothing to cancel."""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True, unsafe_hash=True)
 class Confirm(Command):
     """Yes to the confirmation: run the task's action."""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True, unsafe_hash=True)
 class Deny(Command):
     """No to the confirmation: ask what to change."""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True, unsafe_hash=True)
 class Forget(Command):
     """Forget the last turn (``slots`` empty) or the values of the slots named."""
 
     slots: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True, unsafe_hash=True)
 class AnswerFaq(Command):
     """Answer the FAQ entry ``entry``; a task in progress asks its question again."""
 
     entry: str
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True, unsafe_hash=True)
 class Clarify(Command):
     """Ask which referent is meant: a reference that points at more than one thing."""
 
     ambiguity: Ambiguity
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True, unsafe_hash=True)
 class Choose(Command):
     """An answer to the pending clarification: ``choice`` among its candidates."""
 
@@ -103,7 +105,7 @@ class Choose(Command):
     choice: Candidate
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True, unsafe_hash=True)
 class KeepQuestion(Command):
     """A turn that does not answer the pending clarification and asks nothing new: reply to it
     (``reply``: help, greeting, an FAQ or not understood) and ask the question again."""
@@ -113,24 +115,24 @@ class KeepQuestion(Command):
     entry: str | None = None        # the FAQ entry answered (``reply`` faq)
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True, unsafe_hash=True)
 class Greet(Command):
     """Greet back and say what the bot can do."""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True, unsafe_hash=True)
 class Help(Command):
     """Say what the bot can do (inside a task: and ask its question again)."""
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True, unsafe_hash=True)
 class Note(Command):
     """Facts offered with no request: acknowledge the things named."""
 
     mentions: tuple[Mention, ...]
 
 
-@dataclass(frozen=True, slots=True, kw_only=True)
+@dataclass(slots=True, kw_only=True, unsafe_hash=True)
 class NotUnderstood(Command):
     """Nothing the bot can act on (``empty``: no text at all); ``message`` says why, when a rule
     refused what was said."""

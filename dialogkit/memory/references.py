@@ -194,7 +194,7 @@ def _zh_references(text: str, nouns: Collection[str]) -> list[tuple[int, Referen
     found += _zh_ordinals(text, ordinal)
     found += _zh_demonstratives(text)
     found += _zh_pronouns(text)
-    m = re.match(rf"\s*{_ZH_COURTESY}({_alternation(_ZH_ELLIPSIS_VERBS)})", text)
+    m = _ZH_ELLIPSIS.match(text)
     if m:
         found.append((4, Reference("", m.start(1), m.start(1), "ellipsis")))
     return found
@@ -221,22 +221,23 @@ def _zh_ordinals(text: str, ordinal: re.Pattern[str]) -> list[tuple[int, Referen
         kinds = lx.PERSON_KINDS if m.group(2) in lx.ZH_PERSON_CLASSIFIERS else None
         found.append((1, Reference(m.group(), m.start(), m.end(), "ordinal", index=index - 1,
                                    noun=m.group(3) or None, kinds=kinds)))
-    for word, index in lx.ZH_POSITION_WORDS.items():
-        for m in re.finditer(re.escape(word), text):
-            found.append((1, Reference(word, m.start(), m.end(), "ordinal", index=index)))
+    for word, index, pattern in _ZH_POSITIONS:
+        if word in text:
+            for m in pattern.finditer(text):
+                found.append((1, Reference(word, m.start(), m.end(), "ordinal", index=index)))
     return found
 
 
 def _zh_demonstratives(text: str) -> list[tuple[int, Reference]]:
     """"这个", "那位" with a classifier, and a bare 这/那 where it stands for a thing ("这还没到")."""
     found: list[tuple[int, Reference]] = []
-    for m in re.finditer(rf"({_ZH_DEMONSTRATIVE}){_ZH_ONE}?([{lx.ZH_CLASSIFIERS}])", text):
+    for m in _ZH_CLASSIFIED.finditer(text):
         if _ZH_IDEA.match(text, m.end()):
             continue        # "这个主意好", "这个分值还可以": the words name an idea or a measure, no thing
         kinds = _classified_kinds(m.group(2))
         found.append((2, Reference(m.group(), m.start(), m.end(), "demonstrative",
                                    direction="near" if m.group(1) in lx.ZH_NEAR else "far", kinds=kinds)))
-    for m in re.finditer(_ZH_DEMONSTRATIVE, text):
+    for m in _ZH_BARE.finditer(text):
         if _ZH_ASSENT.match(text, m.end()):
             continue        # "那也行", "这还不错": accepting what was said, as "that's fine" is
         if _clause_end(text, m.end()) or text.startswith(lx.ZH_BARE_DEMONSTRATIVE_NEXT, m.end()):
@@ -257,7 +258,7 @@ _ZH_ASSENT = re.compile(rf"(?:{_alternation(lx.ZH_BARE_DEMONSTRATIVE_NEXT)})*"
 def _zh_pronouns(text: str) -> list[tuple[int, Reference]]:
     """它/他/她(们), except inside another word (其他, 他人, 吉他)."""
     found: list[tuple[int, Reference]] = []
-    for m in re.finditer(_alternation(lx.ZH_PRONOUNS), text):
+    for m in _ZH_PRONOUN.finditer(text):
         before = text[m.start() - 1] if m.start() else ""
         after = text[m.end()] if m.end() < len(text) else ""
         if (before and before in lx.ZH_PRONOUN_BLOCK_BEFORE) or (after and after in lx.ZH_PRONOUN_BLOCK_AFTER):
@@ -269,6 +270,15 @@ def _zh_pronouns(text: str) -> list[tuple[int, Reference]]:
     return found
 
 
+# The lexicon's patterns compiled once: built in each call, their word lists were joined (and
+# hashed to find the joined string again) and looked up in ``re``'s cache on every turn.
+_ZH_ELLIPSIS = re.compile(rf"^\s*{_ZH_COURTESY}({_alternation(_ZH_ELLIPSIS_VERBS)})")     # ^: linear in findall too
+_ZH_POSITIONS = tuple((word, index, re.compile(re.escape(word))) for word, index in lx.ZH_POSITION_WORDS.items())
+_ZH_CLASSIFIED = re.compile(rf"({_ZH_DEMONSTRATIVE}){_ZH_ONE}?([{lx.ZH_CLASSIFIERS}])")
+_ZH_BARE = re.compile(_ZH_DEMONSTRATIVE)
+_ZH_PRONOUN = re.compile(_alternation(lx.ZH_PRONOUNS))
+_EN_PRONOUN_TABLES = tuple((table, possessive, re.compile(rf"\b({_alternation(table)})\b", re.IGNORECASE))
+                           for table, possessive in ((lx.EN_PRONOUNS, False), (lx.EN_POSSESSIVES, True)))
 _ZH_AROUND = re.compile(rf"(?<!\s)\s*+(?:{_alternation(_HAN.words('near_after'))})")   # linear
 _EN_AROUND = re.compile(rf"\b(?:{_alternation(words('near_before'))})\s+$", re.IGNORECASE)
 """What is around a thing: "它周边有什么餐馆" / "what is near it" points at a place, never at a
@@ -382,8 +392,8 @@ _BARE_DEMONSTRATIVE = re.compile(rf"\b({_SINGULAR_DEMONSTRATIVE})\b", re.IGNOREC
 def _en_pronouns(text: str) -> list[tuple[int, Reference]]:
     """it/he/she/they/them..., and the possessives its/his/their (written back as "X's")."""
     found: list[tuple[int, Reference]] = []
-    for table, possessive in ((lx.EN_PRONOUNS, False), (lx.EN_POSSESSIVES, True)):
-        for m in re.finditer(rf"\b({_alternation(table)})\b", text, re.IGNORECASE):
+    for table, possessive, pattern in _EN_PRONOUN_TABLES:
+        for m in pattern.finditer(text):
             if _dummy_it(text, m):
                 continue
             entry = table[m.group(1).lower()]

@@ -408,7 +408,7 @@ def _bare(text: str) -> str:
 
 def render_summary(summary: SummaryState, language: str) -> str:
     """The three sections, kept apart; empty sections are left out, an empty summary is ""."""
-    return _render(_memo(summary), (summary.facts, summary.confirmed, summary.pending), language)
+    return _render((summary.facts, summary.confirmed, summary.pending), language)
 
 
 def snapshot(summary: SummaryState, language: str) -> Callable[[], str]:
@@ -416,41 +416,36 @@ def snapshot(summary: SummaryState, language: str) -> Callable[[], str]:
     reply renders its summary only if asked): items are replaced, never edited, so copying the lists
     is a faithful snapshot even after the next turn changes the summary."""
     sections = (list(summary.facts), list(summary.confirmed), list(summary.pending))
-    rendered = _memo(summary)
-    return lambda: _render(rendered, sections, language)
-
-
-def _memo(summary: SummaryState) -> Rendered:
-    """``summary._rendered``, read where pydantic keeps private attributes: the attribute itself
-    is reached through ``BaseModel.__getattr__``, a Python call (about 1.3 µs) on every turn."""
-    private = summary.__pydantic_private__
-    assert private is not None          # a model with private attributes always has them
-    rendered: Rendered = private["_rendered"]
-    return rendered
+    return lambda: _render(sections, language)
 
 
 _TITLES = ("summary_stated", "summary_confirmed", "summary_pending")
 Rendered = dict[tuple[str, str], tuple[tuple[SummaryItem, ...], str]]
+_RENDERED: Rendered = {}
+"""Each section as last rendered, by (section, language): its items and its text. Kept here, not
+on the summary: a session is decoded from the store every turn, and a memo on the model (a pydantic
+private attribute) cost every decode its setup while living only until the turn ended. Here it
+outlives the turn, and the items are compared by content, so a summary read again renders only
+the sections whose items changed whichever session or decode it comes from. One entry a section
+and language: the dict never grows, and a lost race between threads only renders again."""
 
 
-def _render(rendered: Rendered, sections: tuple[list[SummaryItem], ...], language: str) -> str:
+def _render(sections: tuple[list[SummaryItem], ...], language: str) -> str:
     language = language if language in STORED else _EN
-    texts = [text for title, items in zip(_TITLES, sections, strict=True) if (text := _section(rendered, title, items,
-                                                                                               language))]
+    texts = [text for title, items in zip(_TITLES, sections, strict=True) if (text := _section(title, items, language))]
     return phrase("summary_sections", language).join(texts) + (phrase("summary_end", language) if texts else "")
 
 
-def _section(rendered: Rendered, title: str, items: list[SummaryItem], language: str) -> str:
+def _section(title: str, items: list[SummaryItem], language: str) -> str:
     """One section's text, "" when it has no item. Rendered again only when its items changed since
-    the summary last rendered it (``rendered``, kept on the summary): a turn that moves no slot and
-    no task (a question, a repair, small talk) changes none, and one that does changes one section
-    or two. The items kept are compared (the same object, or one equal in every field), so an item
-    replaced by another with the same words counts as unchanged, and a changed one never reads as
-    the old."""
+    it was last rendered (``_RENDERED``): a turn that moves no slot and no task (a question, a
+    repair, small talk) changes none, and one that does changes one section or two. The items kept
+    are compared (the same object, or one equal in every field), so an item replaced by another
+    with the same words counts as unchanged, and a changed one never reads as the old."""
     if not items:
         return ""
     now = tuple(items)
-    kept = rendered.get((title, language))
+    kept = _RENDERED.get((title, language))
     if kept is not None and kept[0] == now:
         return kept[1]
     if title == "summary_stated":
@@ -458,5 +453,5 @@ def _section(rendered: Rendered, title: str, items: list[SummaryItem], language:
     else:
         texts = dict.fromkeys(_bare(item_text(i, language)) for i in items)     # one line per distinct item
         text = phrase(title, language) + _details_sep(language).join(texts)
-    rendered[(title, language)] = (now, text)
+    _RENDERED[(title, language)] = (now, text)
     return text

@@ -7,7 +7,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 
-@dataclass(frozen=True, slots=True)
+# Not frozen, though nothing changes them once made: a frozen dataclass sets each field through
+# object.__setattr__, a call a field, and a turn builds a reply and several explanations.
+# unsafe_hash keeps the hash and equality the frozen ones had.
+@dataclass(slots=True, unsafe_hash=True)
 class ActionRun:
     """An action that ran in this turn: its inputs, what it returned, or the error it raised."""
 
@@ -17,7 +20,7 @@ class ActionRun:
     error: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)
 class Explanation:
     """One decision of a turn: the step that decided (``rule``: a stable snake_case name such as
     ``label_answer`` or ``confirm``), what it did, and the user's words it read, where known."""
@@ -42,7 +45,7 @@ class Explanation:
                 "span": list(self.span) if self.span is not None else None}
 
 
-@dataclass(frozen=True, slots=True, init=False)
+@dataclass(slots=True, init=False, unsafe_hash=True)
 class Reply:
     """The bot's answer to one turn, with the state and values it left behind."""
 
@@ -70,22 +73,21 @@ class Reply:
                  trigger: str | None = None, transitions: list[str] | None = None,
                  memory_actions: list[str] | None = None, summary: str | Callable[[], str] = "",
                  explain: list[Explanation] | None = None) -> None:
-        put = object.__setattr__     # frozen: one call a field, no dict of them built first (a reply a turn)
-        put(self, "text", text)
-        put(self, "state", state)
-        put(self, "flow", flow)
-        put(self, "slots", slots)
-        put(self, "session_id", session_id)
-        put(self, "language", language)
-        put(self, "clarification", clarification)
-        put(self, "resolved", resolved)
-        put(self, "actions", actions if actions is not None else [])
-        put(self, "options", options if options is not None else [])
-        put(self, "trigger", trigger)
-        put(self, "transitions", transitions if transitions is not None else [])
-        put(self, "memory_actions", memory_actions if memory_actions is not None else [])
-        put(self, "_summary", summary)
-        put(self, "explain", explain if explain is not None else [])
+        self.text = text
+        self.state = state
+        self.flow = flow
+        self.slots = slots
+        self.session_id = session_id
+        self.language = language
+        self.clarification = clarification
+        self.resolved = resolved
+        self.actions = actions if actions is not None else []
+        self.options = options if options is not None else []
+        self.trigger = trigger
+        self.transitions = transitions if transitions is not None else []
+        self.memory_actions = memory_actions if memory_actions is not None else []
+        self._summary = summary
+        self.explain = explain if explain is not None else []
 
     @property
     def summary(self) -> str:
@@ -93,5 +95,5 @@ class Reply:
         value = self._summary
         if not isinstance(value, str):
             value = value()
-            object.__setattr__(self, "_summary", value)
+            self._summary = value
         return value

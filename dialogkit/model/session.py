@@ -11,7 +11,7 @@ import os
 import time
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
+from pydantic import BaseModel, ConfigDict, Field
 
 SCHEMA_VERSION = 2
 """2: an anonymous session has no ``user_id`` (version 1 stored its own id there; see
@@ -115,8 +115,6 @@ class SummaryState(_Data):
     pending: list[SummaryItem] = Field(default_factory=list)     # actions still to happen
     round_summaries: list[dict[str, Any]] = Field(default_factory=list)   # one per 5 rounds
     block_summaries: list[dict[str, Any]] = Field(default_factory=list)   # one per 3 of those
-    # Sections as last rendered, by (section, language): the items and the text (memory.summary); never stored.
-    _rendered: dict[tuple[str, str], tuple[tuple[SummaryItem, ...], str]] = PrivateAttr(default_factory=dict)
 
 
 class Candidate(_Data):

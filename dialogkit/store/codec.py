@@ -32,6 +32,8 @@ __all__ = [
 
 _MESSAGES = TypeAdapter(list[Message])
 _SESSION = TypeAdapter(Session)
+_MESSAGE_JSON = Message.__pydantic_serializer__
+_SESSION_JSON = Session.__pydantic_validator__
 _NOT_IN_BLOB: set[str] = {"history"}      # read-only; a set because that is what pydantic's stubs take
 
 
@@ -49,8 +51,10 @@ def encode_session(session: Session) -> bytes:
 
 
 def encode_message(session_id: str, message: Message) -> str:
+    """A history row: the JSON ``message.model_dump_json()`` writes, made by the model's serializer
+    directly (the method's Python wrapper passes fifteen defaults on, for two rows a turn)."""
     try:
-        return seal_text(message.model_dump_json())
+        return seal_text(_MESSAGE_JSON.to_json(message).decode())
     except PydanticSerializationError as exc:
         raise StoreError(f"session {session_id!r}: a history message cannot be saved: {exc}") from exc
 
@@ -65,7 +69,7 @@ def encode_slot(user_id: str, name: str, value: PersistedValue) -> str:
 def decode_session(session_id: str, blob: str | bytes, messages: list[str], offset: int) -> Session:
     """Rebuild a session from its blob and a tail of message rows starting at ``offset``."""
     try:
-        session = Session.model_validate_json(open_row(blob))
+        session: Session = _SESSION_JSON.validate_json(open_row(blob))     # Session.model_validate_json, unwrapped
     except ValidationError as exc:
         raise StoreError(f"session {session_id!r} is corrupt in the store and cannot be loaded: "
                          f"{_first_error(exc)}") from exc

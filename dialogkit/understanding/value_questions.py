@@ -35,11 +35,16 @@ def _patterns() -> tuple[re.Pattern[str], ...]:
     return word_pattern("waive_before"), word_pattern("waive_negations"), after
 
 
-def _clause(text: str, start: int, end: int) -> tuple[int, int]:
-    """The span of the clause holding ``text[start:end]``, its closing mark included."""
-    left = max((m.end() for m in _CLAUSE.finditer(text, 0, start)), default=0)
+def _clause_start(text: str, start: int) -> int:
+    """Where the clause holding ``text[start]`` begins. (Its end, ``_clause_end``, is read only
+    for a value that is asked about: most offered values are not.)"""
+    return max((m.end() for m in _CLAUSE.finditer(text, 0, start)), default=0)
+
+
+def _clause_end(text: str, end: int) -> int:
+    """Where the clause holding ``text[end - 1]`` ends, its closing mark included."""
     right = _CLAUSE.search(text, end)
-    return left, right.end() if right else len(text)
+    return right.end() if right else len(text)
 
 
 def _sentence(text: str, start: int) -> int:
@@ -62,11 +67,11 @@ def names_nothing(surface: str, text: str, asked: bool) -> bool:
 def sets_nothing(text: str, start: int, end: int) -> bool:
     """Whether the value at ``text[start:end]`` is asked about or waived, not wished for."""
     before, negation, after = _patterns()
-    left, right = _clause(text, start, end)
+    left = _clause_start(text, start)
     ahead = text[left:start]
     if before.search(ahead) is not None:
         return True
-    if negation.search(ahead) is not None and after.match(text, end) is not None:
+    if after.match(text, end) is not None and negation.search(ahead) is not None:     # one place first
         return True
     opening = " ".join(w for w in ahead.lower().split() if w not in _DETERMINERS)   # does it have a …
     asks = opening in _HAVE_QUESTIONS or _HAVE_QUESTION.fullmatch(opening) is not None
@@ -74,5 +79,6 @@ def sets_nothing(text: str, start: int, end: int) -> bool:
         return False
     if _WHICH.search(text, _sentence(text, start), start):
         return False        # "这些酒店中哪家有健身房？": which of them, a search
+    right = _clause_end(text, end)
     modifier = any(marker in text[end:right] for marker in _MARKERS)     # "有早餐的酒店吗", "有X这道菜的呢": a search
     return not modifier and is_question(text[left:right])

@@ -312,6 +312,7 @@ class TestRenderedSections:
         reported(summary)
         record_confirmed(summary, key="t1:confirmed", zh="创建工单", en="open a ticket", turn=3)
         rendered: list[int] = []
+        monkeypatch.setattr(summaries, "_RENDERED", {})        # nothing rendered before this test
         real = summaries._render_facts
         monkeypatch.setattr(summaries, "_render_facts", lambda items, language: rendered.append(1) or real(items, language))
         first = [render_summary(summary, language) for language in ("zh", "en")]
@@ -320,6 +321,23 @@ class TestRenderedSections:
         assert len(rendered) == 2                    # the facts once in each language, not again
         assert again[0] == first[0] + "；待办：等待工单处理"
         assert again[1] == first[1] + " Pending: wait for the ticket to be handled."
+
+    @pytest.mark.parametrize("language", ["zh", "en"])
+    def test_a_summary_read_back_from_the_store_is_not_rendered_again(self, language: str,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+        """Each turn decodes the session anew: the sections its last turn rendered are not rendered again."""
+        summary = SummaryState()
+        reported(summary)
+        monkeypatch.setattr(summaries, "_RENDERED", {})
+        first = render_summary(summary, language)
+        rendered: list[int] = []
+        real = summaries._render_facts
+        monkeypatch.setattr(summaries, "_render_facts", lambda items, language: rendered.append(1) or real(items, language))
+        decoded = SummaryState.model_validate_json(summary.model_dump_json())
+        assert render_summary(decoded, language) == first and not rendered
+        record_facts(decoded, flow="report_issue", flow_description=DESCRIPTION, turn=3,
+                     slots={"order_id": ("订单号", "order number", "67890", "67890")})
+        assert "67890" in render_summary(decoded, language) and rendered == [1]
 
     def test_a_snapshot_renders_the_summary_as_it_was(self) -> None:
         summary = SummaryState()
