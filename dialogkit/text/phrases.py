@@ -13,6 +13,7 @@ from typing import Any
 from dialogkit.lexicon import writing
 from dialogkit.logging import get_logger
 from dialogkit.spec.schema import Prompt, prompt_text
+from dialogkit.text.templates import fill
 
 log = get_logger("dialogkit.responses")
 
@@ -201,7 +202,10 @@ def render(template: str, values: Mapping[str, str]) -> str:
 
 
 def prompt(p: Prompt | None, language: str, values: Mapping[str, str]) -> str:
-    return render(prompt_text(p, language), values)
+    """A bot file's prompt in ``language``: a value left empty takes its label or joiner with it
+    (``templates.fill``), so an optional slot never leaves "加料：，" / "with ," behind."""
+    template = prompt_text(p, language)
+    return fill(template, _Values(values, template))
 
 
 def enumerate_items(items: list[str], language: str) -> str:
