@@ -15,7 +15,7 @@ from dialogkit.actions.table import ActionTable
 from dialogkit.engine.turn import TurnContext
 from dialogkit.errors import ActionError
 from dialogkit.logging import get_logger
-from dialogkit.memory.summary import item_text
+from dialogkit.memory.summary import Others, item_text
 from dialogkit.model.reply import ActionRun
 from dialogkit.model.session import Session, SummaryItem
 from dialogkit.spec.compiler import CompiledFlow
@@ -26,8 +26,8 @@ from dialogkit.text.phrases import phrase
 log = get_logger("dialogkit.policy")
 
 
-def _texts(items: Iterable[SummaryItem], language: str) -> list[str]:
-    return [item_text(item, language) for item in items]
+def _texts(items: Iterable[SummaryItem], language: str, others: Others | None) -> list[str]:
+    return [item_text(item, language, others) for item in items]
 
 
 def handoff_context(session: Session, slots: Mapping[str, Any], sensitive: set[str], *,
@@ -43,9 +43,9 @@ def handoff_context(session: Session, slots: Mapping[str, Any], sensitive: set[s
     summary = session.summary
     return {
         "summary": {
-            "stated": _texts(summary.facts, language),
-            "confirmed": _texts(summary.confirmed, language),
-            "pending": _texts(summary.pending, language),
+            "stated": _texts(summary.facts, language, summary.others),
+            "confirmed": _texts(summary.confirmed, language, summary.others),
+            "pending": _texts(summary.pending, language, summary.others),
         },
         "slots": shown,
         "messages": [mask_pii(mask_values(text, hidden)) for text in said],
