@@ -86,12 +86,12 @@ def summarize(ctx: TurnContext, texts: Texts) -> None:
     # wrote no value): leave before labelling the flow in two languages for nothing.
     if task is None or flow is None or trigger not in _SUMMARIZED or (trigger in _FACTS and not ctx.updates):
         return
-    desc = {lang: texts.describe_flow(flow.name, lang) for lang in STORED}
+    desc = {lang: texts.describe_flow(flow.name, lang) for lang in summary.kept_languages(texts.languages)}
     state = ctx.session.summary
     if trigger in _FACTS:
         _record_facts(ctx, texts, desc, ctx.updates, ctx.turn)
     elif trigger == "confirm":
-        summary.record_confirmed(state, key=f"{task.id}:confirmed", zh=desc[_ZH], en=desc[_EN], turn=ctx.turn)
+        summary.record_confirmed(state, key=f"{task.id}:confirmed", **desc, turn=ctx.turn)
         summary.record_pending(state, key=f"{task.id}:run", **_said("summary_run", desc), turn=ctx.turn)
     elif trigger == "complete":
         _record_completed(ctx, texts, desc)
@@ -102,8 +102,8 @@ def summarize(ctx: TurnContext, texts: Texts) -> None:
 
 
 def _said(key: str, desc: Mapping[str, str]) -> dict[str, str]:
-    """A summary phrase about the task, in each language the summary keeps (``zh=``, ``en=``)."""
-    return {lang: phrase(key, lang, task=desc[lang]) for lang in STORED}
+    """A summary phrase about the task, in each language the summary keeps (``zh=``, ``en=``, ...)."""
+    return {lang: phrase(key, lang, task=text) for lang, text in desc.items()}
 
 
 def restate_facts(ctx: TurnContext, texts: Texts, names: Iterable[str]) -> None:
@@ -113,7 +113,7 @@ def restate_facts(ctx: TurnContext, texts: Texts, names: Iterable[str]) -> None:
     task, flow = ctx.task, ctx.flow
     if task is None or flow is None:
         return
-    desc = {lang: texts.describe_flow(flow.name, lang) for lang in STORED}
+    desc = {lang: texts.describe_flow(flow.name, lang) for lang in summary.kept_languages(texts.languages)}
     for name in names:
         if task.slots.get(name) is not None:
             _record_facts(ctx, texts, desc, {name: task.slots[name]}, task.slot_turns.get(name, ctx.turn))
@@ -121,20 +121,24 @@ def restate_facts(ctx: TurnContext, texts: Texts, names: Iterable[str]) -> None:
 
 def _record_facts(ctx: TurnContext, texts: Texts, desc: Mapping[str, str], values: Mapping[str, Any],
                   turn: int) -> None:
-    """The values a transition wrote, labelled in both languages (sensitive ones never)."""
+    """The values a transition wrote, labelled in each language the summary keeps (sensitive ones never)."""
     task, flow = ctx.task, ctx.flow
     assert task is not None and flow is not None
     slots: dict[str, tuple[str, str, str, str]] = {}
+    more: dict[str, tuple[str, dict[str, tuple[str, str]]]] = {
+        lang: (heading, {}) for lang, heading in desc.items() if lang not in STORED}
     for name, value in values.items():
         slot = flow.spec.slot(name)
         if slot is None or slot.sensitive:
             continue
         slots[name] = (texts.slot_label(slot, _ZH), texts.slot_label(slot, _EN),
                        texts.value_label(slot, value, _ZH), texts.value_label(slot, value, _EN))
+        for lang, (_, said) in more.items():
+            said[name] = (texts.slot_label(slot, lang), texts.value_label(slot, value, lang))
     if slots:
         # Keyed by task, not flow: a second ticket adds its facts beside the first one's.
         summary.record_facts(ctx.session.summary, flow=task.key, flow_description=desc[_ZH],
-                             flow_description_en=desc[_EN], slots=slots, turn=turn)
+                             flow_description_en=desc[_EN], slots=slots, turn=turn, more=more)
 
 
 def _record_completed(ctx: TurnContext, texts: Texts, desc: Mapping[str, str]) -> None:
@@ -148,7 +152,7 @@ def _record_completed(ctx: TurnContext, texts: Texts, desc: Mapping[str, str]) -
     follow_up = flow.spec.follow_up
     if follow_up is not None:
         summary.record_pending(state, key=f"{task.id}:follow_up", turn=ctx.turn,
-                               **{lang: texts.prompt(follow_up, lang) for lang in STORED})
+                               **{lang: texts.prompt(follow_up, lang) for lang in desc})
 
 
 def persist_slots(ctx: TurnContext, texts: Texts) -> None:

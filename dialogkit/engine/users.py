@@ -178,16 +178,19 @@ def _change(change: SlotChange) -> dict[str, Any]:
 def _summary(summary: SummaryState, language: str) -> dict[str, Any]:
     return {
         "text": render_summary(summary, language),
-        "facts": [_item(i) for i in summary.facts],
-        "confirmed": [_item(i) for i in summary.confirmed],
-        "pending": [_item(i) for i in summary.pending],
+        "facts": [_item(i, summary) for i in summary.facts],
+        "confirmed": [_item(i, summary) for i in summary.confirmed],
+        "pending": [_item(i, summary) for i in summary.pending],
         "rounds": summary.round_summaries,
         "blocks": summary.block_summaries,
     }
 
 
-def _item(item: SummaryItem) -> dict[str, Any]:
-    return {"key": item.key, **{lang: item_text(item, lang) for lang in STORED}, "turn": item.turn}
+def _item(item: SummaryItem, summary: SummaryState) -> dict[str, Any]:
+    """The item in every language the summary keeps it in."""
+    others = summary.others or {}
+    kept = [*STORED, *(lang for lang, texts in others.items() if item.en in texts)]
+    return {"key": item.key, **{lang: item_text(item, lang, others) for lang in kept}, "turn": item.turn}
 
 
 def _entity(entity: Entity) -> dict[str, Any]:

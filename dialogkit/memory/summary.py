@@ -2,8 +2,9 @@
 
 Each transition adds or replaces a few keyed items; nothing here ever reads the history, so a
 summary costs O(one transition) to update however long the conversation. Every item keeps
-both languages and the turn it came from, so the summary renders in the turn's language and
-"forget what I just said" can take back exactly that turn's contribution.
+zh and en, the bot's own language besides (a Spanish bot's es: ``SummaryState.others``) and the
+turn it came from, so the summary renders in the turn's language and "forget what I just said"
+can take back exactly that turn's contribution.
 
 Facts are keyed ``<flow>`` (the task's heading, from its description) and ``<flow>.<slot>``;
 a corrected slot replaces its item in place.
@@ -18,7 +19,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from functools import lru_cache
 
 from dialogkit.lexicon import languages, writing
@@ -26,9 +27,9 @@ from dialogkit.model.session import SummaryItem, SummaryState
 from dialogkit.strings.cjk import has_cjk
 from dialogkit.text.phrases import phrase
 
-__all__ = ["EARLIER_GROUPS", "EARLIER_KEY", "RECENT_ITEMS", "RECENT_TASKS", "STORED", "compact", "compacted",
-           "item_text", "mentions", "record_confirmed", "record_facts", "record_pending", "remove_turn",
-           "render_summary", "resolve_pending", "snapshot", "trim_for_window"]
+__all__ = ["EARLIER_GROUPS", "EARLIER_KEY", "RECENT_ITEMS", "RECENT_TASKS", "STORED", "Others", "compact", "compacted",
+           "item_text", "kept_languages", "mentions", "record_confirmed", "record_facts", "record_pending",
+           "remove_turn", "render_summary", "resolve_pending", "snapshot", "trim_for_window"]
 
 RECENT_TASKS = 12
 """Tasks whose facts the summary keeps verbatim (heading and labelled values)."""
@@ -38,16 +39,69 @@ EARLIER_GROUPS = 40
 """Folded tasks / items the "earlier" item keeps (oldest go first): bounded, still every recent value."""
 EARLIER_KEY = "~earlier"
 STORED: tuple[str, ...] = tuple(name for name in SummaryItem.model_fields if name in languages())
-"""The languages a summary item is kept in: its fields named after a language (``SummaryItem.zh``
-/ ``.en``, what stored sessions hold); a session in another language reads the summary in the
-second (en)."""
+"""The languages every summary item is kept in: its fields named after a language (``SummaryItem.zh``
+/ ``.en``, what stored sessions hold). A bot in another language keeps its items in that one
+too (``kept_languages``); an item without it (stored before) reads in the second (en)."""
 _ZH, _EN = STORED
 
 
-def item_text(item: SummaryItem, language: str) -> str:
+@lru_cache(maxsize=16)
+def kept_languages(bot_languages: tuple[str, ...]) -> tuple[str, ...]:
+    """The languages a bot's summary items are kept in: ``STORED``, then the bot's others (es)."""
+    return STORED + tuple(lang for lang in bot_languages if lang not in STORED)
+
+
+Others = dict[str, dict[str, str]]
+"""``SummaryState.others``: language -> an item's en text -> its text in that language. Kept
+beside the items, not in them: a zh/en bot's session stores and reads exactly what it did."""
+
+
+def item_text(item: SummaryItem, language: str, others: Others | None = None) -> str:
     """A summary item's text in ``language``, or in en when the summary does not keep that one."""
-    text: str = getattr(item, language if language in STORED else _EN)
-    return text
+    if language in STORED:
+        text: str = getattr(item, language)
+        return text
+    return (others or {}).get(language, {}).get(item.en) or item.en
+
+
+def _texts_of(item: SummaryItem, others: Others | None) -> dict[str, str]:
+    """Every language the summary keeps the item in, with its text."""
+    said = {_ZH: item.zh, _EN: item.en}
+    if others:
+        said.update((lang, texts[item.en]) for lang, texts in others.items() if item.en in texts)
+    return said
+
+
+def _item(key: str, said: Mapping[str, str], turn: int, others: Others | None) -> SummaryItem:
+    """An item from its text per language (zh and en at least; any other goes into ``others``)."""
+    item = SummaryItem(key=key, zh=said[_ZH], en=said[_EN], turn=turn)
+    for lang, text in said.items():
+        if lang not in STORED and others is not None:
+            others.setdefault(lang, {})[item.en] = text
+    return item
+
+
+def _keep_others(summary: SummaryState, en: str, texts: Mapping[str, str]) -> None:
+    """Keep the item whose en text is ``en`` in the other languages of ``texts`` (the table is made
+    when the first item in one comes: a zh/en bot's summary never has one)."""
+    if summary.others is None:
+        summary.others = {}
+    for lang, text in texts.items():
+        summary.others.setdefault(lang, {})[en] = text
+
+
+def _copied(others: Others | None) -> Others | None:
+    """A copy of the other languages' texts that later turns leave as it is."""
+    return {lang: dict(texts) for lang, texts in others.items()} if others else None
+
+
+def _prune(summary: SummaryState) -> None:
+    """Drop the other languages' texts of items no longer in the summary."""
+    assert summary.others is not None
+    live = {i.en for items in (summary.facts, summary.confirmed, summary.pending) for i in items}
+    for texts in summary.others.values():
+        for gone in [en for en in texts if en not in live]:
+            del texts[gone]
 
 
 def _earlier(language: str) -> str:
@@ -64,6 +118,8 @@ def _details_sep(language: str) -> str:
     return writing(language).comma
 
 SlotFact = tuple[str, str, str, str]   # label_zh, label_en, value_label_zh, value_label_en
+MoreFacts = Mapping[str, tuple[str, Mapping[str, tuple[str, str]]]]
+"""Per language besides zh and en: (the task's heading, slot -> (label, value label))."""
 
 
 def _put(items: list[SummaryItem], item: SummaryItem) -> None:
@@ -94,8 +150,9 @@ def _fact_key(flow: str, name: str) -> str:
 
 
 def record_facts(summary: SummaryState, *, flow: str, flow_description: str, slots: dict[str, SlotFact],
-                 turn: int, flow_description_en: str | None = None) -> None:
-    """Record the slot values one transition filled as facts the user stated."""
+                 turn: int, flow_description_en: str | None = None, more: MoreFacts | None = None) -> None:
+    """Record the slot values one transition filled as facts the user stated; ``more`` gives
+    them in the bot's languages besides zh and en."""
     if not slots:
         return
     facts = summary.facts
@@ -103,39 +160,59 @@ def record_facts(summary: SummaryState, *, flow: str, flow_description: str, slo
     if flow not in where:
         zh, en = _split_description(flow_description, flow, flow_description_en)
         facts.append(SummaryItem(key=flow, zh=zh, en=en, turn=turn))
+        if more:
+            _keep_others(summary, en, {lang: heading for lang, (heading, _) in more.items()})
     for name, (label_zh, label_en, value_zh, value_en) in slots.items():
         key = _fact_key(flow, name)
         zh, en = f"{label_zh} {value_zh}".strip(), f"{label_en} {value_en}".strip()
+        if more:
+            _keep_others(summary, en, {lang: f"{fact[0]} {fact[1]}".strip() for lang, (_, said) in more.items()
+                                       if (fact := said.get(name)) is not None})
         i = where.get(key)
         if i is None:
             where[key] = len(facts)
             facts.append(SummaryItem(key=key, zh=zh, en=en, turn=turn))
         elif (facts[i].zh, facts[i].en) != (zh, en):
             facts[i] = SummaryItem(key=key, zh=zh, en=en, turn=turn)     # replaced in place, keeping its order
-    _fold_facts(facts, RECENT_TASKS)
+    _fold_facts(facts, RECENT_TASKS, summary.others)
+    if summary.others:
+        _prune(summary)
 
 
-def record_confirmed(summary: SummaryState, *, key: str, zh: str, en: str, turn: int) -> None:
-    """A conclusion both sides agreed on ("已确认创建工单")."""
+def record_confirmed(summary: SummaryState, *, key: str, zh: str, en: str, turn: int, **more: str) -> None:
+    """A conclusion both sides agreed on ("已确认创建工单"); ``more``: in the bot's other languages."""
+    if more:
+        _keep_others(summary, en, more)
     _put(summary.confirmed, SummaryItem(key=key, zh=zh, en=en, turn=turn))
-    _fold_items(summary.confirmed, RECENT_ITEMS)
+    _fold_items(summary.confirmed, RECENT_ITEMS, summary.others)
+    if summary.others:
+        _prune(summary)
 
 
-def record_pending(summary: SummaryState, *, key: str, zh: str, en: str, turn: int) -> None:
-    """An action still to happen ("等待工单处理")."""
+def record_pending(summary: SummaryState, *, key: str, zh: str, en: str, turn: int, **more: str) -> None:
+    """An action still to happen ("等待工单处理"); ``more``: in the bot's other languages."""
+    if more:
+        _keep_others(summary, en, more)
     _put(summary.pending, SummaryItem(key=key, zh=zh, en=en, turn=turn))
-    _fold_items(summary.pending, RECENT_ITEMS)
+    _fold_items(summary.pending, RECENT_ITEMS, summary.others)
+    if summary.others:
+        _prune(summary)
 
 
 # ---------------------------------------------------------------------------------- bounding
 
 
-def _groups(item: SummaryItem | None) -> list[tuple[str, str]]:
-    """The (zh, en) groups an "earlier" item holds, oldest first."""
+Group = dict[str, str]
+"""One folded task or item, per language: its text in each the summary keeps."""
+
+
+def _groups(item: SummaryItem | None, others: Others | None) -> list[Group]:
+    """The groups an "earlier" item holds, oldest first."""
     if item is None:
         return []
-    zh, en = (item_text(item, lang).removeprefix(_earlier(lang)).split(_groups_sep(lang)) for lang in STORED)
-    return [(a, b) for a, b in zip(zh, en, strict=False) if a or b]
+    said = _texts_of(item, others)
+    parts = [text.removeprefix(_earlier(lang)).split(_groups_sep(lang)) for lang, text in said.items()]
+    return [dict(zip(said, texts, strict=True)) for texts in zip(*parts, strict=False) if any(texts)]
 
 
 def _clean(text: str, language: str) -> str:
@@ -143,14 +220,14 @@ def _clean(text: str, language: str) -> str:
     return _bare(text).replace(_groups_sep(language).strip(), _details_sep(language).strip())
 
 
-def _fold_into(items: list[SummaryItem], folded: Iterable[tuple[tuple[str, str], int]]) -> None:
+def _fold_into(items: list[SummaryItem], folded: Iterable[tuple[Group, int]], others: Others | None) -> None:
     """Add ``folded`` groups to the section's "earlier" item (first in the section), deduplicated
     (a group said again moves to the end) and capped at ``EARLIER_GROUPS``."""
     earlier = next((i for i in items if i.key == EARLIER_KEY), None)
-    groups = _groups(earlier)
+    groups = _groups(earlier, others)
     turn = earlier.turn if earlier is not None else 0
-    for (zh, en), item_turn in folded:
-        group = (_clean(zh, _ZH), _clean(en, _EN))
+    for said, item_turn in folded:
+        group = {lang: _clean(text, lang) for lang, text in said.items()}
         if group in groups:
             groups.remove(group)
         groups.append(group)
@@ -158,13 +235,13 @@ def _fold_into(items: list[SummaryItem], folded: Iterable[tuple[tuple[str, str],
     groups = groups[-EARLIER_GROUPS:]
     if not groups:
         return
-    item = SummaryItem(key=EARLIER_KEY, turn=turn,
-                       zh=_earlier(_ZH) + _groups_sep(_ZH).join(g[0] for g in groups),
-                       en=_earlier(_EN) + _groups_sep(_EN).join(g[1] for g in groups))
+    languages = dict.fromkeys(lang for g in groups for lang in g)     # zh and en, then any other kept
+    item = _item(EARLIER_KEY, {lang: _earlier(lang) + _groups_sep(lang).join(g.get(lang) or g[_EN] for g in groups)
+                               for lang in languages}, turn, others)
     items[:] = [item, *(i for i in items if i.key != EARLIER_KEY)]
 
 
-def _fold_items(items: list[SummaryItem], keep: int) -> None:
+def _fold_items(items: list[SummaryItem], keep: int, others: Others | None) -> None:
     """Fold the oldest items beyond ``keep`` into the "earlier" item."""
     own = [i for i in items if i.key != EARLIER_KEY]
     if len(own) <= keep:
@@ -172,32 +249,32 @@ def _fold_items(items: list[SummaryItem], keep: int) -> None:
     old = own[: len(own) - keep]
     gone = {id(i) for i in old}
     items[:] = [i for i in items if id(i) not in gone]
-    _fold_into(items, (((i.zh, i.en), i.turn) for i in old))
+    _fold_into(items, ((_texts_of(i, others), i.turn) for i in old), others)
 
 
-def _fold_facts(facts: list[SummaryItem], keep: int) -> None:
+def _fold_facts(facts: list[SummaryItem], keep: int, others: Others | None) -> None:
     """Fold the oldest tasks beyond ``keep`` into the "earlier" item: their values, labelled, without the heading."""
     headings = [i for i in facts if "." not in i.key and i.key != EARLIER_KEY]
     if len(headings) <= keep:
         return
-    folded: list[tuple[tuple[str, str], int]] = []
+    folded: list[tuple[Group, int]] = []
     gone: set[int] = set()
     for heading in headings[: len(headings) - keep]:
         details = [i for i in facts if i.key.startswith(heading.key + ".")]
         gone.update(id(i) for i in (heading, *details))
         if details:
-            zh = _details_sep(_ZH).join(d.zh for d in details)
-            en = _details_sep(_EN).join(d.en for d in details)
-            folded.append(((zh, en), max(d.turn for d in details)))
+            languages = dict.fromkeys(lang for d in details for lang in _texts_of(d, others))
+            said = {lang: _details_sep(lang).join(item_text(d, lang, others) for d in details) for lang in languages}
+            folded.append((said, max(d.turn for d in details)))
     facts[:] = [i for i in facts if id(i) not in gone]
-    _fold_into(facts, folded)
+    _fold_into(facts, folded, others)
 
 
 def compact(summary: SummaryState, *, tasks: int = RECENT_TASKS, items: int = RECENT_ITEMS) -> None:
     """Fold every section down to ``tasks`` verbatim tasks and ``items`` verbatim items, in place."""
-    _fold_facts(summary.facts, tasks)
-    _fold_items(summary.confirmed, items)
-    _fold_items(summary.pending, items)
+    _fold_facts(summary.facts, tasks, summary.others)
+    _fold_items(summary.confirmed, items, summary.others)
+    _fold_items(summary.pending, items, summary.others)
 
 
 def compacted(summary: SummaryState, *, tasks: int, items: int, labels: Iterable[str] = (),
@@ -210,7 +287,8 @@ def compacted(summary: SummaryState, *, tasks: int, items: int, labels: Iterable
     ``labels`` (slot labels, both languages) are dropped from the facts' "earlier" item, which
     then lists bare values ("此前：12345，手机，损坏；67890"): the verbatim tasks keep theirs.
     """
-    view = SummaryState(facts=list(summary.facts), confirmed=list(summary.confirmed), pending=list(summary.pending))
+    view = SummaryState(facts=list(summary.facts), confirmed=list(summary.confirmed), pending=list(summary.pending),
+                        others=_copied(summary.others))
     compact(view, tasks=tasks, items=items)
     if not earlier_conclusions:
         view.confirmed[:] = [i for i in view.confirmed if i.key != EARLIER_KEY]
@@ -218,7 +296,8 @@ def compacted(summary: SummaryState, *, tasks: int, items: int, labels: Iterable
     names = frozenset(label.strip() for label in labels if label.strip())
     if names:
         view.facts[:] = [
-            item.model_copy(update={lang: _bare_values(item_text(item, lang), lang, names) for lang in STORED})
+            _item(EARLIER_KEY, {lang: _bare_values(text, lang, names)
+                                for lang, text in _texts_of(item, view.others).items()}, item.turn, view.others)
             if item.key == EARLIER_KEY else item
             for item in view.facts
         ]
@@ -384,16 +463,16 @@ def remove_turn(summary: SummaryState, turn: int) -> int:
     return removed
 
 
-def _render_facts(items: list[SummaryItem], language: str) -> list[str]:
+def _render_facts(items: list[SummaryItem], language: str, others: Others | None = None) -> list[str]:
     """One phrase per task: "报告订单问题（订单号 12345，商品 手机）" (one pass over the items)."""
     details: dict[str, list[str]] = {}
     for item in items:
         head, dot, _ = item.key.partition(".")
         if dot:
-            details.setdefault(head, []).append(item_text(item, language))
+            details.setdefault(head, []).append(item_text(item, language, others))
     phrases = []
     for heading in (i for i in items if "." not in i.key):
-        title = item_text(heading, language)
+        title = item_text(heading, language, others)
         found = details.get(heading.key)
         if found:
             title = phrase("summary_details", language, title=title, details=_details_sep(language).join(found))
@@ -408,7 +487,7 @@ def _bare(text: str) -> str:
 
 def render_summary(summary: SummaryState, language: str) -> str:
     """The three sections, kept apart; empty sections are left out, an empty summary is ""."""
-    return _render((summary.facts, summary.confirmed, summary.pending), language)
+    return _render((summary.facts, summary.confirmed, summary.pending), language, summary.others)
 
 
 def snapshot(summary: SummaryState, language: str) -> Callable[[], str]:
@@ -416,11 +495,12 @@ def snapshot(summary: SummaryState, language: str) -> Callable[[], str]:
     reply renders its summary only if asked): items are replaced, never edited, so copying the lists
     is a faithful snapshot even after the next turn changes the summary."""
     sections = (list(summary.facts), list(summary.confirmed), list(summary.pending))
-    return lambda: _render(sections, language)
+    others = _copied(summary.others) if summary.others else None
+    return lambda: _render(sections, language, others)
 
 
 _TITLES = ("summary_stated", "summary_confirmed", "summary_pending")
-Rendered = dict[tuple[str, str], tuple[tuple[SummaryItem, ...], str]]
+Rendered = dict[tuple[str, str], tuple[tuple[SummaryItem, ...], dict[str, str] | None, str]]
 _RENDERED: Rendered = {}
 """Each section as last rendered, by (section, language): its items and its text. Kept here, not
 on the summary: a session is decoded from the store every turn, and a memo on the model (a pydantic
@@ -430,13 +510,14 @@ the sections whose items changed whichever session or decode it comes from. One 
 and language: the dict never grows, and a lost race between threads only renders again."""
 
 
-def _render(sections: tuple[list[SummaryItem], ...], language: str) -> str:
-    language = language if language in STORED else _EN
-    texts = [text for title, items in zip(_TITLES, sections, strict=True) if (text := _section(title, items, language))]
+def _render(sections: tuple[list[SummaryItem], ...], language: str, others: Others | None) -> str:
+    language = language if language in languages() else _EN
+    texts = [text for title, items in zip(_TITLES, sections, strict=True)
+             if (text := _section(title, items, language, others))]
     return phrase("summary_sections", language).join(texts) + (phrase("summary_end", language) if texts else "")
 
 
-def _section(title: str, items: list[SummaryItem], language: str) -> str:
+def _section(title: str, items: list[SummaryItem], language: str, others: Others | None) -> str:
     """One section's text, "" when it has no item. Rendered again only when its items changed since
     it was last rendered (``_RENDERED``): a turn that moves no slot and no task (a question, a
     repair, small talk) changes none, and one that does changes one section or two. The items kept
@@ -445,13 +526,14 @@ def _section(title: str, items: list[SummaryItem], language: str) -> str:
     if not items:
         return ""
     now = tuple(items)
+    own = others.get(language) if others and language not in STORED else None   # a Spanish bot's texts
     kept = _RENDERED.get((title, language))
-    if kept is not None and kept[0] == now:
-        return kept[1]
+    if kept is not None and kept[0] == now and kept[1] == own:
+        return kept[2]
     if title == "summary_stated":
-        text = phrase(title, language) + _groups_sep(language).join(_render_facts(items, language))
+        text = phrase(title, language) + _groups_sep(language).join(_render_facts(items, language, others))
     else:
-        texts = dict.fromkeys(_bare(item_text(i, language)) for i in items)     # one line per distinct item
+        texts = dict.fromkeys(_bare(item_text(i, language, others)) for i in items)     # one line per distinct item
         text = phrase(title, language) + _details_sep(language).join(texts)
-    _RENDERED[(title, language)] = (now, text)
+    _RENDERED[(title, language)] = (now, dict(own) if own is not None else None, text)
     return text

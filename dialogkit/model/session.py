@@ -115,6 +115,9 @@ class SummaryState(_Data):
     pending: list[SummaryItem] = Field(default_factory=list)     # actions still to happen
     round_summaries: list[dict[str, Any]] = Field(default_factory=list)   # one per 5 rounds
     block_summaries: list[dict[str, Any]] = Field(default_factory=list)   # one per 3 of those
+    # The items in the bot's own language besides zh and en (a Spanish bot's es), by language and
+    # then by the item's en text; None for a zh/en bot (and in sessions stored before), at no cost.
+    others: dict[str, dict[str, str]] | None = None
 
 
 class Candidate(_Data):

@@ -81,7 +81,7 @@ def session_json(bot: Bot, view: SessionView, built: BuiltContext, last_turn: di
 
 def _summary_json(text: str, data: Session) -> dict[str, Any]:
     def lines(items: Iterable[SummaryItem]) -> list[str]:
-        return [item_text(item, data.language) for item in items]
+        return [item_text(item, data.language, data.summary.others) for item in items]
 
     summary = data.summary
     return {"text": text, "facts": lines(summary.facts), "confirmed": lines(summary.confirmed),

@@ -13,6 +13,7 @@ from typing import Any
 from dialogkit.lexicon import writing
 from dialogkit.logging import get_logger
 from dialogkit.spec.schema import Prompt, prompt_text
+from dialogkit.text.templates import fill
 
 log = get_logger("dialogkit.responses")
 
@@ -99,19 +100,19 @@ PHRASES: dict[str, dict[str, str]] = {
     "llm_entities": {"zh": "实体：", "en": "Entities: ", "es": "Entidades: "},
     "speaker_user": {"zh": "用户", "en": "User", "es": "Usuario"},
     "speaker_bot": {"zh": "助手", "en": "Bot", "es": "Asistente"},
-    # the ticket summary (kept in zh and en: a session in another language reads the en text)
-    "summary_earlier": {"zh": "此前：", "en": "earlier: "},
-    "summary_details": {"zh": "{title}（{details}）", "en": "{title} ({details})"},
-    "summary_stated": {"zh": "用户陈述：", "en": "User stated: "},
-    "summary_confirmed": {"zh": "已确认：", "en": "Confirmed: "},
-    "summary_pending": {"zh": "待办：", "en": "Pending: "},
-    "summary_run": {"zh": "执行{task}", "en": "run: {task}"},
-    "summary_done": {"zh": "已完成{task}", "en": "done: {task}"},
-    "summary_failed": {"zh": "{task}失败", "en": "failed: {task}"},
-    "summary_cancelled": {"zh": "已取消{task}", "en": "cancelled: {task}"},
+    # the ticket summary (kept in zh and en, and in the bot's own language besides: es)
+    "summary_earlier": {"zh": "此前：", "en": "earlier: ", "es": "antes: "},
+    "summary_details": {"zh": "{title}（{details}）", "en": "{title} ({details})", "es": "{title} ({details})"},
+    "summary_stated": {"zh": "用户陈述：", "en": "User stated: ", "es": "El usuario indicó: "},
+    "summary_confirmed": {"zh": "已确认：", "en": "Confirmed: ", "es": "Confirmado: "},
+    "summary_pending": {"zh": "待办：", "en": "Pending: ", "es": "Pendiente: "},
+    "summary_run": {"zh": "执行{task}", "en": "run: {task}", "es": "ejecutar: {task}"},
+    "summary_done": {"zh": "已完成{task}", "en": "done: {task}", "es": "hecho: {task}"},
+    "summary_failed": {"zh": "{task}失败", "en": "failed: {task}", "es": "falló: {task}"},
+    "summary_cancelled": {"zh": "已取消{task}", "en": "cancelled: {task}", "es": "cancelado: {task}"},
     "small_talk": {"zh": "闲聊", "en": "small talk"},    # a rule summary of rounds that held no value
-    "summary_sections": {"zh": "；", "en": ". "},
-    "summary_end": {"zh": "", "en": "."},
+    "summary_sections": {"zh": "；", "en": ". ", "es": ". "},
+    "summary_end": {"zh": "", "en": ".", "es": "."},
     "take_over": {"zh": "我已将您的问题转给人工客服，稍后会有工作人员接手。",
                   "en": "I've passed your request to a person, who will take over shortly.",
                   "es": "He pasado su solicitud a una persona, que la atenderá en breve."},
@@ -201,7 +202,10 @@ def render(template: str, values: Mapping[str, str]) -> str:
 
 
 def prompt(p: Prompt | None, language: str, values: Mapping[str, str]) -> str:
-    return render(prompt_text(p, language), values)
+    """A bot file's prompt in ``language``: a value left empty takes its label or joiner with it
+    (``templates.fill``), so an optional slot never leaves "加料：，" / "with ," behind."""
+    template = prompt_text(p, language)
+    return fill(template, _Values(values, template))
 
 
 def enumerate_items(items: list[str], language: str) -> str:

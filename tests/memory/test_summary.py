@@ -314,7 +314,8 @@ class TestRenderedSections:
         rendered: list[int] = []
         monkeypatch.setattr(summaries, "_RENDERED", {})        # nothing rendered before this test
         real = summaries._render_facts
-        monkeypatch.setattr(summaries, "_render_facts", lambda items, language: rendered.append(1) or real(items, language))
+        monkeypatch.setattr(summaries, "_render_facts",
+                            lambda items, language, others=None: rendered.append(1) or real(items, language, others))
         first = [render_summary(summary, language) for language in ("zh", "en")]
         record_pending(summary, key="t1:follow", zh="等待工单处理", en="wait for the ticket to be handled", turn=3)
         again = [render_summary(summary, language) for language in ("zh", "en")]
@@ -348,3 +349,58 @@ class TestRenderedSections:
         assert "67890" in render_summary(summary, "zh")
         assert "12345" in before["zh"]() and "67890" not in before["zh"]()
         assert "order number 12345" in before["en"]()
+
+
+class TestTheBotsOwnLanguage:
+    """A Spanish bot keeps its items in Spanish beside zh and en; a session stored before reads
+    its items in en."""
+
+    HEADING = "Consultar el estado de un pedido"
+
+    def spanish_tasks(self, summary: SummaryState, count: int) -> list[str]:
+        orders = [str(70000 + i) for i in range(count)]
+        for i, order in enumerate(orders):
+            more = {"es": (self.HEADING, {"order_id": ("número de pedido", order)})}
+            record_facts(summary, flow=f"check_status#t{i}", flow_description=STATUS, turn=i + 1,
+                         slots={"order_id": ("订单号", "order number", order, order)}, more=more)
+        return orders
+
+    def test_es_three_sections_in_spanish(self) -> None:
+        summary = SummaryState()
+        self.spanish_tasks(summary, 1)
+        record_confirmed(summary, key="t0:done", zh="订单 70000 已发货", en="Order 70000 is shipped", turn=2,
+                         es="El pedido 70000 está enviado")
+        record_pending(summary, key="t0:follow", zh="等待收货", en="wait for delivery", turn=2, es="esperar la entrega")
+        assert render_summary(summary, "es") == (
+            "El usuario indicó: Consultar el estado de un pedido (número de pedido 70000). "
+            "Confirmado: El pedido 70000 está enviado. Pendiente: esperar la entrega.")
+        assert render_summary(summary, "zh").startswith("用户陈述：查询订单状态（订单号 70000）")
+        assert render_summary(summary, "en").startswith("User stated: Check an order's status (order number 70000)")
+
+    def test_es_folded_tasks_stay_in_spanish(self) -> None:
+        summary = SummaryState()
+        orders = self.spanish_tasks(summary, RECENT_TASKS + 2)
+        text = render_summary(summary, "es")
+        assert text.startswith("El usuario indicó: antes: número de pedido 70000; número de pedido 70001; "
+                               "Consultar el estado de un pedido (número de pedido 70002)")
+        assert all(order in text for order in orders)
+        view = compacted(summary, tasks=2, items=2, labels=["número de pedido", "订单号", "order number"])
+        assert render_summary(view, "es").startswith("El usuario indicó: antes: 70000;")
+
+    def test_es_a_correction_in_spanish_replaces_the_fact(self) -> None:
+        summary = SummaryState()
+        self.spanish_tasks(summary, 1)
+        record_facts(summary, flow="check_status#t0", flow_description=STATUS, turn=2,
+                     slots={"order_id": ("订单号", "order number", "70000", "70000")},
+                     more={"es": (self.HEADING, {"order_id": ("nº de pedido", "70000")})})
+        assert "nº de pedido 70000" in render_summary(summary, "es")
+
+    def test_an_item_stored_before_reads_in_en(self) -> None:
+        """A session saved by an earlier version holds items with only zh and en."""
+        stored = SummaryState.model_validate({"facts": [
+            {"key": "check_status#t0", "zh": "查询订单状态", "en": "Check an order's status", "turn": 1},
+            {"key": "check_status#t0.order_id", "zh": "订单号 70000", "en": "order number 70000", "turn": 1}]})
+        assert stored.others is None
+        assert summaries.item_text(stored.facts[1], "es") == "order number 70000"
+        assert render_summary(stored, "es") == "El usuario indicó: Check an order's status (order number 70000)."
+        assert render_summary(stored, "zh") == "用户陈述：查询订单状态（订单号 70000）"
