@@ -333,7 +333,7 @@ class TestRenderedSections:
         first = render_summary(summary, language)
         rendered: list[int] = []
         real = summaries._render_facts
-        monkeypatch.setattr(summaries, "_render_facts", lambda items, language: rendered.append(1) or real(items, language))
+        monkeypatch.setattr(summaries, "_render_facts", lambda items, language, others=None: rendered.append(1) or real(items, language, others))
         decoded = SummaryState.model_validate_json(summary.model_dump_json())
         assert render_summary(decoded, language) == first and not rendered
         record_facts(decoded, flow="report_issue", flow_description=DESCRIPTION, turn=3,
@@ -394,6 +394,17 @@ class TestTheBotsOwnLanguage:
                      slots={"order_id": ("订单号", "order number", "70000", "70000")},
                      more={"es": (self.HEADING, {"order_id": ("nº de pedido", "70000")})})
         assert "nº de pedido 70000" in render_summary(summary, "es")
+
+    def test_equal_items_with_other_spanish_words_render_their_own(self) -> None:
+        """Sections are remembered across sessions by their items; a Spanish text kept beside
+        them is part of what was rendered."""
+        first, second = SummaryState(), SummaryState()
+        self.spanish_tasks(first, 1)
+        self.spanish_tasks(second, 1)
+        assert second.others is not None
+        second.others["es"] = {en: es.replace("número", "nº") for en, es in second.others["es"].items()}
+        assert "número de pedido 70000" in render_summary(first, "es")
+        assert "nº de pedido 70000" in render_summary(second, "es")
 
     def test_an_item_stored_before_reads_in_en(self) -> None:
         """A session saved by an earlier version holds items with only zh and en."""
