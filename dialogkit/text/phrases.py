@@ -6,6 +6,7 @@ Flow authors write the task-specific prompts; the phrases here are what every bo
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping
 from typing import Any
@@ -205,7 +206,13 @@ def prompt(p: Prompt | None, language: str, values: Mapping[str, str]) -> str:
     """A bot file's prompt in ``language``: a value left empty takes its label or joiner with it
     (``templates.fill``), so an optional slot never leaves "加料：，" / "with ," behind."""
     template = prompt_text(p, language)
-    return fill(template, _Values(values, template))
+    return fill(template, values, functools.partial(_missing, template=template))
+
+
+def _missing(key: str, template: str) -> str:
+    """A placeholder no value fills renders empty, and is logged."""
+    log.warning("placeholder_without_value", placeholder=key, template=template)
+    return ""
 
 
 def enumerate_items(items: list[str], language: str) -> str:

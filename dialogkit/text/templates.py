@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 __all__ = ["fill"]
 
@@ -30,9 +30,10 @@ _BRACES = re.compile(r"\{([^{}]*)\}")
 
 
 @functools.lru_cache(maxsize=1024)
-def _pieces(template: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
+def _pieces(template: str) -> tuple[tuple[str, ...], tuple[str, ...], str]:
     """The template's literal texts and, between them, the names of its placeholders (braces
-    naming nothing stay in the text)."""
+    naming nothing stay in the text); and the texts as one ``str.format`` string taking the values
+    in order, the way a template with every value said is filled (in C, not joined piece by piece)."""
     texts: list[str] = []
     names: list[str] = []
     at = 0
@@ -44,16 +45,21 @@ def _pieces(template: str) -> tuple[tuple[str, ...], tuple[str, ...]]:
         names.append(name)
         at = match.end()
     texts.append(template[at:])
-    return tuple(texts), tuple(names)
+    at_once = "{}".join(text.replace("{", "{{").replace("}", "}}") for text in texts)
+    return tuple(texts), tuple(names), at_once
 
 
-def fill(template: str, values: Mapping[str, str]) -> str:
+def fill(template: str, values: Mapping[str, str], missing: Callable[[str], str] | None = None) -> str:
     """``template`` with its placeholders filled; an empty value leaves with its label or joiner
-    (the rule in the module docstring). ``values`` may render a missing name (``__missing__``)."""
-    texts, names = _pieces(template)
-    shown = [values[name] for name in names]
+    (the rule in the module docstring). A name ``values`` lacks is rendered by ``missing`` (else
+    looked up, for a mapping that renders it itself)."""
+    texts, names, at_once = _pieces(template)
+    if missing is None:
+        shown = [values[name] for name in names]
+    else:
+        shown = [values[name] if name in values else missing(name) for name in names]
     if all(shown):
-        return "".join(_interleave(list(texts), shown))
+        return at_once.format(*shown)
     kept = list(texts)
     for k, value in enumerate(shown):
         if not value:

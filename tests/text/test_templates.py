@@ -58,6 +58,21 @@ class TestAnEmptyValue:
             == "一杯拿铁，加料：燕麦奶和糖浆，确认吗？"
         assert fill("A {drink} with {extras}, OK?", {"drink": "latte", "extras": "oat milk"}) == "A latte with oat milk, OK?"
 
+    @pytest.mark.parametrize(("template", "values", "expected"), [
+        ("{drink}：{ }与{}，{ {x} }", {"drink": "拿铁", "x": "甲"}, "拿铁：{ }与{}，{ 甲 }"),
+        ("{drink}: { } and {}, {0}", {"drink": "latte", "0": "zero"}, "latte: { } and {}, zero"),
+    ])
+    def test_braces_naming_nothing_stay_as_written(self, template: str, values: dict[str, str], expected: str) -> None:
+        """Every value said fills the template in one step: the text around the values, braces
+        included, stays as written (it is no format string of its own)."""
+        assert fill(template, values) == expected
+
+    def test_a_name_without_a_value_is_rendered_by_missing(self) -> None:
+        asked: list[str] = []
+        assert fill("{drink}，{size}", {"drink": "拿铁"}, lambda name: asked.append(name) or "中杯") == "拿铁，中杯"
+        assert fill("{drink}, {size}", {"drink": "latte"}, lambda name: asked.append(name) or "") == "latte"
+        assert asked == ["size", "size"]
+
 
 class TestAPrompt:
     @pytest.mark.parametrize(("language", "expected"), [
