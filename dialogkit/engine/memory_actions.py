@@ -184,10 +184,10 @@ def _picks_within(texts: Texts, slot: SlotSpec, held: PersistedValue | None, val
     """"The address of the one in the centre" after "any area": a value a flow only accepts (it
     never asks for it) picks one result among those the wish "no preference" allows; the wish
     stays. A slot the flow asks for is a wish, and its value replaces the one held."""
-    if slot.required or held is None or slot.entity is None:
+    if slot.required or held is None:
         return False
-    entity = texts.spec.entities.get(slot.entity)
-    return entity is not None and entity.any is not None and str(held.value) == entity.any != str(value)
+    no_preference = texts.spec.any_value(slot)
+    return no_preference is not None and str(held.value) == no_preference != str(value)
 
 
 def _superseding(old: PersistedValue | None, value: Any, now: float, flow: str, turn: int) -> PersistedValue:

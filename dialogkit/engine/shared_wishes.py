@@ -18,7 +18,6 @@ from collections.abc import Callable
 from typing import Any
 
 from dialogkit.engine.rules.base import Bot
-from dialogkit.engine.rules.slot_offers import any_value
 from dialogkit.engine.slots import SlotOffer, validate_slot
 from dialogkit.engine.turn import TurnContext
 from dialogkit.model.session import Task
@@ -64,7 +63,7 @@ def _no_preference(bot: Bot, ctx: TurnContext, spec: FlowSpec, waiting: Task, of
     ("I don't care. What's their number?") the slot asked; never a slot the words give a value
     ("the area doesn't matter, but the north, I suppose")."""
     def any_of(slot: SlotSpec | None) -> dict[str, Any]:
-        no_preference = any_value(bot, slot)
+        no_preference = bot.texts.spec.any_value(slot)
         return {slot.name: no_preference} if slot is not None and no_preference is not None else {}
 
     named = [spec.slot(name) for name in bot.named_any.slots_in(ctx.interp.text)]

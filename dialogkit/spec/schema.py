@@ -944,6 +944,11 @@ class BotFile(_Model):
                                      + (f"; the slots are {', '.join(sorted(slots))}" if slots else ""))
         return self
 
+    def any_value(self, slot: SlotSpec | None) -> str | None:
+        """The no-preference value (``any``) of the slot's type, or None when it declares none."""
+        entity = self.entities.get(slot.entity) if slot is not None and slot.entity else None
+        return entity.any if entity is not None else None
+
     def entity_kind(self, type_name: str) -> str:
         if type_name in self.entities:
             return self.entities[type_name].kind
