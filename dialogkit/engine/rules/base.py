@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from dialogkit.engine.commands import Command
+from dialogkit.engine.value_flows import REQUEST
 from dialogkit.understanding.intents import INTENT_THRESHOLD
 
 if TYPE_CHECKING:
@@ -22,6 +23,7 @@ if TYPE_CHECKING:
     from dialogkit.engine.slot_layout import SlotLayout
     from dialogkit.engine.slots import SlotOffer
     from dialogkit.engine.turn import TurnContext
+    from dialogkit.model.interpretation import Interpretation
     from dialogkit.model.session import Task
     from dialogkit.spec.compiler import CompiledFlow
     from dialogkit.text.labels import Texts
@@ -49,6 +51,15 @@ class Bot:
     named_any: NamedAny
     actions: ActionTable
     layouts: Mapping[str, SlotLayout]
+
+    def slot_label_spans(self, interp: Interpretation) -> list[tuple[int, int]]:
+        """Where the turn names a slot of any flow ("order number", "预订号"): a request word
+        inside those words asks for nothing (``value_flows.said_as_wish``). Looked for only when
+        a request word is there to be told apart from them."""
+        if not interp.matches(REQUEST):
+            return []
+        return [m.span() for layout in self.layouts.values() if interp.matches(layout.any_label)
+                for _, pattern in layout.labels for m in interp.matches(pattern) if m.group().strip()]
 
     def persists(self, name: str) -> bool:
         """True when some flow keeps slot ``name`` beyond its task (``persist``)."""

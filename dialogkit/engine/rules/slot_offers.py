@@ -32,7 +32,7 @@ from dialogkit.understanding.language import fold
 from dialogkit.understanding.value_heads import names_by_value
 from dialogkit.understanding.value_questions import sets_nothing
 
-__all__ = ["any_answer", "any_value", "choice_by_name", "choose", "either_value", "first_before_fallback",
+__all__ = ["any_answer", "choice_by_name", "choose", "either_value", "first_before_fallback",
            "keep_filled_slots", "keep_to_asked_slot", "label_answer", "options_of", "rule_message", "slot_offer",
            "waiting_offer", "yes_no_reply"]
 
@@ -89,7 +89,7 @@ def either_value(bot: Bot, ctx: TurnContext, offer: SlotOffer) -> None:
     assert ctx.flow is not None
     text = ctx.interp.text
     for name, mentions in list(offer.conflicts.items()):
-        no_preference = any_value(bot, ctx.flow.spec.slot(name))
+        no_preference = bot.texts.spec.any_value(ctx.flow.spec.slot(name))
         if no_preference is None or name in offer.values:
             continue
         start, end = min(m.start for m in mentions), max(m.end for m in mentions)
@@ -152,7 +152,7 @@ def any_answer(bot: Bot, ctx: TurnContext, offer: SlotOffer) -> None:
     if "any" not in ctx.interp.cues or task is None or not task.pending_slot or task.pending_slot in offer.values:
         return
     slot = ctx.flow.spec.slot(task.pending_slot) if ctx.flow is not None else None
-    no_preference = any_value(bot, slot)
+    no_preference = bot.texts.spec.any_value(slot)
     if slot is not None and no_preference is not None:
         offer.values[slot.name] = no_preference
         offer.surfaces[slot.name] = ctx.interp.text
@@ -167,17 +167,11 @@ def named_any(bot: Bot, ctx: TurnContext, offer: SlotOffer) -> list[str]:
     said = bot.named_any.slots_in(ctx.interp.text)
     named = [slot for name in said if (slot := flow.spec.slot(name)) is not None]
     for slot in named:
-        no_preference = any_value(bot, slot)
+        no_preference = bot.texts.spec.any_value(slot)
         if no_preference is not None and slot.name not in offer.values:
             offer.values[slot.name] = no_preference
             offer.surfaces[slot.name] = ctx.interp.text
     return [slot.name for slot in named]
-
-
-def any_value(bot: Bot, slot: SlotSpec | None) -> str | None:
-    """The no-preference value (``any``) of the slot's type, or None when it declares none."""
-    entity = bot.texts.spec.entities.get(slot.entity) if slot is not None and slot.entity else None
-    return entity.any if entity is not None else None
 
 
 @offer_step("yes_no_reply")
@@ -269,7 +263,7 @@ def keep_filled_slots(bot: Bot, ctx: TurnContext, offer: SlotOffer) -> None:
         return         # "老城" / "indian, please" alone, to another question: that slot's new value
     text = ctx.interp.text.lower()
     sought = tuple(flow.spec.trigger.keywords)     # "an italian restaurant": the thing looked for
-    wishes = _new_wishes(ctx, offer, changed)
+    wishes = _new_wishes(bot, ctx, offer, changed)
     for name in changed:
         slot = flow.spec.slot(name)
         named = name in wishes or name in offer.labelled or names_by_value(
@@ -280,7 +274,7 @@ def keep_filled_slots(bot: Bot, ctx: TurnContext, offer: SlotOffer) -> None:
             offer.surfaces.pop(name, None)
 
 
-def _new_wishes(ctx: TurnContext, offer: SlotOffer, changed: list[str]) -> set[str]:
+def _new_wishes(bot: Bot, ctx: TurnContext, offer: SlotOffer, changed: list[str]) -> set[str]:
     """The changed slots the words state anew: with no answer to the question asked, "那就川菜吧" /
     "european, then", "有没有粤菜？" / "do you have korean?" while the area is asked replace the
     food said before. A number is no wish (it may count or order anything: "yes, we need 2"), and
@@ -291,7 +285,8 @@ def _new_wishes(ctx: TurnContext, offer: SlotOffer, changed: list[str]) -> set[s
     if pending is None or pending in offer.values or pending in offer.conflicts:
         return set()
     text = ctx.interp.text
-    if not (said_as_wish(text) or ((answer := reply_answer(fold(text))) is not None and not answer.value)):
+    wished = said_as_wish(text, bot.slot_label_spans(ctx.interp))
+    if not (wished or ((answer := reply_answer(fold(text))) is not None and not answer.value)):
         return set()
     return {name for name in changed
             if (slot := ctx.flow.spec.slot(name)) is not None and slot.entity not in NUMERIC}

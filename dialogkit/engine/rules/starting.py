@@ -42,17 +42,8 @@ def flow_of_values(seen: Seen) -> Sequence[Command]:
     resolution = seen.ctx.resolution
     # A turn pointing back ("67890 and the first one") is no new wish: follow_up reads references.
     last = None if resolution is not None and resolution.bindings else seen.ctx.session.last_flow
-    labels = _slot_labels(seen)
+    labels = seen.bot.slot_label_spans(interp)
     flow = value_flows.flow_of_values(specs, interp.mentions, interp.text, labels) or value_flows.last_flow_of_values(
         specs, last, interp.mentions, interp.text, resolution.text if resolution is not None else None, labels)
     return [StartFlow(rule="flow_of_values", words=interp.text.strip(), flow=flow)] if flow else []
 
-
-def _slot_labels(seen: Seen) -> list[tuple[int, int]]:
-    """Where the turn names a slot of any flow ("order number", "预订号"), looked for only when a
-    request word is there to be told apart from them."""
-    interp = seen.ctx.interp
-    if not interp.matches(value_flows.REQUEST):
-        return []
-    return [m.span() for layout in seen.bot.layouts.values() if interp.matches(layout.any_label)
-            for _, pattern in layout.labels for m in interp.matches(pattern) if m.group().strip()]

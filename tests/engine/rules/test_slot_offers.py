@@ -140,6 +140,13 @@ class TestKeepFilledSlots:
         session = asking(lang, "book_table", "party_size", seat="booth")
         assert offered(session, text, steps.keep_filled_slots) == {}
 
+    def test_a_request_word_inside_a_slots_label_makes_no_wish(self) -> None:
+        """"order" asks in "I'd like to order", not in "order number" (a slot's label): the window
+        is only mentioned. (zh: tests/engine/test_value_flows.py, 预订 in 预订号.)"""
+        session = asking("en", "book_table", "party_size", seat="booth")
+        assert offered(session, "the order number aside, we sat by the window", steps.keep_filled_slots) == {}
+        assert offered(session, "I'd like to order by the window", steps.keep_filled_slots) == {"seat": "window"}
+
 
 class TestEitherValue:
     @pytest.mark.parametrize(("lang", "text"), [("zh", "靠窗还是卡座都行"), ("en", "either window or booth is fine"),
