@@ -12,6 +12,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping
 
+from dialogkit.engine.named_any import NamedAny
 from dialogkit.engine.turn import TurnContext
 from dialogkit.memory import references, tracker
 from dialogkit.model.interpretation import Mention
@@ -33,6 +34,7 @@ class LookAhead:
         self.understanding = understanding
         self.flows = flows
         self.texts = texts
+        self.named_any = NamedAny(texts.spec, texts)     # the processor's too: one per bot
 
     def run(self, ctx: TurnContext) -> None:
         """Resolve the turn's references against entity memory and the active task's object."""
@@ -50,7 +52,9 @@ class LookAhead:
             expected_types=self._expected_types(ctx, flow), task_object_label=object_label, texts=self.texts,
             reads_as=ctx.interp.read_as,
         )
-        if self._corrects_a_value(ctx, flow) or self._leaves_asked_open(ctx, flow):
+        if (resolution.bindings or resolution.ambiguity is not None) and (
+                self._corrects_a_value(ctx, flow) or self._leaves_asked_open(ctx, flow)
+                or self._named_no_preference(ctx)):
             resolution = self._without_replaced_referents(resolution)
         self.use(ctx, resolution)
 
@@ -66,10 +70,18 @@ class LookAhead:
 
     @staticmethod
     def _leaves_asked_open(ctx: TurnContext, flow: CompiledFlow | None) -> bool:
-        """"I don't care about it" / "it doesn't matter" / "那个无所谓" to a question: the "it" is
-        what the question asks about, no value said before to look up or to ask about."""
+        """"I don't care about it" / "it doesn't matter" / "那个无所谓" to a question, or with no task
+        after a search answered: the "it" is what is left open, no value said before to look up or
+        to ask about."""
+        if "any" not in ctx.interp.cues:
+            return False
         task = ctx.session.task
-        return flow is not None and task is not None and task.pending_slot is not None and "any" in ctx.interp.cues
+        return task is None or (flow is not None and task.pending_slot is not None)
+
+    def _named_no_preference(self, ctx: TurnContext) -> bool:
+        """"I don't care what part of town it is in" / "它在哪个区域都无所谓": the "it" is the thing
+        looked for, whose area is left open, not a value said before."""
+        return bool(self.named_any.slots_in(ctx.interp.text))
 
     def _corrects_a_value(self, ctx: TurnContext, flow: CompiledFlow | None) -> bool:
         """"no, make it 3" / "不，把它改成3": inside a task, a correction that brings a value of one

@@ -41,7 +41,6 @@ from dialogkit.engine.commands import (
 from dialogkit.engine.faq import FaqIndex
 from dialogkit.engine.forget_value import ForgetValue
 from dialogkit.engine.lookahead import LookAhead
-from dialogkit.engine.named_any import NamedAny
 from dialogkit.engine.processor import bind
 from dialogkit.engine.rules import proposed
 from dialogkit.engine.slots import SlotLayout
@@ -71,7 +70,7 @@ class Policy:
         self.lookahead = lookahead
         self.settings = settings
         self.forget_value = ForgetValue(texts.spec, texts)
-        self.named_any = NamedAny(texts.spec, texts)
+        self.named_any = lookahead.named_any
         self.faq = FaqIndex(texts.spec.faq)
         self._layouts = {name: SlotLayout.of(flow.spec) for name, flow in flows.items()}
         self.bot = rules.Bot(flows, texts, understanding, self.faq, self.forget_value, self.named_any, actions,

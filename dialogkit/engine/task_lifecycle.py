@@ -39,6 +39,8 @@ def start(p: Processor, ctx: TurnContext, flow_name: str, carried: Mapping[str, 
     offer = SlotOffer()
     if carried is None:
         offer = slot_offers.slot_offer(p.bot, ctx, free_text=False)
+        if not slot_offers.named_no_preference(p.bot, ctx, offer):
+            slot_offers.open_wish(p.bot, ctx, offer)
         proposed.merge(p.bot, ctx, offer)
     errors = slot_validation.validated(p.bot, ctx, offer) + slot_validation.outside_choices(p.bot, ctx, offer)
     carried = {s.name: carried[s.name] for s in ctx.flow.spec.slots if carried and carried.get(s.name) is not None}

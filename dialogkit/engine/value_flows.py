@@ -105,6 +105,7 @@ _NO_WORDS = frozenset(w.lower() for w in words("no_words"))
 _NEGATIONS = words("value_negations")
 _NEGATION = re.compile(rf"(?:{alternation(_NEGATIONS)})\W{{0,2}}$", re.IGNORECASE)
 _REACH = max(map(len, _NEGATIONS), default=0) + 2
+_STOPS = ",，.。!！;；"
 
 
 def negation_before(text: str, start: int) -> str | None:
@@ -116,5 +117,15 @@ def negation_before(text: str, start: int) -> str | None:
 
 def _waived(mention: Mention, text: str) -> bool:
     """A value the turn does not ask for: a no word read as a value ("有没有" holds 没有), or one
-    said after a negation ("不爱吃烤鸭", "no pork")."""
-    return mention.text.lower() in _NO_WORDS or negation_before(text, mention.start) is not None
+    said after a negation ("不爱吃烤鸭", "no pork"). A no set apart before it answers what was
+    said, and waives nothing ("不，川菜也行", "no, anywhere is fine")."""
+    if mention.text.lower() in _NO_WORDS:
+        return True
+    negation = negation_before(text, mention.start)
+    return negation is not None and not _answering_no(negation)
+
+
+def _answering_no(negation: str) -> bool:
+    """"No," / "不，": a no word with a stop after it, the answer to what was said before."""
+    bare = negation.rstrip(_STOPS)
+    return bare != negation and bare.strip().lower() in _NO_WORDS

@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 from functools import cache
 
-from dialogkit.lexicon import alternation, languages, lexicon, words
+from dialogkit.lexicon import alternation, languages, lexicon, word_pattern, words
 from dialogkit.strings.cjk import has_cjk
 from dialogkit.understanding.language import may_hold_latin
 
@@ -66,7 +66,7 @@ _ANOTHER = re.compile("|".join(words("another_one_patterns")) or "(?!)")
 """Alone, "换一个" asks for another choice; in "我想换一个键盘" it is an exchange."""
 _NEGATION = re.compile("|".join(words("none_wanted_patterns")) or "(?!)")
 _END = " \t,，。.!！~～…"
-_ANY_LENGTH = 40        # an any-answer is short; a long text is something else
+_ANY_LENGTH = 50        # an any-answer is short; a long text is something else
 
 _ALTERNATIVES = re.compile("|".join(words("alternatives_patterns")) or "(?!)")
 
@@ -112,9 +112,10 @@ def named(match: re.Match[str]) -> str:
 
 
 _SENTENCE_END = re.compile(r"[.!;。！；]\s*|(?<!\s)\s+(?=as\s+long\s+as\b)")
-_CLAUSE_END = re.compile(r"[,，]\s*")
+_CONTRAST = word_pattern("contrast").pattern      # "dont care but I'd like ...": a clause ends before it
+_CLAUSE_END = re.compile(rf"[,，]\s*|(?<!\s)\s*(?={_CONTRAST})", re.IGNORECASE)
 """Where an answer's first sentence or clause ends: "no, I don't care. Just pick one", "随便，你推荐一个"."""
-_BREAK = re.compile(r"[.!;。！；,，]")
+_BREAK = re.compile(rf"[.!;。！；,，]|{_CONTRAST}", re.IGNORECASE)
 """Every sentence or clause end above holds one of these, or "as" ("as long as"): a cheap first look."""
 _LONGEST_TURN = 300
 _QUESTION_ENDS = ("?", "？", *words("question_endings"))

@@ -122,6 +122,18 @@ class TestTheThingAsked:
         assert reply.slots == {"layout": "studio", "rent": "low", "district": "anywhere"}
 
 
+    @pytest.mark.parametrize(("language", "start", "answer"), [
+        ("zh", "我想租房，便宜的开间", "它所在的区域我无所谓"),
+        ("en", "find me a cheap studio", "I don't care about the district it is in"),
+    ])
+    def test_its_pronoun_beside_a_slot_named_is_the_thing_looked_for(self, bot: Bot, language: str, start: str,
+                                                                      answer: str) -> None:
+        """Two values said before ("cheap", "studio") are no candidates: "it" is the flat."""
+        reply = talk(bot, start, answer)
+        assert reply.clarification is None
+        assert reply.slots == {"layout": "studio", "rent": "low", "district": "anywhere"}
+
+
 class TestAnyBeforeAWord:
     @pytest.mark.parametrize(("language", "text"), [
         ("zh", "帮我在老城找任意一套便宜的房子"), ("en", "is there any cheap flat in the old town?"),
@@ -134,3 +146,57 @@ class TestAnyBeforeAWord:
     def test_said_alone_it_is_the_answer(self, bot: Bot, language: str, text: str) -> None:
         reply = talk(bot, "find me a flat in the old town", text)
         assert reply.slots == {"district": "old_town", "layout": "any"}
+
+
+class TestSaidWhenAFlowStarts:
+    @pytest.mark.parametrize(("language", "text"), [
+        ("zh", "我想租房，要开间，租金无所谓"),
+        ("en", "find me a flat, a studio, I don't care about the rent"),
+    ])
+    def test_the_request_that_starts_the_flow_fills_the_slot_named(self, bot: Bot, language: str, text: str) -> None:
+        reply = talk(bot, text)
+        assert reply.slots == {"layout": "studio", "rent": "any_rent"}
+        assert reply.text == ASKED_DISTRICT[language]
+
+
+class TestMoreForms:
+    @pytest.mark.parametrize(("text", "slots"), [
+        ("Don't care about the rent, just find me a studio", ["rent"]),          # no "I"
+        ("I don't have a set rent", ["rent"]),
+        ("no specific district", ["district"]),
+        ("区域没有特别的要求", ["district"]),
+        ("没有特定的户型", ["layout"]),
+    ])
+    def test_named(self, finder: NamedAny, text: str, slots: list[str]) -> None:
+        assert finder.slots_in(text) == slots
+
+    @pytest.mark.parametrize(("language", "text"), [
+        ("en", "Don't care."), ("en", "no specific one"), ("en", "No particular, thanks"),
+        ("zh", "没有特别的要求"), ("zh", "没什么偏好"),
+    ])
+    def test_the_asked_slot(self, bot: Bot, language: str, text: str) -> None:
+        assert talk(bot, START[language], text).slots.get("district") == "anywhere"
+
+    @pytest.mark.parametrize("text", ["I don't have the key", "没有特别的事"])
+    def test_not_a_preference(self, bot: Bot, text: str) -> None:
+        assert "district" not in talk(bot, START["en"], text).slots
+
+
+class TestBesideAnAnswer:
+    """"无所谓，不过要老城" answers the district asked: the no-preference is about something else."""
+
+    @pytest.mark.parametrize(("language", "start", "answer"), [
+        ("zh", "我想租房，便宜的", "无所谓，不过要老城"),
+        ("en", "find me a cheap flat", "I don't care, but it should be in the old town"),
+    ])
+    def test_it_is_the_one_other_open_slot(self, bot: Bot, language: str, start: str, answer: str) -> None:
+        """Rent is held and the viewing day takes no any value: the layout is the one left."""
+        reply = talk(bot, start, answer)
+        assert reply.slots == {"rent": "low", "district": "old_town", "layout": "any"}
+
+    @pytest.mark.parametrize(("language", "start", "answer"), [
+        ("zh", "我想租房", "无所谓，不过要老城"),
+        ("en", "find me a flat", "I don't care, but it should be in the old town"),
+    ])
+    def test_with_two_open_it_fills_neither(self, bot: Bot, language: str, start: str, answer: str) -> None:
+        assert talk(bot, start, answer).slots == {"district": "old_town"}

@@ -121,3 +121,11 @@ def test_a_request_word_inside_the_words_naming_a_slot_asks_for_nothing(
     said = _said(text, *values)
     assert flow_of_values(flows, said, text) == "change"
     assert flow_of_values(flows, said, text, [(start, start + len(label))]) is None
+
+
+@pytest.mark.parametrize(("text", "values"), [
+    ("不，燕麦奶也行", [("milk", "燕麦奶")]), ("no, oat milk is fine", [("milk", "oat milk")]),
+])
+def test_a_no_set_apart_before_the_value_waives_nothing_zh_en(text: str, values: list[tuple[str, str]]) -> None:
+    """"不，" / "no," answers what was said; "不要燕麦奶" waives the milk (above)."""
+    assert last_flow_of_values(FLOWS, "order", _said(text, *values), text) == "order"

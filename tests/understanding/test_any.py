@@ -107,6 +107,27 @@ class TestTheAnyCue:
     def test_other_first_clauses_are_no_any(self, text: str) -> None:
         assert "any" not in detect_cues(fold(text).lower())
 
+    @pytest.mark.parametrize(
+        "text",
+        ["dont care but I would like the address", "doesn't matter however make it quiet", "无所谓不过要安静一点",
+         "随便但是别太贵"],
+    )
+    def test_a_contrast_word_ends_the_first_clause(self, text: str) -> None:
+        """"but" / "不过" set apart what follows, as a comma does."""
+        assert "any" in detect_cues(fold(text).lower())
+
+    @pytest.mark.parametrize(
+        "text",
+        ["Don't care.", "no specific one", "No particular, thanks", "I don't care which district the flat is in",
+         "没有特别的要求", "没什么偏好"],
+    )
+    def test_more_forms(self, text: str) -> None:
+        assert "any" in detect_cues(fold(text).lower())
+
+    @pytest.mark.parametrize("text", ["no specific reason, I just called", "没有特别的事"])
+    def test_more_forms_that_are_not(self, text: str) -> None:
+        assert "any" not in detect_cues(fold(text).lower())
+
     @pytest.mark.parametrize("text", ["no preference", "不限", "doesn't matter"])
     def test_an_any_answer_is_no_yes_or_no(self, text: str) -> None:
         assert detect_cues(fold(text).lower()) == {"any"}

@@ -96,6 +96,10 @@ RULES: tuple[Rule, ...] = (
          "a trigger's words."),
     Rule("flow_of_values", starting.flow_of_values, IDLE,
          "Values only one flow takes start it; weaker still: no request was made in words."),
+    Rule("no_preference", starting.no_preference, IDLE,
+         "\"I don't care.\" or \"the area doesn't matter\" with no question pending answers the last "
+         "search: after every sign of a request (those name what is wanted), before the replies "
+         "that would call it noted or not understood."),
     Rule("clarify_reference", replies.clarify_reference, IDLE,
          "An ambiguous reference with no request: ask which one before acknowledging anything."),
     Rule("greeting", replies.greeting, IDLE,

@@ -9,6 +9,8 @@ they run before the processor applies anything.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
+from typing import Any
 
 from dialogkit.actions.registry import ActionContext
 from dialogkit.engine import choices as choice_lists
@@ -17,15 +19,15 @@ from dialogkit.engine.rules.base import Bot
 from dialogkit.engine.rules.shapes import NUMERIC, asked_yes_no, is_bare, said_alone
 from dialogkit.engine.slots import SlotOffer, offer_slots, validate_slot
 from dialogkit.engine.turn import TurnContext
-from dialogkit.engine.value_flows import negation_before, said_as_wish
+from dialogkit.engine.value_flows import REQUEST, negation_before, said_as_wish
 from dialogkit.engine.yes_no_slots import echo_answer
 from dialogkit.errors import ActionError
-from dialogkit.lexicon import word_pattern
+from dialogkit.lexicon import alternation, word_pattern
 from dialogkit.lexicon import words as lexicon_words
 from dialogkit.logging import get_logger
 from dialogkit.model.interpretation import Mention
-from dialogkit.model.session import Task
-from dialogkit.spec.schema import SlotSpec
+from dialogkit.model.session import Session, Task
+from dialogkit.spec.schema import FlowSpec, SlotSpec
 from dialogkit.understanding.bare_hours import bare_hour
 from dialogkit.understanding.cues import leading_answer, reply_answer
 from dialogkit.understanding.language import fold
@@ -33,12 +35,14 @@ from dialogkit.understanding.value_heads import names_by_value
 from dialogkit.understanding.value_questions import sets_nothing
 
 __all__ = ["any_answer", "choice_by_name", "choose", "either_value", "first_before_fallback",
-           "keep_filled_slots", "keep_to_asked_slot", "label_answer", "options_of", "rule_message", "slot_offer",
-           "waiting_offer", "yes_no_reply"]
+           "keep_filled_slots", "keep_to_asked_slot", "label_answer", "named_no_preference", "open_wish", "open_wishes",
+           "options_of", "rule_message", "slot_offer", "waiting_offer", "yes_no_reply"]
 
 log = get_logger("dialogkit.policy")
 _EITHER = word_pattern("either_words")
 _FALLBACK = word_pattern("fallback_words")
+_ASKED_FOR = re.compile(rf"(?:{REQUEST.pattern})\s*(?:(?:{alternation(lexicon_words('noun_determiners'))})\s+)?$",
+                        re.IGNORECASE)
 _NO_WORDS = frozenset(w.lower() for w in lexicon_words("no_words"))
 _SENTENCE_ENDS = (".", "?", "!", ";", "。", "？", "！", "；")
 _WANT_COUNT = re.compile("^(" + ("|".join(lexicon_words("want_count_patterns")) or "(?!)") + ")")
@@ -149,13 +153,61 @@ def any_answer(bot: Bot, ctx: TurnContext, offer: SlotOffer) -> None:
     task = ctx.task
     if named_any(bot, ctx, offer):
         return
-    if "any" not in ctx.interp.cues or task is None or not task.pending_slot or task.pending_slot in offer.values:
+    if "any" not in ctx.interp.cues or task is None or not task.pending_slot or ctx.flow is None:
         return
-    slot = ctx.flow.spec.slot(task.pending_slot) if ctx.flow is not None else None
+    slot = ctx.flow.spec.slot(task.pending_slot)
     no_preference = bot.texts.spec.any_value(slot)
+    if task.pending_slot in offer.values:
+        if offer.values[task.pending_slot] == no_preference:
+            return                                  # "任意" / "any": the answer is the no-preference
+        slot = _other_open_slot(bot, ctx, offer)    # "I don't care, but I'd like cuban food", food asked
+        no_preference = bot.texts.spec.any_value(slot)
     if slot is not None and no_preference is not None:
         offer.values[slot.name] = no_preference
         offer.surfaces[slot.name] = ctx.interp.text
+
+
+def _other_open_slot(bot: Bot, ctx: TurnContext, offer: SlotOffer) -> SlotSpec | None:
+    """The no-preference of an answer that gives the asked slot a value is about something else:
+    the one other slot the task still needs that takes an ``any`` value (None when several do,
+    as nobody can tell which is meant)."""
+    assert ctx.task is not None and ctx.flow is not None
+    held = ctx.task.slots
+    open_slots = [s for s in ctx.flow.spec.slots if s.required and s.name not in offer.values
+                  and held.get(s.name) is None and bot.texts.spec.any_value(s) is not None]
+    return open_slots[0] if len(open_slots) == 1 else None
+
+
+@offer_step("any_answer")
+
+def named_no_preference(bot: Bot, ctx: TurnContext, offer: SlotOffer) -> list[str]:
+    """"我想租房，租金无所谓" / "a studio, I don't care about the rent": said in the words that start
+    a flow, the slot named takes its ``any`` value too. The slots named are returned."""
+    return named_any(bot, ctx, offer)
+
+
+@offer_step("open_wish")
+
+def open_wish(bot: Bot, ctx: TurnContext, offer: SlotOffer) -> None:
+    """"I don't care. What's their number?" starting a flow with no question asked: the
+    no-preference is about the one wish the session still leaves open (``open_wishes``). With
+    several open, which one is meant is unknown, and none is filled."""
+    if "any" not in ctx.interp.cues or ctx.flow is None:
+        return
+    open_slots = open_wishes(bot, ctx.flow.spec, ctx.session, offer.values)
+    if open_slots and (no_preference := bot.texts.spec.any_value(open_slots[0])) is not None:
+        offer.values[open_slots[0].name] = no_preference
+        offer.surfaces[open_slots[0].name] = ctx.interp.text
+
+
+def open_wishes(bot: Bot, flow: FlowSpec, session: Session, offered: Mapping[str, Any]) -> list[SlotSpec]:
+    """The flow's wishes kept for the session (``persist: session``) that take an ``any`` value
+    and hold none yet, neither for the session nor in a task under way: what a search has not
+    been told."""
+    held = session.session_slots
+    return [s for s in flow.slots if s.persist == "session" and s.name not in offered and s.name not in held
+            and bot.texts.spec.any_value(s) is not None
+            and all(task.slots.get(s.name) is None for task in session.stack)]
 
 
 def named_any(bot: Bot, ctx: TurnContext, offer: SlotOffer) -> list[str]:
@@ -274,6 +326,13 @@ def keep_filled_slots(bot: Bot, ctx: TurnContext, offer: SlotOffer) -> None:
             offer.surfaces.pop(name, None)
 
 
+def _asked_for(text: str, surface: str) -> bool:
+    """Whether the value said as ``surface`` is what a request word asks for, right before it
+    ("looking for the east part", "我要东区"): a wish of its own beside an answer."""
+    start = text.find(surface) if surface else -1
+    return start > 0 and _ASKED_FOR.search(text, max(0, start - 30), start) is not None
+
+
 def _new_wishes(bot: Bot, ctx: TurnContext, offer: SlotOffer, changed: list[str]) -> set[str]:
     """The changed slots the words state anew: with no answer to the question asked, "那就川菜吧" /
     "european, then", "有没有粤菜？" / "do you have korean?" while the area is asked replace the
@@ -282,9 +341,11 @@ def _new_wishes(bot: Bot, ctx: TurnContext, offer: SlotOffer, changed: list[str]
     is 67890")."""
     assert ctx.task is not None and ctx.flow is not None
     pending = ctx.task.pending_slot
-    if pending is None or pending in offer.values or pending in offer.conflicts:
-        return set()
     text = ctx.interp.text
+    if pending is not None and pending in offer.values:     # "I'm looking for the east, serving austrian"
+        return {name for name in changed if _asked_for(text, offer.surfaces.get(name, ""))}
+    if pending is None or pending in offer.conflicts:
+        return set()
     wished = said_as_wish(text, bot.slot_label_spans(ctx.interp))
     if not (wished or ((answer := reply_answer(fold(text))) is not None and not answer.value)):
         return set()

@@ -7,9 +7,10 @@ from collections.abc import Sequence
 
 from dialogkit.engine import value_flows
 from dialogkit.engine.commands import Command, StartFlow
+from dialogkit.engine.rules import slot_offers
 from dialogkit.engine.rules.base import Seen
 
-__all__ = ["flow_of_values", "follow_up", "intent"]
+__all__ = ["flow_of_values", "follow_up", "intent", "no_preference"]
 
 
 def intent(seen: Seen) -> Sequence[Command]:
@@ -43,7 +44,27 @@ def flow_of_values(seen: Seen) -> Sequence[Command]:
     # A turn pointing back ("67890 and the first one") is no new wish: follow_up reads references.
     last = None if resolution is not None and resolution.bindings else seen.ctx.session.last_flow
     labels = seen.bot.slot_label_spans(interp)
-    flow = value_flows.flow_of_values(specs, interp.mentions, interp.text, labels) or value_flows.last_flow_of_values(
+    # "any international ones in that price range?": a value said, and one pointed back at (a
+    # thing pointed back at, "他家", is what is asked about, no wish).
+    said = [*interp.mentions, *(m for m in seen.ctx.bound_mentions if m.kind not in value_flows.NAMED)]
+    flow = value_flows.flow_of_values(specs, said, interp.text, labels) or value_flows.last_flow_of_values(
         specs, last, interp.mentions, interp.text, resolution.text if resolution is not None else None, labels)
     return [StartFlow(rule="flow_of_values", words=interp.text.strip(), flow=flow)] if flow else []
 
+
+
+def no_preference(seen: Seen) -> Sequence[Command]:
+    """"I don't care." / "无所谓。" or "the area doesn't matter" / "区域无所谓" after a search answered,
+    with no question pending: the last task's flow again. A slot named takes its ``any`` value
+    (``slot_offers.named_no_preference``); said of nothing, the one wish the session leaves open
+    does (``slot_offers.open_wish``), and with several open nothing is done."""
+    ctx = seen.ctx
+    last = ctx.session.last_flow
+    flow = seen.bot.flows.get(last) if last is not None else None
+    if flow is None:
+        return []
+    named = any(flow.spec.slot(name) is not None for name in seen.bot.named_any.slots_in(ctx.interp.text))
+    if not named and ("any" not in ctx.interp.cues or ctx.interp.mentions
+                      or not slot_offers.open_wishes(seen.bot, flow.spec, ctx.session, {})):
+        return []
+    return [StartFlow(rule="no_preference", words=ctx.interp.text.strip(), flow=flow.name)]

@@ -140,6 +140,17 @@ class TestKeepFilledSlots:
         session = asking(lang, "book_table", "party_size", seat="booth")
         assert offered(session, text, steps.keep_filled_slots) == {}
 
+    @pytest.mark.parametrize(("lang", "text"), [("zh", "我要靠窗的，4位"), ("en", "we are looking for a window, 4 people")])
+    def test_a_value_asked_for_beside_the_answer_replaces_the_value_held(self, lang: str, text: str) -> None:
+        """The party size is answered, and a request word asks for the window right before it."""
+        session = asking(lang, "book_table", "party_size", seat="booth")
+        assert offered(session, text, steps.keep_filled_slots) == {"party_size": 4, "seat": "window"}
+
+    @pytest.mark.parametrize(("lang", "text"), [("zh", "4位，上次坐的是靠窗"), ("en", "4 people, last time we sat by the window")])
+    def test_a_value_mentioned_beside_the_answer_keeps_the_value_held(self, lang: str, text: str) -> None:
+        session = asking(lang, "book_table", "party_size", seat="booth")
+        assert offered(session, text, steps.keep_filled_slots) == {"party_size": 4}
+
     def test_a_request_word_inside_a_slots_label_makes_no_wish(self) -> None:
         """"order" asks in "I'd like to order", not in "order number" (a slot's label): the window
         is only mentioned. (zh: tests/engine/test_value_flows.py, 预订 in 预订号.)"""

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from dialogkit.engine.commands import StartFlow
-from dialogkit.engine.rules.starting import flow_of_values, follow_up, intent
+from dialogkit.engine.rules.starting import flow_of_values, follow_up, intent, no_preference
 from dialogkit.model.session import Session
 from tests.engine.rules._bot import idle, said, seen
 
@@ -85,3 +85,25 @@ class TestFlowOfValues:
         session.last_flow = "check_status"
         assert flow_of_values(seen(session, "order number 24680 please")) != []
         assert flow_of_values(seen(session, "I have order number 24680 and order number 13579")) == []
+
+
+class TestNoPreference:
+    """No preference with no question pending: the last task's flow again (what the no-preference
+    then fills: tests/engine/test_open_wishes.py)."""
+
+    @pytest.mark.parametrize(("lang", "text"), [("zh", "座位无所谓"), ("en", "the seat doesn't matter")])
+    def test_a_slot_of_the_last_flow_named_repeats_it(self, lang: str, text: str) -> None:
+        session = idle(lang)
+        session.last_flow = "book_table"
+        assert no_preference(seen(session, text)) == [StartFlow(rule="no_preference", words=text, flow="book_table")]
+
+    @pytest.mark.parametrize(("lang", "text"), [("zh", "无所谓"), ("en", "I don't care")])
+    def test_said_of_nothing_with_no_wish_kept_for_the_session_it_repeats_nothing(self, lang: str, text: str) -> None:
+        """The booking keeps no wish for the session: nothing tells which one is left open."""
+        session = idle(lang)
+        session.last_flow = "book_table"
+        assert no_preference(seen(session, text)) == []
+
+    @pytest.mark.parametrize(("lang", "text"), [("zh", "座位无所谓"), ("en", "the seat doesn't matter")])
+    def test_with_no_task_before_it_starts_nothing(self, lang: str, text: str) -> None:
+        assert no_preference(seen(idle(lang), text)) == []
