@@ -82,3 +82,9 @@ def test_inside_a_task_a_question_about_its_own_kind_of_thing_is_no_digression_z
     """The sight search's keyword is said, but the question is about a hotel: the hotel task takes
     the hotel named and goes on asking."""
     assert searched(trip_desk, first, then, answer) == ("search_hotels", {"name": "hill_inn", "nights": 2})
+
+
+@pytest.mark.parametrize("text", ["金鸭餐厅的周边有什么景点？", "金鸭餐厅就近有什么景点？",
+                                  "what sights are in the vicinity of the Golden Duck?"])
+def test_the_surroundings_asked_in_other_words_ask_about_the_thing_zh_en(bot: Bot, text: str) -> None:
+    assert searched(bot, text) == ("search_restaurants", {"name": "golden_duck"})
