@@ -258,6 +258,8 @@ class IntentScorer:
         # word ("123456", "确认", "yes": most turns inside a task) skips every flow's scan.
         every_keyword = [k for flow in spec.flows.values() for k in flow.trigger.keywords]
         self._any_keyword = LatinSplit(every_keyword, _keyword_pattern)
+        # The same words, read for where they stand (``_said_outside``), not as a first look.
+        self._every_keyword = LatinSplit(every_keyword, _keyword_pattern)
         self._example_words = frozenset().union(*(flow.words for flow in self._flows))
 
     def _index(self, name: str, flow: FlowSpec, keyword_values: dict[str, tuple[str, str]]) -> _FlowIndex:
@@ -352,8 +354,10 @@ class IntentScorer:
         look = self._any_keyword.pattern(latin)
         keywords = look is not None and look.search(lowered) is not None
         spans = _value_spans(mentions, folded, lowered) if keywords else ()
+        every = self._every_keyword.pattern(latin) if spans else None
+        said = every is not None and _said_outside(every, lowered, spans)
         utterance = _Utterance(lowered, latin, features, marks, content, values, types, alone, keywords, resembles,
-                               spans)
+                               spans, said)
         statement: bool | None = None                        # read only when it could matter
         scores: list[IntentScore] = []
         for flow in self._flows:
@@ -403,6 +407,7 @@ class _Utterance(NamedTuple):
     keywords: bool                           # some flow's keyword may be in ``lowered``
     resembles: bool                          # some example may resemble it: shares a word, says more than values
     value_spans: tuple[tuple[int, int, str], ...]  # where the bot's own values are written, and their types
+    keyword_said: bool                       # some flow's keyword stands outside every value (``_said_outside``)
 
 
 def _score_flow(flow: _FlowIndex, utterance: _Utterance) -> tuple[float, bool]:
@@ -410,7 +415,7 @@ def _score_flow(flow: _FlowIndex, utterance: _Utterance) -> tuple[float, bool]:
     statement caps it (``score``)."""
     # Direct evidence: the author's keywords, under any alias of a keyword value. Not scaled:
     # "工单" or "my iPhone is lost" is a clear request however short or long.
-    hits = (_keyword_hits(flow, utterance.lowered, utterance.latin, utterance.value_spans)
+    hits = (_keyword_hits(flow, utterance.lowered, utterance.latin, utterance.value_spans, utterance.keyword_said)
             if utterance.keywords else set())
     types = utterance.types
     if types and flow.valued and not utterance.alone:
@@ -451,23 +456,33 @@ def _value_spans(mentions: Sequence[Mention], folded: str, lowered: str) -> tupl
 
 
 def _keyword_hits(flow: _FlowIndex, lowered: str, latin: bool = True,
-                  value_spans: Sequence[tuple[int, int, str]] = ()) -> set[str | tuple[str, str]]:
+                  value_spans: Sequence[tuple[int, int, str]] = (), keyword_said: bool = False
+                  ) -> set[str | tuple[str, str]]:
     """The keywords found, a keyword value as its value.
 
     A keyword wholly inside a longer value of a type the flow has no slot for is part of a name,
     not the author's word for a request: "酒店" in the hotel "北京JW万豪酒店" asks no hotel search
     that takes no hotel, "餐厅" in the facility "中式餐厅" no restaurant search. For a flow taking
-    that value it still counts, and a value that is a keyword itself, said as it is, always does.
+    that value it still counts, unless a keyword is said outside every name (``keyword_said``):
+    "坐地铁从秋果酒店到故宫" asks for the metro, and the hotel's name only says where from. A value
+    that is a keyword itself, said as it is, always counts.
     """
     pattern = flow.keywords.pattern(latin)
     if pattern is None:
         return set()
     found: list[str] = [m.group() for m in pattern.finditer(lowered)
                         if not any(s <= m.start() and m.end() <= e and e - s > m.end() - m.start()
-                                   and kind not in flow.value_types for s, e, kind in value_spans)]
+                                   and (keyword_said or kind not in flow.value_types) for s, e, kind in value_spans)]
     if not found or not flow.keyword_values:
         return set(found)
     return {flow.keyword_values.get(" ".join(k.split()), k) for k in found}
+
+
+def _said_outside(pattern: re.Pattern[str], lowered: str, value_spans: Sequence[tuple[int, int, str]]) -> bool:
+    """Whether a keyword (of ``pattern``: every flow's) stands somewhere not wholly inside a longer
+    value: a word the user said for a request, not a piece of a name."""
+    return any(not any(s <= m.start() and m.end() <= e and e - s > m.end() - m.start() for s, e, _kind in value_spans)
+               for m in pattern.finditer(lowered))
 
 
 def _best_similarity(flow: _FlowIndex, utterance: AbstractSet[str], marks: AbstractSet[str] | None = None) -> float:

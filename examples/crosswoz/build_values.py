@@ -8,12 +8,19 @@ given and writes the complete bot file to a git-ignored cache, ``.dialogkit/corp
 
 Each value is its own canonical value and only alias: a name is said as it is written. A value of
 one character is left out: it would match inside unrelated words.
+
+The play times the sights list ("1小时 - 2小时", "3天") are the duration type's values, written
+beside the bot file as ``crosswoz_durations.json`` with the ways people say them ("1-2个小时",
+"1、2个小时", "一两个小时", "半小时"): the search compares a duration with the database's text,
+and a wish said another way would find nothing. A duration the database does not list is still
+read by the type's pattern.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import re
 import sys
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -25,6 +32,7 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
 TEMPLATE = HERE / "crosswoz.yaml.in"
 OUT = ROOT / ".dialogkit" / "corpus" / "crosswoz.yaml"
+DURATIONS = "crosswoz_durations.json"     # beside the bot file; the template's duration type reads it
 MARKER = "  # generated: restaurant, hotel, attraction, place, dish, facility, hotel_type\n"
 
 Record = dict[str, Any]
@@ -103,15 +111,83 @@ def entities_block(values: dict[str, list[str]]) -> str:
     return "\n".join(lines) + "\n"
 
 
+_DURATION = re.compile(r"^(\d+(?:\.\d+)?)(小时|天)(?:\s*-\s*(\d+(?:\.\d+)?)(小时|天))?$")
+_HOUR, _DAY = "小时", "天"
+_UNIT_SPELLINGS = {_HOUR: (_HOUR, "个" + _HOUR), _DAY: (_DAY,)}
+_JOINERS = ("-", "~", "到", "至", "、")
+# How a small number of hours or days is also written: 半小时, 一小时, 两三天 (a range without a joiner).
+_NUMERALS = {"0.5": ("半",), "1": ("一",), "2": ("两", "二"), "3": ("三",), "4": ("四",), "5": ("五",),
+             "6": ("六",), "7": ("七",), "8": ("八",), "9": ("九",), "10": ("十",)}
+
+
+def _spellings(number: str) -> tuple[str, ...]:
+    return (number, *_NUMERALS.get(number, ()))
+
+
+def duration_aliases(value: str) -> list[str]:
+    """The ways a play time of the database is said: "1小时 - 2小时" as 1-2小时, 1到2个小时,
+    1小时到2小时, 1、2个小时, 一两个小时; "0.5小时" as 半小时, 半个小时. A range whose ends are one
+    time ("0.3小时 - 0.3小时") is said as that time. Nothing for a text of another shape."""
+    found = _DURATION.match(" ".join(value.split()))
+    if found is None:
+        return []
+    low, low_unit, high, high_unit = found.groups()
+    if high is None or (high == low and high_unit == low_unit):
+        return [n + u for n in _spellings(low) for u in _UNIT_SPELLINGS[low_unit]]
+    out: list[str] = []
+    for a, b in _range_ends(low, high):
+        for joiner in _JOINERS:
+            for unit in _UNIT_SPELLINGS[high_unit]:
+                if low_unit == high_unit:
+                    out.append(f"{a}{joiner}{b}{unit}")
+                out += [f"{a}{first}{joiner}{b}{unit}" for first in _UNIT_SPELLINGS[low_unit]]
+        if low_unit == high_unit and not b[0].isdigit() and _next(low, high):
+            out += [f"{a}{b}{unit}" for unit in _UNIT_SPELLINGS[high_unit]]    # 一两个小时, 两三天
+    return out
+
+
+def _next(low: str, high: str) -> bool:
+    """Whether ``high`` is the whole number after ``low``: two such ends are said together, 两三."""
+    return low.isdigit() and high.isdigit() and int(high) == int(low) + 1
+
+
+def _range_ends(low: str, high: str) -> list[tuple[str, str]]:
+    """The two ends written alike, in digits (1-2) or in words (一两); 半 also before digits (半-1)."""
+    words = [(a, b) for a in _spellings(low)[1:] for b in _spellings(high)[1:]]
+    half = [(a, high) for a in _spellings(low)[1:] if a == "半"]
+    return [(low, high), *words, *half]
+
+
+def durations_file(database: Path) -> list[dict[str, Any]]:
+    """The duration type's values: each play time the sights list, with its aliases. An alias that
+    names two values (or is another value itself) is left to neither."""
+    values = list(dict.fromkeys(" ".join(str(r.get("游玩时间", "")).split())
+                                for r in load_records(database, "attraction_db.json")))
+    values = [v for v in values if _DURATION.match(v)]
+    claims: dict[str, set[str]] = {normalise_alias(v): {v} for v in values}
+    for value in values:
+        for alias in duration_aliases(value):
+            claims.setdefault(normalise_alias(alias), set()).add(value)
+    return [{"value": value, "aliases": sorted({a for a in duration_aliases(value)
+                                                if claims[normalise_alias(a)] == {value}})} for value in values]
+
+
+def _write(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` only when it changes (a build cache keys on the files' bytes)."""
+    if not path.is_file() or path.read_text(encoding="utf-8") != text:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+
+
 def build(data: Path, out: Path = OUT) -> Path:
-    """Write the complete bot file to ``out`` (only when its text changes) and return its path."""
+    """Write the complete bot file to ``out``, and the durations beside it (each only when its text
+    changes), and return its path."""
     template = TEMPLATE.read_text(encoding="utf-8")
     if MARKER not in template:
         raise ValueError(f"{TEMPLATE} lost the line marking where the generated types go")
-    text = template.replace(MARKER, entities_block(catalogue_values(database_folder(data))))
-    if not out.is_file() or out.read_text(encoding="utf-8") != text:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(text, encoding="utf-8")
+    database = database_folder(data)
+    _write(out.parent / DURATIONS, json.dumps(durations_file(database), ensure_ascii=False, indent=1) + "\n")
+    _write(out, template.replace(MARKER, entities_block(catalogue_values(database))))
     return out
 
 

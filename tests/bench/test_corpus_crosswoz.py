@@ -116,13 +116,15 @@ def test_a_search_that_ran_counts_its_values_and_its_domain_stays_for_the_next_q
 
 
 def _corpus(folder: Path) -> Path:
-    """A made-up CrossWOZ folder: two restaurants, one hotel, one sight, and one dialogue."""
+    """A made-up CrossWOZ folder: two restaurants, one hotel, three sights, and one dialogue."""
     database = folder / "crosswoz" / "database"
     database.mkdir(parents=True)
     restaurants = [{"名称": "老王面馆", "推荐菜": ["红烧狮子头", "葱油拌面", "Pizza"], "人均消费": 40, "评分": 4.6},
                    {"名称": "湖畔小厨", "推荐菜": ["酸菜鱼", "PIZZA", "汤"], "人均消费": 90, "评分": 4.1}]
     hotels = [{"名称": "云栖客栈", "酒店类型": "舒适型", "酒店设施": ["棋牌室", "叫醒服务"], "价格": 320, "评分": 4.4}]
-    sights = [{"名称": "白塔寺", "门票": 0, "游玩时间": "1小时", "评分": 4.5}]
+    sights = [{"名称": "白塔寺", "门票": 0, "游玩时间": "1小时", "评分": 4.5},
+              {"名称": "湖心亭", "门票": 10, "游玩时间": "2小时 - 3小时", "评分": 4.2},
+              {"名称": "钟鼓楼", "门票": 5, "游玩时间": "0.5小时", "评分": 4.0}]
     places = [{"名称": n, "地铁": "东门站"} for n in ("老王面馆", "湖畔小厨", "云栖客栈", "白塔寺")]
     files: dict[str, list[dict[str, Any]]] = {"restaurant_db.json": restaurants, "hotel_db.json": hotels,
                                                 "attraction_db.json": sights, "metro_db.json": places}
@@ -170,3 +172,31 @@ def test_not_free_is_read_whole_and_is_no_free(tmp_path: Path, text: str, ticket
     crosswoz_actions.use_database(folder)
     runs = bot.handle("s", text).actions
     assert [(run.name, run.inputs.get("ticket")) for run in runs] == [("search_attraction", ticket)]
+
+
+def test_a_play_time_is_said_in_many_ways_and_each_is_the_databases_own_text() -> None:
+    aliases = build_values.duration_aliases("2小时 - 3小时")
+    assert {"2-3小时", "2-3个小时", "2到3个小时", "2小时至3小时", "2、3个小时", "两三个小时", "两到三小时"} <= set(aliases)
+    assert "2小时" not in aliases and "3小时" not in aliases
+    assert set(build_values.duration_aliases("0.5小时")) == {"0.5小时", "0.5个小时", "半小时", "半个小时"}
+    assert "0.4个小时" in build_values.duration_aliases("0.4小时 - 0.4小时")      # a range of one time is that time
+    assert build_values.duration_aliases("全天") == []
+
+
+@pytest.mark.parametrize(("text", "duration", "found"), [
+    ("想找个能逛两三个小时的景点", "2小时 - 3小时", 1),
+    ("有没有2到3个小时能玩完的景点？", "2小时 - 3小时", 1),
+    ("推荐一个半个小时就能逛完的景点", "0.5小时", 1),
+    ("我想找能玩5-6小时的景点", "5-6小时", 0),           # a time the database does not list: as said
+])
+def test_a_play_time_said_another_way_is_the_databases_and_the_search_finds_it(
+        tmp_path: Path, text: str, duration: str, found: int) -> None:
+    from dialogkit import Bot
+    from examples.crosswoz import crosswoz_actions
+
+    folder = _corpus(tmp_path / "corpora")
+    bot = Bot.from_file(build_values.build(folder, tmp_path / "bot.yaml"), store="memory://")
+    crosswoz_actions.use_database(folder)
+    runs = bot.handle("s", text).actions
+    assert [(run.name, run.inputs.get("duration"), (run.result or {}).get("count")) for run in runs] == [
+        ("search_attraction", duration, found)]

@@ -55,3 +55,13 @@ def test_a_near_slot_alone_with_its_type_is_no_lone_role() -> None:
     checked = check_bot_text((BOTS / "hotel_guide.yaml").read_text(encoding="utf-8"), "hotel_guide.yaml")
     assert checked.spec is not None and checked.problems == []
     assert bot_warnings(checked.spec, checked.document) == []
+
+
+@pytest.mark.parametrize("text", ["帮我找一家紫禁宫的附近有健身房的酒店", "找一家湖心公园的周边有健身房的酒店",
+                                  "a hotel with a gym in the vicinity of the Palace Museum",
+                                  "find me a hotel with a gym within walking distance of Lake Park"])
+def test_the_near_word_may_follow_a_possessive_or_be_a_longer_phrase_zh_en(bot: Bot, text: str) -> None:
+    """"紫禁宫的附近" is "紫禁宫附近" with a possessive between; "in the vicinity of" is "near" at
+    length: each is a near word of the lexicon."""
+    name, values = searched(bot, text)
+    assert name == "search_hotels" and values["facility"] == "gym" and values["near"] in {"palace", "lake_park"}

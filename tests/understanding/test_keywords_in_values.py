@@ -2,7 +2,8 @@
 request: "酒店" inside a hotel's name and "餐厅" inside the facility "中式餐厅" started the wrong flow.
 
 A value that is a keyword itself, said as it is, still counts; so does the keyword said beside
-the value.
+the value. A keyword inside a name that its flow takes counts too, unless some keyword is said
+outside every name: a route from a hotel to a sight asks for the metro, not the hotel search.
 """
 
 from __future__ import annotations
@@ -84,3 +85,64 @@ def test_the_keyword_said_beside_a_value_still_counts(desk: RuleUnderstanding, t
                                                        flow: str) -> None:
     top = desk.interpret(text, language).top_intent
     assert top is not None and top.flow == flow
+
+
+ROUTES = bot_from_yaml("""
+    bot: {name: route_desk, language: auto}
+    entities:
+      hotel:
+        kind: place
+        values:
+          river_inn: {aliases: [河畔酒店, Riverside Hotel], label: {zh: 河畔酒店, en: Riverside Hotel}}
+      sight:
+        kind: place
+        values:
+          old_tower: {aliases: [古塔, Old Tower], label: {zh: 古塔, en: Old Tower}}
+      place:
+        kind: place
+        values:
+          river_inn: {aliases: [河畔酒店, Riverside Hotel], label: {zh: 河畔酒店, en: Riverside Hotel}}
+          old_tower: {aliases: [古塔, Old Tower], label: {zh: 古塔, en: Old Tower}}
+    flows:
+      find_hotel:
+        description: 找酒店 / Find a hotel
+        trigger:
+          examples: [帮我找家酒店, find me a hotel]
+          keywords: [酒店, hotel]
+        slots:
+          - {name: name, entity: hotel, required: false}
+        execute: {action: find_hotel, say: {zh: 好的。, en: OK.}}
+      metro_route:
+        description: 查地铁路线 / Find a metro route
+        trigger:
+          examples: [坐地铁怎么去, how do I get there by metro]
+          keywords: [坐地铁, 地铁, metro, subway]
+        slots:
+          - {name: origin, entity: place, role: [从, from], ask: {zh: 从哪里出发？, en: From where?}}
+          - {name: destination, entity: place, role: [到, to], ask: {zh: 去哪里？, en: To where?}}
+        execute: {action: metro_route, say: {zh: 好的。, en: OK.}}
+""")
+
+
+@pytest.fixture(scope="module")
+def routes() -> RuleUnderstanding:
+    return RuleUnderstanding(ROUTES, clock=fixed_clock)
+
+
+@pytest.mark.parametrize(("text", "language"), [
+    ("我想坐地铁从河畔酒店到古塔，应该在哪一站上车？", "zh"),
+    ("which station do I take the subway at from the Riverside Hotel to Old Tower?", "en"),
+])
+def test_a_keyword_said_outside_the_names_outweighs_one_inside_them(routes: RuleUnderstanding, text: str,
+                                                                    language: str) -> None:
+    """The hotel's name says where the trip starts; the metro is what the words ask for, though
+    the hotel search takes hotels."""
+    top = routes.interpret(text, language).top_intent
+    assert top is not None and top.flow == "metro_route", routes.interpret(text, language).intents
+
+
+@pytest.mark.parametrize(("text", "language"), [("河畔酒店怎么样？", "zh"), ("how is the Riverside Hotel?", "en")])
+def test_with_no_keyword_outside_it_the_name_still_asks_its_flow(routes: RuleUnderstanding, text: str,
+                                                                 language: str) -> None:
+    top = routes.interpret(text, language).top_intent
+    assert top is not None and top.flow == "find_hotel"

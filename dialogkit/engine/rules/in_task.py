@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from dialogkit.engine import explaining
 from dialogkit.engine.commands import AnswerFaq, Command, Confirm, Deny, Help, NotUnderstood, SetSlots, StartFlow
 from dialogkit.engine.rules import slot_offers as steps
+from dialogkit.engine.rules import surroundings
 from dialogkit.engine.rules.base import Seen
 from dialogkit.engine.rules.shapes import NUMERIC
 from dialogkit.engine.slots import SlotOffer
@@ -185,6 +186,8 @@ def _digresses_to(seen: Seen, offer: SlotOffer) -> str | None:
         return None
     if seen.cues & {"correction", "no"} and offer.values and not _only_fits(seen, flow):
         return None      # "no, make it A10000" corrects this task; it starts no other
+    if surroundings.thing_flow(seen) == current.name:
+        return None      # "汉庭酒店周边有啥景点？" while a hotel is sought: about this task's kind of thing
     scores = {s.flow: s.score for s in ctx.interp.intents}
     own, top = scores.get(current.name, 0.0), scores[flow]
     if top < own + DIGRESSION_MARGIN:

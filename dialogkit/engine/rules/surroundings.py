@@ -24,7 +24,7 @@ from dialogkit.spec.compiler import CompiledFlow
 from dialogkit.understanding.cues import is_question
 from dialogkit.understanding.value_questions import is_no_value
 
-__all__ = ["around_a_thing"]
+__all__ = ["around_a_thing", "thing_flow"]
 
 PLACE = "place"
 
@@ -36,13 +36,21 @@ _NEAR_BEFORE = word_pattern("near_before")    # said before it: near the hotel
 def around_a_thing(seen: Seen) -> Sequence[Command]:
     """"故宫周边有什么餐馆？" / "what restaurants are near the Forbidden City?": the flow of the thing
     whose surroundings are asked, when the turn requests another flow and gives it no wish."""
+    flow = thing_flow(seen)
+    return [StartFlow(rule="around_a_thing", words=seen.ctx.interp.text.strip(), flow=flow)] if flow else []
+
+
+def thing_flow(seen: Seen) -> str | None:
+    """The flow of the thing whose surroundings the turn asks about, when the words request
+    another flow and give it no wish; else None. Inside a task, the task keeps a turn about its
+    own kind of thing (``in_task.digression``)."""
     sought = seen.intent()
     if sought is None:
-        return []       # no other flow requested: nothing to redirect (the near words not looked for)
+        return None     # no other flow requested: nothing to redirect (the near words not looked for)
     text = seen.ctx.interp.text
     near = _near(seen.ctx.interp)
     if near is None or not is_question(text):
-        return []       # "故宫附近帮我叫辆出租车" asks for a taxi, not what is around the sight
+        return None     # "故宫附近帮我叫辆出租车" asks for a taxi, not what is around the sight
     mentions = seen.ctx.interp.mentions
     owners = _owners(seen)
     side = text[:near[0]] if near[2] else text[near[1]:]
@@ -50,15 +58,15 @@ def around_a_thing(seen: Seen) -> Sequence[Command]:
     resolution = seen.ctx.resolution
     bound = [b.entity.type for b in resolution.bindings] if resolution is not None else []
     if any(t not in owners for t in bound):
-        return []       # "它周边" bound to a value, not a thing: no thing's surroundings
+        return None     # "它周边" bound to a value, not a thing: no thing's surroundings
     thing = _thing(on_side, owners, near[2])
     flow = owners.get(thing.type) if thing is not None else owners[bound[-1]] if bound else None
     flow = flow or _keyword_flow(seen.bot.flows, side, near[2])
     if flow is None and not on_side:
         flow = _last_thing_flow(seen.ctx.session.last_flow, seen.bot.flows, owners)
     if flow is None or flow == sought or _wishes(seen.bot.flows[sought], mentions, thing, owners):
-        return []
-    return [StartFlow(rule="around_a_thing", words=text.strip(), flow=flow)]
+        return None
+    return flow
 
 
 def _near(interp: Interpretation) -> tuple[int, int, bool] | None:

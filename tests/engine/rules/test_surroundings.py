@@ -65,3 +65,26 @@ def test_the_near_word_and_its_side_come_from_the_lexicon(text: str, near: str, 
 
     found = _near(Interpretation(text=text, language="en"))
     assert found is not None and text[found[0]:found[1]] == near and found[2] is after
+
+
+@pytest.fixture(scope="module")
+def trip_desk() -> Iterator[Bot]:
+    """tests/engine/bots/trip_desk.yaml: a hotel search that asks how many nights, a sight search."""
+    yield from search_bot("trip_desk", {"search_hotels": {}, "search_sights": {}})
+
+
+@pytest.mark.parametrize(("first", "then", "answer"), [
+    ("帮我找家酒店", "山景酒店附近有什么景点？", "住两晚"),
+    ("find me a hotel", "what sights are near the Hillview Hotel?", "2 nights"),
+])
+def test_inside_a_task_a_question_about_its_own_kind_of_thing_is_no_digression_zh_en(
+        trip_desk: Bot, first: str, then: str, answer: str) -> None:
+    """The sight search's keyword is said, but the question is about a hotel: the hotel task takes
+    the hotel named and goes on asking."""
+    assert searched(trip_desk, first, then, answer) == ("search_hotels", {"name": "hill_inn", "nights": 2})
+
+
+@pytest.mark.parametrize("text", ["金鸭餐厅的周边有什么景点？", "金鸭餐厅就近有什么景点？",
+                                  "what sights are in the vicinity of the Golden Duck?"])
+def test_the_surroundings_asked_in_other_words_ask_about_the_thing_zh_en(bot: Bot, text: str) -> None:
+    assert searched(bot, text) == ("search_restaurants", {"name": "golden_duck"})
