@@ -39,14 +39,16 @@ Span = tuple[int, int]
 def flow_of_values(flows: Mapping[str, FlowSpec], mentions: Sequence[Mention], text: str,
                    labels: Sequence[Span] = ()) -> str | None:
     """The one flow whose slots take every type of value the turn brings (at least ``MIN_TYPES``, or
-    one named referent), one of them a type no other flow takes, when the turn asks or requests;
+    one a request word asks for, or one named referent), one of them a type no other flow takes,
+    when the turn asks or requests;
     else None. ``labels`` are the spans of words naming a slot: a request word inside them asks
     for nothing."""
-    if not (is_question(text) or _requests(text, labels)):
+    requested = _requests(text, labels)
+    if not (requested or is_question(text)):
         return None
     kept = [m for m in mentions if not _waived(m, text)]
     said = {m.type for m in kept}
-    if len(said) < MIN_TYPES and not (said and all(_named(m) for m in kept)):
+    if len(said) < MIN_TYPES and not (said and (requested or all(_named(m) for m in kept))):
         return None
     taking = {name: flow.value_types for name, flow in flows.items()}
     fits = [name for name, types in taking.items() if said <= types]

@@ -129,3 +129,17 @@ def test_a_request_word_inside_the_words_naming_a_slot_asks_for_nothing(
 def test_a_no_set_apart_before_the_value_waives_nothing_zh_en(text: str, values: list[tuple[str, str]]) -> None:
     """"不，" / "no," answers what was said; "不要燕麦奶" waives the milk (above)."""
     assert last_flow_of_values(FLOWS, "order", _said(text, *values), text) == "order"
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("我想要川菜", "川菜"), ("I'd like something thai please", "thai"),
+])
+def test_one_value_with_a_request_names_the_flow_that_needs_it_zh_en(text: str, value: str) -> None:
+    """A request word asks for the value; a question about one value alone ("有没有大杯的？") still
+    names no flow (above), nor does a mention."""
+    assert flow_of_values(SEARCH_AND_DETAILS, _said(text, ("cuisine", value)), text) == "search"
+
+
+@pytest.mark.parametrize(("text", "value"), [("我昨天吃了川菜", "川菜"), ("we had thai yesterday", "thai")])
+def test_one_value_mentioned_names_no_flow_zh_en(text: str, value: str) -> None:
+    assert flow_of_values(SEARCH_AND_DETAILS, _said(text, ("cuisine", value)), text) is None
