@@ -43,7 +43,7 @@ def flow_of_values(flows: Mapping[str, FlowSpec], mentions: Sequence[Mention], t
     when the turn asks or requests;
     else None. ``labels`` are the spans of words naming a slot: a request word inside them asks
     for nothing."""
-    requested = _requests(text, labels)
+    requested = _requests(text, [*labels, *((m.start, m.end) for m in mentions)])   # "都可以联系" asks nothing
     if not (requested or is_question(text)):
         return None
     kept = [m for m in mentions if not _waived(m, text)]

@@ -143,3 +143,10 @@ def test_one_value_with_a_request_names_the_flow_that_needs_it_zh_en(text: str, 
 @pytest.mark.parametrize(("text", "value"), [("我昨天吃了川菜", "川菜"), ("we had thai yesterday", "thai")])
 def test_one_value_mentioned_names_no_flow_zh_en(text: str, value: str) -> None:
     assert flow_of_values(SEARCH_AND_DETAILS, _said(text, ("cuisine", value)), text) is None
+
+
+@pytest.mark.parametrize(("text", "value"), [("都可以联系", "都可以联系"), ("the book club", "book club")])
+def test_a_request_word_inside_the_value_asks_for_nothing_zh_en(text: str, value: str) -> None:
+    """可以 / "book" ask in "可以帮我…" / "book a table", not inside a value's own words."""
+    flows = {"contact": _flow("method"), "other": _flow("date")}
+    assert flow_of_values(flows, _said(text, ("method", value)), text) is None
