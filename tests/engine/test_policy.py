@@ -273,6 +273,27 @@ class TestCancel:
         assert session.stack == [report] and report.slots == {"order_id": "12345"}
 
 
+class TestDispatch:
+    def test_each_kind_of_command_has_its_step(self) -> None:
+        """A kind looked up in the table, an in-task kind, or a reply with what the bot can do."""
+        from dialogkit.engine import commands
+        from dialogkit.engine.policy import _IN_TASK, _STEPS
+
+        kinds = {c for c in vars(commands).values()
+                 if isinstance(c, type) and issubclass(c, commands.Command) and c is not commands.Command}
+        replies = {commands.Greet, commands.Note, commands.Help, commands.NotUnderstood}
+        assert kinds == set(_STEPS) | _IN_TASK | replies
+        assert not set(_STEPS) & (replies - _IN_TASK)
+
+    @pytest.mark.parametrize(("lang", "text"), [("zh", "算了，帮我查一下订单状态"), ("en", "never mind, check my order status")])
+    def test_a_cancel_naming_another_flow_ends_the_task_and_starts_that_flow(self, parts: Parts, lang: str,
+                                                                             text: str) -> None:
+        session = new_session(lang)
+        parts.task(session, "report_issue", "PARAM_COLLECT", {"product": "phone"}, pending_slot="order_id")
+        ctx = parts.respond(session, text)
+        assert ctx.transitions[0] == "cancel" and [t.flow for t in session.stack] == ["check_status"]
+
+
 class TestConfirmation:
     @LANGS
     def test_yes_runs_the_action_and_says_its_outcome(self, lang: str) -> None:
