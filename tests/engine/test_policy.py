@@ -160,6 +160,20 @@ class TestStart:
         assert ctx.say == [CONFIRM[lang].format("67890")]
 
 
+class TestStartsOffer:
+    @pytest.mark.parametrize(("lang", "text"), [("zh", "我的手机屏幕碎了"), ("en", "my phone arrived broken")])
+    def test_a_flow_started_by_words_makes_no_empty_offer_it_throws_away(self, parts: Parts, lang: str, text: str,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+        """The words' offer is the start's; an empty one is made only for values a finished task hands on."""
+        from dialogkit.engine import task_lifecycle
+
+        made: list[object] = []
+        monkeypatch.setattr(task_lifecycle, "SlotOffer", lambda: made.append(1))
+        ctx = parts.respond(new_session(lang), text)
+        assert ctx.task is not None and ctx.task.flow == "report_issue" and ctx.task.slots.get("product") == "phone"
+        assert made == []
+
+
 class TestReasking:
     @LANGS
     def test_a_value_breaking_a_rule_is_refused_with_its_message(self, parts: Parts, lang: str) -> None:
