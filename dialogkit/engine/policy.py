@@ -17,7 +17,8 @@ the rules let them stand (``rules.proposed``).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from typing import Any
 
 from dialogkit.actions.table import ActionTable
 from dialogkit.engine import answers, asking, explaining, forgetting, rules, task_lifecycle
@@ -91,37 +92,37 @@ class Policy:
             self.execute(ctx)
 
     def _apply(self, ctx: TurnContext, commands: list[Command]) -> None:
-        """Apply the deciding command (and the flow a cancel's words request instead)."""
+        """Apply the deciding command (and the flow a cancel's words request instead): an empty
+        turn's, then one the in-task rules made while a task is active, then by its kind (a table
+        of the kinds, ``_STEPS``, looked up once instead of a pattern tried after another)."""
         command = commands[0]
-        instead = next((c.flow for c in commands[1:] if isinstance(c, StartFlow)), None)
-        match command:
-            case NotUnderstood(empty=True):
-                ctx.say.append(R.phrase("empty_input", ctx.language))
-                asking.reask(self, ctx)
-            case SetSlots() | Help() | AnswerFaq() | Confirm() | Deny() | NotUnderstood() if ctx.task is not None:
-                self._in_task(ctx, command)
-            case Choose():
-                self._chosen(ctx, command)
-            case KeepQuestion():
-                self._keep_question(ctx, command)
-            case Forget(slots=()):
-                forgetting.forget_last_turn(self, ctx)
-            case Forget():
-                forgetting.forget_values(self, ctx, list(command.slots))
-            case Cancel():
-                self._cancelled(ctx, instead)
-            case AnswerFaq():
-                self._answer_faq(ctx, command.entry)
-            case StartFlow():
-                task_lifecycle.start(self, ctx, command.flow, by=command.rule)
-            case Clarify():
-                asking.ask_clarification(self, ctx, clar.make_pending(
-                    command.ambiguity, original_text=ctx.interp.text, language=ctx.language, turn=ctx.turn,
-                    texts=self.texts))
-            case _:
-                self._idle_reply(ctx, command)
+        kind = type(command)
+        if isinstance(command, NotUnderstood) and command.empty:
+            ctx.say.append(R.phrase("empty_input", ctx.language))
+            asking.reask(self, ctx)
+        elif kind in _IN_TASK and ctx.task is not None:
+            self._in_task(ctx, command)
+        else:
+            _STEPS.get(kind, Policy._idle_reply)(self, ctx, command, commands)
 
-    def _idle_reply(self, ctx: TurnContext, command: Command) -> None:
+    def _forget(self, ctx: TurnContext, command: Forget, commands: list[Command]) -> None:
+        if command.slots:
+            forgetting.forget_values(self, ctx, list(command.slots))
+        else:
+            forgetting.forget_last_turn(self, ctx)
+
+    def _cancel(self, ctx: TurnContext, command: Cancel, commands: list[Command]) -> None:
+        self._cancelled(ctx, next((c.flow for c in commands[1:] if isinstance(c, StartFlow)), None))
+
+    def _start(self, ctx: TurnContext, command: StartFlow, commands: list[Command]) -> None:
+        task_lifecycle.start(self, ctx, command.flow, by=command.rule)
+
+    def _clarify(self, ctx: TurnContext, command: Clarify, commands: list[Command]) -> None:
+        asking.ask_clarification(self, ctx, clar.make_pending(
+            command.ambiguity, original_text=ctx.interp.text, language=ctx.language, turn=ctx.turn,
+            texts=self.texts))
+
+    def _idle_reply(self, ctx: TurnContext, command: Command, commands: list[Command]) -> None:
         """A greeting, facts noted, a request for help or nothing understood: said, then what the
         bot can do."""
         if isinstance(command, Greet):
@@ -195,6 +196,9 @@ class Policy:
         ctx.task.reprompts = 0
         ctx.say.append(R.phrase("ask_what_to_change", ctx.language))
 
+    def _faq(self, ctx: TurnContext, command: AnswerFaq, commands: list[Command]) -> None:
+        self._answer_faq(ctx, command.entry)
+
     def _answer_faq(self, ctx: TurnContext, entry: str) -> None:
         self._say_faq(ctx, entry)
         if ctx.session.task is not None:
@@ -205,7 +209,7 @@ class Policy:
         ctx.say.append(R.prompt(self.faq.faq[entry].answer, ctx.language, {}))
 
     # ---- the bot's own question -------------------------------------------------------------
-    def _chosen(self, ctx: TurnContext, command: Choose) -> None:
+    def _chosen(self, ctx: TurnContext, command: Choose, commands: list[Command]) -> None:
         """The answer to the bot's question: a slot's value is written; a referent replays the turn
         that asked, with the choice bound."""
         pending, choice = command.pending, command.choice
@@ -228,7 +232,7 @@ class Policy:
         ctx.explained += written
         asking.advance(self, ctx)
 
-    def _keep_question(self, ctx: TurnContext, command: KeepQuestion) -> None:
+    def _keep_question(self, ctx: TurnContext, command: KeepQuestion, commands: list[Command]) -> None:
         """Reply to a turn that leaves the bot's question open, then ask it again (once)."""
         if command.reply == "help":
             ctx.explain("help", "listed what the bot can do; the question stays", explaining.cue_words(ctx))
@@ -252,5 +256,19 @@ class Policy:
 
     _in_doubt = staticmethod(answers.in_doubt)
 
+
+_IN_TASK = frozenset({SetSlots, Help, AnswerFaq, Confirm, Deny, NotUnderstood})
+"""The kinds the in-task rules make: applied to the active task when there is one."""
+
+_STEPS: dict[type[Command], Callable[[Policy, TurnContext, Any, list[Command]], None]] = {
+    Choose: Policy._chosen,
+    KeepQuestion: Policy._keep_question,
+    Forget: Policy._forget,
+    Cancel: Policy._cancel,
+    AnswerFaq: Policy._faq,
+    StartFlow: Policy._start,
+    Clarify: Policy._clarify,
+}
+"""The step each kind of command takes outside a task (any other kind: ``Policy._idle_reply``)."""
 
 __all__ = ["Policy"]

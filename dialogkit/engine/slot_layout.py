@@ -55,6 +55,10 @@ class SlotLayout:
     # The words of every one of ``labels`` in one pattern: words it finds nothing in (most turns)
     # hold no label, and none of ``labels`` need be looked for.
     any_label: re.Pattern[str]
+    # The types some slot of which is a near slot, or has role words: the offer looks at the words
+    # beside a value of those types only, and most flows have none.
+    near_types: frozenset[str]
+    role_types: frozenset[str]
 
     @classmethod
     def of(cls, flow: FlowSpec) -> SlotLayout:
@@ -63,6 +67,7 @@ class SlotLayout:
             if slot.entity:
                 by_type.setdefault(slot.entity, []).append(slot)
         labelled = [s for s in flow.slots if s.entity is not None and s.entity != ANSWER_TYPE]
+        roles = role_words(flow)
         return cls(
             flow=flow,
             by_type={t: tuple(slots) for t, slots in by_type.items()},
@@ -73,8 +78,10 @@ class SlotLayout:
             units={s.name: slot_units(s) for t, shared in by_type.items() if t in COUNTS and len(shared) > 1
                    for s in shared},
             labels=tuple((s, _value_label_pattern(_label_names(s))) for s in labelled),
-            roles=role_words(flow),
+            roles=roles,
             any_label=_any_of([name for s in labelled for name in _label_names(s)]),
+            near_types=frozenset(t for t, slots in by_type.items() if any(s.is_near for s in slots)),
+            role_types=frozenset(t for t, slots in by_type.items() if any(s.name in roles for s in slots)),
         )
 
 

@@ -76,23 +76,26 @@ def offer_slots(
     counts = _counts(interp.mentions, interp.text) | counts_of_listed(layout, interp.mentions, interp.text)
     used = _offer_labelled(offer, layout, interp)
     unread: list[tuple[str, tuple[SlotSpec, ...], bool]] = []
+    said_by_type = _by_type(layout, mentions)
     for type_name, slots in layout.by_type.items():
         if type_name == ANSWER_TYPE:
             slots = answered(layout, slots, pending_slot, interp)
-        slots = tuple(s for s in slots if s.name not in offer.values)
+        if offer.values:
+            slots = tuple(s for s in slots if s.name not in offer.values)
         if not slots:
             continue
-        said = [m for m in mentions if _reads(layout, m.type, type_name) and m.start not in counts
-                and not _inside(m, used)]
-        # The place a search looks around ("故宫周边的酒店") is the near slot's, and only it is.
-        direct = tuple(s for s in slots if not s.is_near)
-        near = tuple(s for s in slots if s.is_near)
-        said = [m for m in said if not _role_beside(layout, near, m, interp.text)]
+        said = [m for m in said_by_type.get(type_name, ()) if m.start not in counts and not _inside(m, used)]
+        direct = slots
+        if type_name in layout.near_types:
+            # The place a search looks around ("故宫周边的酒店") is the near slot's, and only it is.
+            direct = tuple(s for s in slots if not s.is_near)
+            near = tuple(s for s in slots if s.is_near)
+            said = [m for m in said if not _role_beside(layout, near, m, interp.text)]
         if said and direct:
             _offer_typed(offer, layout, direct, said, interp, filled, pending_slot)
             used += said
         read_all = not said and bool(direct) and (read_every_type or pending_slot in layout.names_by_type[type_name])
-        if read_all or any(s.name in layout.roles for s in slots):
+        if read_all or (type_name in layout.role_types and any(s.name in layout.roles for s in slots)):
             unread.append((type_name, slots, read_all))
     # Read as a slot's own type, a span may be taken though another type claimed it ("damaged"), but
     # not inside a value this utterance gives another slot (2026 in "January 1, 2026" is no amount).
@@ -122,11 +125,15 @@ def _role_beside(layout: SlotLayout, slots: tuple[SlotSpec, ...], mention: Menti
                and (words.said_before(mention, text) or words.said_after(mention, text)) for s in slots)
 
 
-def _reads(layout: SlotLayout, said: str, type_name: str) -> bool:
-    """A mention of type ``said`` is a value of ``type_name``: its own type, or a whole number for a
-    ``number`` slot ("15元", "12 yuan" are read as integers first) when no slot of the flow counts
-    in integers."""
-    return said == type_name or (said == "integer" and type_name == "number" and "integer" not in layout.by_type)
+def _by_type(layout: SlotLayout, mentions: Sequence[Mention]) -> dict[str, list[Mention]]:
+    """The mentions that are values of each slot type, in text order: their own type's, and a whole
+    number is a ``number`` slot's too ("15元", "12 yuan" are read as integers first) when no slot of
+    the flow counts in integers. Grouped once, not looked through again for each of the flow's types."""
+    grouped: dict[str, list[Mention]] = {}
+    integers_are_numbers = "integer" not in layout.by_type
+    for m in mentions:
+        grouped.setdefault("number" if integers_are_numbers and m.type == "integer" else m.type, []).append(m)
+    return grouped
 
 
 def _inside(mention: Mention, spans: Sequence[Mention]) -> bool:

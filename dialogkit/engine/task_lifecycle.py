@@ -36,12 +36,13 @@ def start(p: Processor, ctx: TurnContext, flow_name: str, carried: Mapping[str, 
         explaining.flow_chosen(ctx, p.flows[flow_name], carried is not None, by)
     task = Task(flow=flow_name, state="IDLE", started_turn=ctx.turn)
     ctx.task, ctx.flow = task, p.flows[flow_name]
-    offer = SlotOffer()
     if carried is None:
         offer = slot_offers.slot_offer(p.bot, ctx, free_text=False)
         if not slot_offers.named_no_preference(p.bot, ctx, offer):
             slot_offers.open_wish(p.bot, ctx, offer)
         proposed.merge(p.bot, ctx, offer)
+    else:
+        offer = SlotOffer()
     errors = slot_validation.validated(p.bot, ctx, offer) + slot_validation.outside_choices(p.bot, ctx, offer)
     carried = {s.name: carried[s.name] for s in ctx.flow.spec.slots if carried and carried.get(s.name) is not None}
     prefilled = slot_writes.prefill(ctx, ctx.flow.spec, exclude=set(offer.values) | set(offer.conflicts),

@@ -77,9 +77,14 @@ _STEMS = re.compile(rf"^(.{{3,}}?)(?:{'|'.join(_SUFFIXES)})$", re.MULTILINE)
 only "es" and "s" end one word together, and "es" comes first."""
 
 
+_BY_LAST = {last: tuple(s for s in _SUFFIXES if s[-1] == last) for last in {s[-1] for s in _SUFFIXES}}
+"""The suffixes a word may end with, by its last letter, in ``_SUFFIXES``' order: most words end in
+a letter no suffix ends in, or one suffix's, and are not tried against every suffix."""
+
+
 def stem(word: str) -> str:
     """A crude English stem, enough to meet "broke"/"broken" and "arrive"/"arrived"."""
-    for suffix in _SUFFIXES:
+    for suffix in _BY_LAST.get(word[-1:], ()):
         if word.endswith(suffix) and len(word) - len(suffix) >= 3:
             return word[: -len(suffix)]
     return word

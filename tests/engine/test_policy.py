@@ -160,6 +160,20 @@ class TestStart:
         assert ctx.say == [CONFIRM[lang].format("67890")]
 
 
+class TestStartsOffer:
+    @pytest.mark.parametrize(("lang", "text"), [("zh", "我的手机屏幕碎了"), ("en", "my phone arrived broken")])
+    def test_a_flow_started_by_words_makes_no_empty_offer_it_throws_away(self, parts: Parts, lang: str, text: str,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+        """The words' offer is the start's; an empty one is made only for values a finished task hands on."""
+        from dialogkit.engine import task_lifecycle
+
+        made: list[object] = []
+        monkeypatch.setattr(task_lifecycle, "SlotOffer", lambda: made.append(1))
+        ctx = parts.respond(new_session(lang), text)
+        assert ctx.task is not None and ctx.task.flow == "report_issue" and ctx.task.slots.get("product") == "phone"
+        assert made == []
+
+
 class TestReasking:
     @LANGS
     def test_a_value_breaking_a_rule_is_refused_with_its_message(self, parts: Parts, lang: str) -> None:
@@ -271,6 +285,27 @@ class TestCancel:
             ASK_PRODUCT[lang],
         ]
         assert session.stack == [report] and report.slots == {"order_id": "12345"}
+
+
+class TestDispatch:
+    def test_each_kind_of_command_has_its_step(self) -> None:
+        """A kind looked up in the table, an in-task kind, or a reply with what the bot can do."""
+        from dialogkit.engine import commands
+        from dialogkit.engine.policy import _IN_TASK, _STEPS
+
+        kinds = {c for c in vars(commands).values()
+                 if isinstance(c, type) and issubclass(c, commands.Command) and c is not commands.Command}
+        replies = {commands.Greet, commands.Note, commands.Help, commands.NotUnderstood}
+        assert kinds == set(_STEPS) | _IN_TASK | replies
+        assert not set(_STEPS) & (replies - _IN_TASK)
+
+    @pytest.mark.parametrize(("lang", "text"), [("zh", "算了，帮我查一下订单状态"), ("en", "never mind, check my order status")])
+    def test_a_cancel_naming_another_flow_ends_the_task_and_starts_that_flow(self, parts: Parts, lang: str,
+                                                                             text: str) -> None:
+        session = new_session(lang)
+        parts.task(session, "report_issue", "PARAM_COLLECT", {"product": "phone"}, pending_slot="order_id")
+        ctx = parts.respond(session, text)
+        assert ctx.transitions[0] == "cancel" and [t.flow for t in session.stack] == ["check_status"]
 
 
 class TestConfirmation:

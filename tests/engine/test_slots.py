@@ -505,3 +505,53 @@ class TestMissingRequired:
         """All required slots filled: the task can confirm or run."""
         slots = {"origin": "北京", "destination": "上海", "passengers": 2, "traveller": "李雷"}
         assert missing_required(travel.spec.flows["book"], slots) == []
+
+
+# A ride: two stations told apart by role words, a pickup spot the ride waits near, a fare.
+RIDE = """
+bot: {name: ride}
+entities:
+  station:
+    kind: place
+    values:
+      west: {aliases: [西站, West Station], label: {zh: 西站, en: West Station}}
+      east: {aliases: [东站, East Station], label: {zh: 东站, en: East Station}}
+  spot:
+    kind: place
+    values:
+      gate: {aliases: [南门, south gate], label: {zh: 南门, en: south gate}}
+flows:
+  ride:
+    description: 叫车 / Call a car
+    trigger: {keywords: [叫车, call a car]}
+    slots:
+      - {name: start, entity: station, role: [从, from]}
+      - {name: end, entity: station, role: [到, to]}
+      - {name: pickup, entity: spot, role: near}
+      - {name: fare, entity: number, label: {zh: 车费, en: fare}}
+"""
+
+
+@pytest.fixture(scope="module")
+def ride() -> Parts:
+    return build(RIDE, actions={})
+
+
+class TestLayoutOfTypes:
+    def test_only_types_with_a_near_slot_or_role_words_look_beside_their_values(self, ride: Parts,
+                                                                                 travel: Parts) -> None:
+        """Worked out once per flow: a turn looks at the words beside a value only for these types."""
+        layout = SlotLayout.of(ride.spec.flows["ride"])
+        assert (layout.near_types, layout.role_types) == ({"spot"}, {"spot", "station"})   # near words are roles
+        plain = SlotLayout.of(travel.spec.flows["book"])
+        assert (plain.near_types, plain.role_types) == (frozenset(), frozenset())
+
+    @pytest.mark.parametrize(("text", "lang"), [("从东站到西站", "zh"), ("from East Station to West Station", "en")])
+    def test_role_words_still_place_values_of_their_type(self, ride: Parts, text: str, lang: str) -> None:
+        assert offer(ride, "ride", text, lang).values == {"start": "east", "end": "west"}
+
+    @pytest.mark.parametrize(("text", "lang"), [("车费15元还是20.5元", "zh"), ("a fare of 15 or 20.5 yuan", "en")])
+    def test_whole_and_decimal_numbers_are_one_number_slots_in_text_order(self, ride: Parts, text: str,
+                                                                           lang: str) -> None:
+        """A whole number is read as an integer first; with no integer slot it is the number slot's."""
+        assert [m.value for m in offer(ride, "ride", text, lang).conflicts["fare"]] == [15, 20.5]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from dialogkit.understanding.intents import INTENT_THRESHOLD, features, similarity
+from dialogkit.understanding.intents import _BY_LAST, _SUFFIXES, INTENT_THRESHOLD, features, similarity, stem
 from dialogkit.understanding.rules import RuleUnderstanding
 from tests.understanding.conftest import bot_from_yaml, fixed_clock
 
@@ -130,3 +130,24 @@ class TestSimilarity:
     def test_unrelated_texts_score_zero(self) -> None:
         assert similarity(features("讲个笑话"), features("我的包裹没收到")) == 0.0
         assert similarity(features("tell me a joke"), features("my order never arrived")) == 0.0
+
+
+def _every_suffix(word: str) -> str:
+    """``stem`` as it reads when each suffix is tried in turn."""
+    return next((word[:-len(s)] for s in _SUFFIXES if word.endswith(s) and len(word) - len(s) >= 3), word)
+
+
+class TestStem:
+    @pytest.mark.parametrize("word", ["broken", "arrived", "charging", "classes", "goes", "sees", "tree", "ring",
+                                      "laptop", "my", "s", "es", "", "order's"])
+    def test_the_first_suffix_that_leaves_three_letters_goes_en(self, word: str) -> None:
+        assert stem(word) == _every_suffix(word)
+
+    def test_a_word_is_tried_only_against_suffixes_ending_in_its_last_letter(self) -> None:
+        """Most words ("laptop", "my") end in no suffix's letter and are tried against none."""
+        assert _BY_LAST == {"g": ("ing",), "d": ("ed",), "n": ("en",), "s": ("es", "s"), "e": ("e",)}
+
+    @pytest.mark.parametrize(("text", "feature"), [("我的手机屏幕碎了", "屏幕"), ("my laptop arrived broken", "brok"),
+                                                   ("my laptop arrived broken", "laptop")])
+    def test_english_words_are_stemmed_and_chinese_read_in_pairs_zh_en(self, text: str, feature: str) -> None:
+        assert feature in features(text)

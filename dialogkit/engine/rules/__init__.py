@@ -24,10 +24,10 @@ __all__ = ["RULES", "Bot", "Rule", "Seen", "generate"]
 
 RULES: tuple[Rule, ...] = (
     Rule("empty_input", replies.empty_input, ANY,
-         "Nothing to read: before any rule reads the text, and the question pending stays."),
+         "Nothing to read: before any rule reads the text, and the question pending stays.", blank=True),
     Rule("clarification_answer", questions.clarification_answer, ANY,
          "The bot's own question is answered first: its answer is often a bare ordinal or value "
-         "(\"第二个\", \"67890\") that every later rule would read as something else."),
+         "(\"第二个\", \"67890\") that every later rule would read as something else.", asking=True),
     Rule("forget_turn", forgetting.forget_turn, ANY,
          "Forgetting undoes the last turn whatever the state, so it comes before anything that "
          "would read the same words as values or a request.", cues=frozenset({"forget"})),
@@ -118,15 +118,20 @@ _GATES = frozenset().union(*(rule.cues for rule in RULES if rule.cues is not Non
 
 
 @cache
-def _asked(state: str, cues: frozenset[str], heard: bool) -> tuple[Callable[[Seen], Sequence[Command]], ...]:
-    """The rules that may decide a turn in ``state`` with ``cues`` (of ``_GATES``) and ``heard``
-    (the LLM proposed commands), in their order: worked out once for each such kind of turn."""
-    return tuple(rule.run for rule in RULES if state in rule.states and not rule.silent(cues, heard))
+def _asked(state: str, cues: frozenset[str], heard: bool, asking: bool,
+           blank: bool) -> tuple[Callable[[Seen], Sequence[Command]], ...]:
+    """The rules that may decide a turn in ``state`` with ``cues`` (of ``_GATES``), ``heard`` (the
+    LLM proposed commands), ``asking`` (the bot's question is pending) and ``blank`` (no words), in
+    their order: worked out once for each such kind of turn."""
+    return tuple(rule.run for rule in RULES if state in rule.states and not rule.silent(cues, heard, asking, blank))
 
 
 def generate(seen: Seen) -> list[Command]:
     """The commands of the first rule that decides this turn (none: a task found in EXECUTION)."""
-    for run in _asked(seen.ctx.session.state, _GATES.intersection(seen.cues), bool(seen.ctx.proposed)):
+    ctx = seen.ctx
+    session = ctx.session
+    for run in _asked(session.state, _GATES.intersection(seen.cues), bool(ctx.proposed), session.pending is not None,
+                      not ctx.text.strip()):
         if made := run(seen):
             seen.emitted.extend(made)
             break

@@ -122,8 +122,10 @@ class Rule:
     """A named rule, the states it reads a turn in, and why it stands where it does in the order.
 
     ``cues``: the rule decides nothing unless the turn holds one of these cues ("cancel" for the
-    cancel rules); ``llm``: nothing unless the LLM proposed commands. The generator does not ask
-    it then: most rules of a state cannot decide most turns, and each look costs a call."""
+    cancel rules); ``llm``: nothing unless the LLM proposed commands; ``asking``: nothing unless
+    the bot's own question (which one did you mean?) waits for its answer; ``blank``: nothing but
+    a turn with no words. The generator does not ask it then: most rules of a state cannot decide
+    most turns, and each look costs a call."""
 
     name: str
     run: Callable[[Seen], Sequence[Command]]
@@ -131,8 +133,12 @@ class Rule:
     why: str
     cues: frozenset[str] | None = None
     llm: bool = False
+    asking: bool = False
+    blank: bool = False
 
-    def silent(self, cues: frozenset[str], heard: bool) -> bool:
-        """True when the rule cannot decide a turn with ``cues`` (those of ``cues`` it may read) and
-        ``heard`` (whether the LLM proposed anything)."""
-        return (self.cues is not None and self.cues.isdisjoint(cues)) or (self.llm and not heard)
+    def silent(self, cues: frozenset[str], heard: bool, asking: bool = False, blank: bool = False) -> bool:
+        """True when the rule cannot decide a turn with ``cues`` (those of ``cues`` it may read),
+        ``heard`` (whether the LLM proposed anything), ``asking`` (whether the bot's question is
+        pending) and ``blank`` (whether the turn has no words)."""
+        return ((self.cues is not None and self.cues.isdisjoint(cues)) or (self.llm and not heard)
+                or (self.asking and not asking) or (self.blank and not blank))

@@ -9,7 +9,7 @@ import pytest
 
 from dialogkit.engine.commands import Cancel, Choose, Command, Forget, SetSlots, StartFlow
 from dialogkit.engine.faq import FaqIndex
-from dialogkit.engine.rules import _GATES, RULES, Seen, generate
+from dialogkit.engine.rules import _GATES, RULES, Seen, _asked, generate
 from dialogkit.engine.rules.in_task import deny
 from dialogkit.engine.rules.starting import intent
 from dialogkit.model.session import Session
@@ -126,11 +126,37 @@ def test_a_rule_left_unasked_could_not_have_decided(lang: str) -> None:
     states: list[Callable[[], Session]] = [
         lambda: idle(lang), lambda: collecting(lang, "report_issue", "order_id"),
         lambda: collecting(lang, "change_subscription", "change"),
-        lambda: confirming(lang, "report_issue", {"order_id": "12345", "product": "phone"})]
+        lambda: confirming(lang, "report_issue", {"order_id": "12345", "product": "phone"}),
+        lambda: _asking(idle(lang)), lambda: _asking(collecting(lang, "report_issue", "product"))]
     for session in states:
-        for text in TURNS[lang]:
+        for text in [*TURNS[lang], *ASKING_TURNS[lang]]:
             assert generate(seen(session(), text)) == _every_rule(seen(session(), text)), text
             turn = seen(session(), text)
             silent = [rule for rule in RULES if turn.ctx.session.state in rule.states
-                      and rule.silent(_GATES.intersection(turn.cues), bool(turn.ctx.proposed))]
+                      and rule.silent(_GATES.intersection(turn.cues), bool(turn.ctx.proposed),
+                                      turn.ctx.session.pending is not None, not turn.ctx.text.strip())]
             assert [rule.name for rule in silent if rule.run(seen(session(), text))] == [], text
+
+
+ASKING_TURNS = {"zh": ["第二个", "67890", "   "], "en": ["the second one", "67890", "   "]}
+
+
+def _asking(session: Session) -> Session:
+    pending_choice(session, "12345", "67890")
+    return session
+
+
+def _asked_names(session: Session, text: str) -> list[str]:
+    turn = seen(session, text)
+    asked = _asked(session.state, _GATES.intersection(turn.cues), bool(turn.ctx.proposed),
+                   session.pending is not None, not turn.ctx.text.strip())
+    return [rule.name for rule in RULES if rule.run in asked]
+
+
+@pytest.mark.parametrize(("lang", "text"), [("zh", "第二个"), ("en", "the second one")])
+def test_the_answer_to_the_bots_question_is_looked_for_only_while_it_is_pending(lang: str, text: str) -> None:
+    """Nor is a turn with words read as an empty one: most turns skip both rules unasked."""
+    asked = _asked_names(idle(lang), text)
+    assert "clarification_answer" not in asked and "empty_input" not in asked
+    assert _asked_names(_asking(idle(lang)), text)[0] == "clarification_answer"
+    assert _asked_names(_asking(idle(lang)), " ")[:2] == ["empty_input", "clarification_answer"]
