@@ -58,6 +58,12 @@ PATTERN_WEIGHT = 0.1
 SIMILARITY_FLOOR = 0.2  # example similarity below this is noise (shared particles, "the")
 VALUES_ALONE_CEILING = 0.45  # values without a keyword or a resembling example ask for nothing
 _ALONE_SLACK = 12            # beyond this many characters besides a value, a turn says more than it
+# What each piece of evidence leaves of the doubt, and the span of similarity above its floor:
+# worked out once here, not on every flow of every turn (the same floats ``_score_flow`` made).
+_KEYWORD_DOUBT = 1 - KEYWORD_WEIGHT
+_SYNONYM_DOUBT = 1 - SYNONYM_WEIGHT
+_PATTERN_DOUBT = 1 - PATTERN_WEIGHT
+_SIMILARITY_SPAN = 1 - SIMILARITY_FLOOR
 
 _CJK_STOP = frozenset("的了吗呢吧啊呀我你他她它们是在有个这那就都也还和与帮想要给一吗么")
 _CJK_STOP_TABLE = dict.fromkeys(map(ord, _CJK_STOP))  # str.translate drops them in C
@@ -428,17 +434,18 @@ def _score_flow(flow: _FlowIndex, utterance: _Utterance) -> tuple[float, bool]:
         if valued:
             hits.update(valued)
             types = {t for t, _ in utterance.values - valued}
-    direct = (1 - KEYWORD_WEIGHT) ** len(hits)
+    direct = _KEYWORD_DOUBT ** len(hits)
     # Indirect evidence: resemblance to the examples, values of the flow's slot types. Scaled by
     # how much of the utterance the flow's vocabulary explains, so a stray shared word stays weak.
     resemblance = 0.0
     if utterance.resembles:
         best = _best_similarity(flow, utterance.features, utterance.marks)
-        resemblance = max(0.0, (best - SIMILARITY_FLOOR) / (1 - SIMILARITY_FLOOR))
+        above = (best - SIMILARITY_FLOOR) / _SIMILARITY_SPAN
+        resemblance = above if above > 0.0 else 0.0
     doubt = 1 - resemblance
     if types:
-        doubt *= (1 - SYNONYM_WEIGHT) ** len(types & flow.synonym_types)
-        doubt *= (1 - PATTERN_WEIGHT) ** len(types & flow.pattern_types)
+        doubt *= _SYNONYM_DOUBT ** len(types & flow.synonym_types)
+        doubt *= _PATTERN_DOUBT ** len(types & flow.pattern_types)
     indirect = 1 - doubt
     if indirect:
         content = utterance.content
@@ -506,8 +513,9 @@ def _best_similarity(flow: _FlowIndex, utterance: AbstractSet[str], marks: Abstr
     best = 0.0
     for example in flow.examples:
         if not utterance.isdisjoint(example.words):
-            shared = len(utterance & example.features)
-            value = _similarity(shared, size + len(marks & example.features) if marks else size, example.size)
+            shared = len(utterance & example.features)   # ``_similarity``, written out: a call per example
+            value = (2 * shared / ((size + len(marks & example.features) if marks else size) + example.size)
+                     + shared / example.size) / 2
             if value > best:
                 best = value
     return best

@@ -124,6 +124,41 @@ def test_best_similarity_is_the_max_over_every_example() -> None:
                 assert intents._best_similarity(flow, utterance) == plain, (flow.name, text)
 
 
+def test_the_doubts_are_worked_out_once() -> None:
+    """What a keyword, a synonym value and a pattern value leave of the doubt, and the span of
+    similarity above its floor, are module constants: the floors the scorer made every turn."""
+    assert intents._KEYWORD_DOUBT == 1 - intents.KEYWORD_WEIGHT
+    assert intents._SYNONYM_DOUBT == 1 - intents.SYNONYM_WEIGHT
+    assert intents._PATTERN_DOUBT == 1 - intents.PATTERN_WEIGHT
+    assert intents._SIMILARITY_SPAN == 1 - intents.SIMILARITY_FLOOR
+
+
+def _plain_score(flow: intents._FlowIndex, text: str, mentions: list[Mention]) -> float:
+    """A flow's score for words holding no keyword, as the module docstring reads: the noisy-OR
+    of example resemblance and values, scaled by how much of the words the flow explains."""
+    utterance, content = intents.features(text, mentions), intents.units(text, mentions)
+    types = {m.type for m in mentions}
+    best = max((intents.similarity(utterance, e.features) for e in flow.examples), default=0.0)
+    resemblance = max(0.0, (best - intents.SIMILARITY_FLOOR) / (1 - intents.SIMILARITY_FLOOR))
+    doubt = 1 - resemblance
+    doubt *= (1 - intents.SYNONYM_WEIGHT) ** len(types & flow.synonym_types)
+    doubt *= (1 - intents.PATTERN_WEIGHT) ** len(types & flow.pattern_types)
+    value = (1 - doubt) * (0.5 + 0.5 * len(content & flow.vocabulary) / len(content))
+    return round(value if resemblance else min(value, intents.VALUES_ALONE_CEILING), 4)
+
+
+@pytest.mark.parametrize("text", ["请问订单现在怎么样了 12345", "tell me how the order 12345 is doing today"])
+def test_the_written_out_arithmetic_scores_as_the_plain_one(text: str) -> None:
+    """Similarity and doubts written out in the scorer give the plain computation's scores to the
+    last bit, for a Chinese and an English request (no keyword: only the arithmetic speaks)."""
+    rules = bots()[0]
+    mentions = rules.interpret(text, "en").mentions
+    plain = {flow.name: _plain_score(flow, text, mentions) for flow in rules.intents._flows}
+    scores = rules.intents.score(fold(text), mentions)
+    assert scores and {s.flow: s.score for s in scores} == {
+        name: value for name, value in plain.items() if value >= intents.INTENT_FLOOR}
+
+
 # -------------------------------------------------------------------------- entities
 
 
