@@ -32,9 +32,12 @@ class ClarificationNeeded(DialogkitError):
         self.pending = pending
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, init=False)
 class TurnContext:
-    """One user turn: its input, what the engine decided, and what it will say."""
+    """One user turn: its input, what the engine decided, and what it will say.
+
+    ``__init__`` is written out: one is made a turn, and the generated one calls a factory for
+    each of the fourteen empty lists and dicts below, a visible part of a turn's cost."""
 
     txn: StoreTxn
     session: Session
@@ -69,6 +72,17 @@ class TurnContext:
     meant_for_removed_task: bool = False                            # answered a task whose flow a new bot file removed
     explained: list[Explanation] = field(default_factory=list)      # why: each decision, in order (reply.explain)
     value_rules: dict[str, str] = field(default_factory=dict)       # slot -> the step that put its value in the offer
+
+    def __init__(self, *, txn: StoreTxn, session: Session, text: str, interp: Interpretation, language: str,
+                 turn: int, now: float, user_key: str = "", trace: bool = False, log_turn: bool = False) -> None:
+        self.txn, self.session, self.text, self.interp, self.language = txn, session, text, interp, language
+        self.turn, self.now, self.user_key, self.trace, self.log_turn = turn, now, user_key, trace, log_turn
+        self.resolution = self.resolved_text = self.task = self.flow = self.trigger = None
+        self.clarification = self.ended_task = self.ended_by = self.llm_deadline = None
+        self.tracked = self.meant_for_removed_task = False
+        self.bound_mentions, self.prefilled, self.say, self.action_runs, self.transitions = [], [], [], [], []
+        self.memory_run, self.options, self.proposed, self.explained = [], [], [], []
+        self.updates, self.said, self.value_rules = {}, {}, {}
 
     def explain(self, rule: str, did: str, words: str | None = None) -> None:
         """Record a decision of this turn; ``words`` are the user's, found in the text for their span."""
