@@ -11,7 +11,7 @@ import re
 
 from dialogkit.engine.slot_layout import SlotLayout, SlotOffer
 from dialogkit.engine.yes_no_statements import stated_answer
-from dialogkit.lexicon import alternation, lexicon
+from dialogkit.lexicon import alternation, word_pattern
 from dialogkit.lexicon import words as lexicon_words
 from dialogkit.model.interpretation import Interpretation
 from dialogkit.spec.schema import SlotSpec
@@ -97,7 +97,7 @@ def echo_answer(questions: list[str], text: str) -> bool | None:
 
 
 _FIRST_CLAUSE_BREAK = re.compile(r"[,，。;；!！\n]")
-_TAKEN_BACK = re.compile(rf"{alternation(lexicon('zh').words('contrast'))}|\bbut\b", re.IGNORECASE)
+_TAKEN_BACK = word_pattern("contrast")
 
 
 def _split(text: str) -> tuple[str, str, str]:

@@ -31,7 +31,7 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-from dialogkit.lexicon import alternation, lexicon, lexicon_of_script, spaced_languages, words
+from dialogkit.lexicon import alternation, lexicon, lexicon_of_script, spaced_languages, word_pattern, words
 from dialogkit.strings.cjk import count_cjk, has_cjk, is_cjk_char
 from dialogkit.understanding.choices import asks_alternatives, is_any
 from dialogkit.understanding.language import LATIN_WORD
@@ -248,7 +248,7 @@ _HESITATION = re.compile(
 
 
 # "好的，但是先别寄" / "yes, but not yet": what follows takes the answer back, so there is none.
-_CONTRAST = re.compile(rf"{alternation(_ZH.words('contrast'))}|\bbut\b")
+_CONTRAST = word_pattern("contrast")
 
 
 _CLAUSE_BREAK = re.compile(r"[,，。.!！?？;；、\n]+")
