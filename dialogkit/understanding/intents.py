@@ -483,8 +483,8 @@ def _keyword_hits(flow: _FlowIndex, lowered: str, latin: bool = True,
     if pattern is None:
         return set()
     found: list[str] = [m.group() for m in pattern.finditer(lowered)
-                        if not any(s <= m.start() and m.end() <= e and e - s > m.end() - m.start()
-                                   and (keyword_said or kind not in flow.value_types) for s, e, kind in value_spans)]
+                        if not any((keyword_said or kind not in flow.value_types) and _inside(m, s, e)
+                                   for s, e, kind in value_spans)]
     if not found or not flow.keyword_values:
         return set(found)
     return {flow.keyword_values.get(" ".join(k.split()), k) for k in found}
@@ -493,8 +493,12 @@ def _keyword_hits(flow: _FlowIndex, lowered: str, latin: bool = True,
 def _said_outside(pattern: re.Pattern[str], lowered: str, value_spans: Sequence[tuple[int, int, str]]) -> bool:
     """Whether a keyword (of ``pattern``: every flow's) stands somewhere not wholly inside a longer
     value: a word the user said for a request, not a piece of a name."""
-    return any(not any(s <= m.start() and m.end() <= e and e - s > m.end() - m.start() for s, e, _kind in value_spans)
-               for m in pattern.finditer(lowered))
+    return any(not any(_inside(m, s, e) for s, e, _kind in value_spans) for m in pattern.finditer(lowered))
+
+
+def _inside(match: re.Match[str], start: int, end: int) -> bool:
+    """Whether the keyword matched lies wholly inside the longer value at ``start:end``."""
+    return start <= match.start() and match.end() <= end and end - start > match.end() - match.start()
 
 
 def _best_similarity(flow: _FlowIndex, utterance: AbstractSet[str], marks: AbstractSet[str] | None = None) -> float:
