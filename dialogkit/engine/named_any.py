@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from dialogkit.engine.slot_names import SlotNames
 from dialogkit.spec.schema import BotFile, LocalizedText, SlotSpec
 from dialogkit.text.labels import Texts
-from dialogkit.understanding.choices import ANY_WORDS, named, named_any_pattern
+from dialogkit.understanding.choices import ANY_WORDS, named, named_any_pattern, named_list_gap
 from dialogkit.understanding.language import fold
 
 __all__ = ["NamedAny"]
@@ -35,6 +35,9 @@ class NamedAny:
         self._pattern = named_any_pattern(self._names.alternation) if self._names.ways else None
         # Every match holds a slot's name: text naming none (most turns) is ruled out by this alone.
         self._named = re.compile(self._names.alternation) if self._names.ways else None
+        # A name standing alone (not inside a longer word), and the gap that joins two into a list.
+        self._name = re.compile(rf"(?<![a-z])(?:{self._names.alternation})(?![a-z])") if self._names.ways else None
+        self._gap = named_list_gap()
 
     def slots_in(self, text: str) -> list[str]:
         """The slots ``text`` names with no preference for them, in order of mention (usually none)."""
@@ -45,8 +48,26 @@ class NamedAny:
             return []
         found: list[str] = []
         for match in self._pattern.finditer(said):
-            found.extend(self._names.slots(named(match)))
+            for name in self._listed_with(said, match):
+                found.extend(self._names.slots(name))
         return list(dict.fromkeys(found))
+
+    def _listed_with(self, said: str, match: re.Match[str]) -> list[str]:
+        """The name the match said, with the names listed beside it: "the rent or the area", "租金和
+        区域" are both named by "I don't care about …" / "…都无所谓"."""
+        name = named(match)
+        key = next(k for k, v in match.groupdict().items() if v == name and k.startswith("n"))
+        assert self._name is not None
+        names = [(m.start(), m.end(), m.group()) for m in self._name.finditer(said)]
+        at = next((i for i, (start, _, _) in enumerate(names) if start == match.start(key)), None)
+        if at is None:
+            return [name]
+        first, last = at, at
+        while first > 0 and self._gap.fullmatch(said, names[first - 1][1], names[first][0]):
+            first -= 1
+        while last + 1 < len(names) and self._gap.fullmatch(said, names[last][1], names[last + 1][0]):
+            last += 1
+        return [said_name for _, _, said_name in names[first:last + 1]]
 
     def _type_nouns(self, slot: SlotSpec) -> Iterator[str]:
         """The entity type's name, and the nouns of its ``any`` value: "any cuisine" -> cuisine."""

@@ -11,6 +11,8 @@
   别的", "其他的呢", "换一个", "anything else?", "any other options?", "what else do you have",
   "show me more". Not "没有别的了" or "nothing else", which end a list; not "what else can you
   do", which asks for help.
+- ``declines``: the utterance gives nothing: "没有", "不知道", "No.", "nope", "I don't know", "I
+  don't have one". Where the slot asked takes an ``any`` value, the user has no preference to give.
 - ``named_any_pattern``: no preference for a thing the words name, wherever it stands in the
   utterance: "I don't care about the price", "the area doesn't matter", "no preference for the
   cuisine", "any price is fine", "价格无所谓", "区域都行", "我不在乎价格", "什么菜系都可以". The
@@ -29,14 +31,17 @@ from dialogkit.strings.cjk import has_cjk
 from dialogkit.understanding.language import may_hold_latin
 
 
-def _whole_answers(codes: tuple[str, ...]) -> str:
-    """Each language's answer that leaves the choice to the bot, whole: lead, answer, tail."""
+def _whole_answers(codes: tuple[str, ...], meaning: str = "any_answer") -> str:
+    """Each language's answer of ``meaning`` (by default one that leaves the choice to the bot),
+    whole: lead, answer, tail (``{meaning}_tail_patterns``: "no, thank you" declines an offer)."""
     parts: list[str] = []
     for language in codes:
         lex = lexicon(language)
+        if not lex.has(f"{meaning}_patterns"):
+            continue
         lead, tail = (("".join(lex.words(m)) if lex.has(m) else "")
-                      for m in ("any_answer_lead_patterns", "any_answer_tail_patterns"))
-        parts.append(f"^{lead}(?:{'|'.join(lex.words('any_answer_patterns'))}){tail}$")
+                      for m in ("any_answer_lead_patterns", f"{meaning}_tail_patterns"))
+        parts.append(f"^{lead}(?:{'|'.join(lex.words(f'{meaning}_patterns'))}){tail}$")
     return "|".join(parts) or "(?!)"
 
 
@@ -106,6 +111,23 @@ def named_any_pattern(alternation: str) -> re.Pattern[str]:
             parts.append(part.replace("{thing}", said))
     return re.compile("|".join(f"(?:{part})" for part in parts) or "(?!)")
 
+def named_list_gap() -> re.Pattern[str]:
+    """What stands between two names of one list ("the rent or the area", "租金和区域"): the end of
+    one thing, a comma or a joiner, the start of the next. Matched against the whole gap."""
+    parts: list[str] = []
+    for language in languages():
+        lex = lexicon(language)
+        joiners = [word for meaning in ("value_joiners", "alternative_joiners") if lex.has(meaning)
+                   for word in lex.words(meaning)]
+        if not joiners:
+            continue
+        thing = "".join(lex.words("named_thing_patterns")) if lex.has("named_thing_patterns") else "{names}"
+        before, _, after = thing.partition("{names}")
+        joined = alternation(joiners)
+        parts.append(rf"{after}\s*(?:[,，、]\s*(?:(?:{joined})\s*)?|(?:{joined})\s*){before}")
+    return re.compile("|".join(f"(?:{part})" for part in parts) or "(?!)")
+
+
 def named(match: re.Match[str]) -> str:
     """The name a ``named_any_pattern`` match said."""
     return next(said for key, said in match.groupdict().items() if said and key.startswith("n"))
@@ -115,6 +137,8 @@ _SENTENCE_END = re.compile(r"[.!;。！；]\s*|(?<!\s)\s+(?=as\s+long\s+as\b)")
 _CONTRAST = word_pattern("contrast").pattern      # "dont care but I'd like ...": a clause ends before it
 _CLAUSE_END = re.compile(rf"[,，]\s*|(?<!\s)\s*(?={_CONTRAST})", re.IGNORECASE)
 """Where an answer's first sentence or clause ends: "no, I don't care. Just pick one", "随便，你推荐一个"."""
+_LEADING_CONTRAST = re.compile(rf"^\s*(?:{_CONTRAST})\s*", re.IGNORECASE)
+"""The contrast word a later clause starts with ("but I don't mind")."""
 _BREAK = re.compile(rf"[.!;。！；,，]|{_CONTRAST}", re.IGNORECASE)
 """Every sentence or clause end above holds one of these, or "as" ("as long as"): a cheap first look."""
 _LONGEST_TURN = 300
@@ -129,13 +153,17 @@ def is_any(lowered: str) -> bool:
     whole = lowered.strip(_END)
     if "as" not in whole and _BREAK.search(whole) is None:
         return _is_any_answer(whole)    # one clause (most turns): read once, with no split looked for
-    sentence = _SENTENCE_END.split(whole, maxsplit=1)[0]
-    clause = _CLAUSE_END.split(sentence, maxsplit=1)[0]
-    if len(clause.strip(_END)) > _ANY_LENGTH:
-        return False     # the first clause is too long for an answer already, and the others hold it
-    # Each part is read stripped, so the whole text is read as ``whole``: one look for "随便。" and "随便".
-    return (_is_any_answer(clause) or (sentence != clause and _is_any_answer(sentence))
-            or (whole != sentence and len(lowered) <= 2 * _ANY_LENGTH and _is_any_answer(whole)))
+    sentences = _SENTENCE_END.split(whole)
+    sentence = sentences[0]
+    clauses = _CLAUSE_END.split(sentence)
+    clause = clauses[0]
+    if len(clause.strip(_END)) <= _ANY_LENGTH and (
+            _is_any_answer(clause) or (sentence != clause and _is_any_answer(sentence))
+            or (whole != sentence and len(lowered) <= 2 * _ANY_LENGTH and _is_any_answer(whole))):
+        return True     # each part is read stripped, so the whole text is read as ``whole``
+    # "要开间。随便吧" / "a studio, but I don't mind": a later sentence or clause that is one answers too
+    later = [*clauses[1:], *(part for rest in sentences[1:] for part in (rest, *_CLAUSE_END.split(rest)))]
+    return any(_is_any_answer(_LEADING_CONTRAST.sub("", part)) for part in later if part)
 
 
 def _is_any_answer(lowered: str) -> bool:
@@ -148,6 +176,20 @@ def _is_any_answer(lowered: str) -> bool:
         return _one_language(True).match(text) is not None
     pattern = _any() if may_hold_latin(text) else _one_language(False)
     return pattern.match(text) is not None
+
+
+@cache
+def _declined() -> re.Pattern[str]:
+    return re.compile(_whole_answers(languages(), "declined_answer"))
+
+
+def declines(lowered: str) -> bool:
+    """True when the whole utterance gives nothing: "没有", "不知道", "No.", "I don't know", "I don't
+    have one". Asked for a slot that takes a no-preference value, the user has none to give."""
+    text = lowered.strip(_END)
+    if not text or len(text) > _ANY_LENGTH or text.endswith(_QUESTION_ENDS):
+        return False
+    return _declined().match(text) is not None
 
 
 def asks_alternatives(lowered: str) -> bool:

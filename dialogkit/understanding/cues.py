@@ -1,4 +1,5 @@
-"""Conversational cues: yes, no, cancel, correction, help, forget, greeting, any, alternatives.
+"""Conversational cues: yes, no, cancel, correction, help, forget, greeting, any, declined,
+alternatives.
 
 Cues are what the policy needs besides intents and entities. They are kept *precise*: a cue
 fires for an utterance that is that act, not for one that merely contains the word.
@@ -24,6 +25,8 @@ fires for an utterance that is that act, not for one that merely contains the wo
 - ``any`` ("随便", "哪个医生都行", "I don't care", "any doctor") and ``alternatives`` ("还有别的吗",
   "any other options?"): answers about choosing, read by ``choices``. An ``any`` answer is no
   yes or no ("no preference").
+- ``declined`` ("没有", "不知道", "No.", "I don't know"): an answer that gives nothing. Asked for a
+  slot that takes an ``any`` value, it is that value; a bare no stays a ``no`` too.
 """
 
 from __future__ import annotations
@@ -33,7 +36,7 @@ from typing import NamedTuple
 
 from dialogkit.lexicon import alternation, lexicon, lexicon_of_script, spaced_languages, word_pattern, words
 from dialogkit.strings.cjk import count_cjk, has_cjk, is_cjk_char
-from dialogkit.understanding.choices import asks_alternatives, is_any
+from dialogkit.understanding.choices import asks_alternatives, declines, is_any
 from dialogkit.understanding.language import LATIN_WORD
 
 CUE_WINDOW = 300  # cues are about how an utterance starts or what it is as a whole
@@ -305,6 +308,8 @@ def detect_cues(text: str, lowered: str | None = None) -> set[str]:
     if is_any(lowered):
         cues.add("any")
         cues -= {"yes", "no"}   # "no preference", "不限" leave the choice open: no answer to a yes/no
+    elif declines(lowered):
+        cues.add("declined")
     if asks_alternatives(lowered):
         cues.add("alternatives")
     return cues

@@ -200,3 +200,86 @@ class TestBesideAnAnswer:
     ])
     def test_with_two_open_it_fills_neither(self, bot: Bot, language: str, start: str, answer: str) -> None:
         assert talk(bot, start, answer).slots == {"district": "old_town"}
+
+
+class TestAfterAnAnswerToAnotherSlot:
+    """"要开间。随便吧" to the district asked: the layout is answered, and the later sentence or
+    clause that leaves the choice open is about the question asked."""
+
+    @pytest.mark.parametrize(("language", "answer"), [
+        ("zh", "要开间。随便吧"), ("zh", "开间就好，其余无所谓"),
+        ("en", "A studio would be great. Any is fine."), ("en", "I'd like a studio but I don't mind"),
+    ])
+    def test_the_asked_slot_takes_it(self, bot: Bot, language: str, answer: str) -> None:
+        assert talk(bot, START[language], answer).slots == {"layout": "studio", "district": "anywhere"}
+
+    @pytest.mark.parametrize(("language", "answer"), [("zh", "要开间。你们有什么推荐吗？"),
+                                                     ("en", "A studio would be great. Anything else to know?")])
+    def test_a_later_question_is_no_answer(self, bot: Bot, language: str, answer: str) -> None:
+        assert talk(bot, START[language], answer).slots == {"layout": "studio"}
+
+
+class TestAnAnswerThatGivesNothing:
+    """"没有" / "No." / "不知道" / "I don't know" to a question whose slot takes an ``any`` value: the
+    user has no preference to give, so the slot takes it; a slot without one is asked again."""
+
+    @pytest.mark.parametrize(("language", "text"), [
+        ("zh", "没有"), ("zh", "没有。"), ("zh", "不知道"), ("zh", "我也不清楚"),
+        ("en", "No."), ("en", "nope"), ("en", "No I do not"), ("en", "I don't know"), ("en", "I don't have one"),
+        ("en", "no, I don't have that preference"),
+    ])
+    def test_fills_the_asked_slot(self, bot: Bot, language: str, text: str) -> None:
+        assert talk(bot, START[language], text).slots == {"district": "anywhere"}
+
+    @pytest.mark.parametrize(("language", "text"), [("zh", "没有，要老城"), ("en", "no, the old town")])
+    def test_a_value_said_with_it_is_the_answer(self, bot: Bot, language: str, text: str) -> None:
+        assert talk(bot, START[language], text).slots == {"district": "old_town"}
+
+    @pytest.mark.parametrize(("language", "start", "text", "asked"), [
+        ("zh", "我想租房，老城的便宜开间", "不知道", "哪天看房？"),
+        ("en", "find me a cheap studio in the old town", "I don't know", "Which day would you like to view?"),
+    ])
+    def test_a_slot_with_no_any_value_is_asked_again(self, bot: Bot, language: str, start: str, text: str,
+                                                     asked: str) -> None:
+        reply = talk(bot, start, text)
+        assert "viewing_day" not in reply.slots and asked in reply.text
+
+    @pytest.mark.parametrize("text", ["没有", "No."])
+    def test_with_no_question_pending_it_fills_nothing(self, bot: Bot, text: str) -> None:
+        assert talk(bot, text).slots == {}
+
+
+class TestSeveralSlotsNamed:
+    """"I don't care about the rent or the district" / "租金和区域都无所谓": each slot in the list."""
+
+    @pytest.mark.parametrize(("text", "slots"), [
+        ("I don't care about the rent or the district", ["rent", "district"]),
+        ("i do not care about the layout and rent", ["layout", "rent"]),
+        ("the rent or the layout doesn't matter", ["rent", "layout"]),
+        ("租金和区域都无所谓", ["rent", "district"]),
+        ("我不在乎租金和户型", ["rent", "layout"]),
+    ])
+    def test_each_name_in_the_list(self, finder: NamedAny, text: str, slots: list[str]) -> None:
+        assert finder.slots_in(text) == slots
+
+    @pytest.mark.parametrize("text", ["I care about the rent and I don't care about the district",
+                                      "租金要便宜，区域无所谓"])
+    def test_a_name_outside_the_list_is_not_in_it(self, finder: NamedAny, text: str) -> None:
+        assert finder.slots_in(text) == ["district"]
+
+    @pytest.mark.parametrize(("language", "text"), [("zh", "户型和租金都无所谓"),
+                                                    ("en", "I do not care about the layout or the rent")])
+    def test_both_take_their_any_value(self, bot: Bot, language: str, text: str) -> None:
+        reply = talk(bot, START[language], text)
+        assert reply.slots == {"layout": "any", "rent": "any_rent"}
+
+
+class TestAnythingInTheSlot:
+    @pytest.mark.parametrize(("text", "slots"), [
+        ("Anything in the district would be fine", ["district"]),
+        ("anything for the rent is ok", ["rent"]),
+        ("区域上什么都行", ["district"]),
+        ("户型方面哪种都可以", ["layout"]),
+    ])
+    def test_names_its_slot(self, finder: NamedAny, text: str, slots: list[str]) -> None:
+        assert finder.slots_in(text) == slots

@@ -51,7 +51,23 @@ class TestYesNo:
 
     @pytest.mark.parametrize("text", ["no", "No.", "nope", "don't", "no thanks"])
     def test_english_no(self, text: str) -> None:
-        assert cues(text) == {"no"}
+        """A bare no gives nothing too ("declined"), which a question for a value reads."""
+        assert cues(text) - {"declined"} == {"no"}
+
+
+class TestDeclined:
+    """An answer that gives nothing: asked for a value that may be "any", it is no preference."""
+
+    @pytest.mark.parametrize("text", ["没有", "没", "不知道", "我也不清楚", "没有啊",
+                                      "No.", "nope", "I don't know", "no, I don't know", "I don't have one",
+                                      "No I do not", "we do not have that preference"])
+    def test_said(self, text: str) -> None:
+        assert "declined" in cues(text)
+
+    @pytest.mark.parametrize("text", ["不", "没有，要老城", "不知道怎么办", "不知道吗？", "no thanks", "No, thank you.",
+                                      "no, the old town", "I don't know what to order?", "I don't like it"])
+    def test_not_said(self, text: str) -> None:
+        assert "declined" not in cues(text)
 
     @pytest.mark.parametrize("text", ["好的我要投诉手机碎了", "可以帮我查一下订单12345的状态吗"])
     def test_chinese_sentences_with_yes_words_are_not_yes(self, text: str) -> None:
@@ -245,4 +261,4 @@ class TestNoThenTheSlotIsX:
 
     @pytest.mark.parametrize("text", ["no", "no thanks", "no, the reason is"])
     def test_a_plain_no_stays_no(self, text: str) -> None:
-        assert cues(text) == {"no"}
+        assert cues(text) - {"declined"} == {"no"}

@@ -148,15 +148,21 @@ def asked_hour(bot: Bot, ctx: TurnContext) -> list[Mention]:
 @offer_step("any_answer")
 
 def any_answer(bot: Bot, ctx: TurnContext, offer: SlotOffer) -> None:
-    """"随便" / "I don't care" to a question fills the asked slot with its type's ``any`` value;
-    said about a slot by name ("价格无所谓" / "I don't care about the price"), that slot instead."""
+    """"随便" / "I don't care" to a question fills the asked slot with its type's ``any`` value, and
+    so does an answer that gives nothing ("没有" / "I don't know"), where a value is wanted; said
+    about a slot by name ("价格无所谓" / "I don't care about the price"), that slot instead."""
     task = ctx.task
     if named_any(bot, ctx, offer):
         return
-    if "any" not in ctx.interp.cues or task is None or not task.pending_slot or ctx.flow is None:
+    if task is None or not task.pending_slot or ctx.flow is None:
         return
     slot = ctx.flow.spec.slot(task.pending_slot)
     no_preference = bot.texts.spec.any_value(slot)
+    if "any" not in ctx.interp.cues:
+        if "declined" in ctx.interp.cues and not offer.values and slot is not None and no_preference is not None:
+            offer.values[slot.name] = no_preference     # "没有" / "I don't know": no preference to give
+            offer.surfaces[slot.name] = ctx.interp.text
+        return
     if task.pending_slot in offer.values:
         if offer.values[task.pending_slot] == no_preference:
             return                                  # "任意" / "any": the answer is the no-preference
