@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from dialogkit.model.session import Candidate, PendingClarification
 
 __all__ = [
-    "AnswerFaq", "Cancel", "Choose", "Clarify", "Command", "Confirm", "Deny", "Forget", "Greet", "Help",
+    "AnswerFaq", "Cancel", "Choose", "Clarify", "Command", "Confirm", "Deny", "Farewell", "Forget", "Greet", "Help",
     "KeepQuestion", "NotUnderstood", "Note", "SetSlots", "StartFlow",
 ]
 
@@ -118,6 +118,11 @@ class KeepQuestion(Command):
 @dataclass(slots=True, kw_only=True, unsafe_hash=True)
 class Greet(Command):
     """Greet back and say what the bot can do."""
+
+
+@dataclass(slots=True, kw_only=True, unsafe_hash=True)
+class Farewell(Command):
+    """Say goodbye. A task under way stays as it is, its question pending: the user may come back."""
 
 
 @dataclass(slots=True, kw_only=True, unsafe_hash=True)

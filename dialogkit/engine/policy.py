@@ -30,6 +30,7 @@ from dialogkit.engine.commands import (
     Command,
     Confirm,
     Deny,
+    Farewell,
     Forget,
     Greet,
     Help,
@@ -140,6 +141,11 @@ class Policy:
             ctx.explain("help", "listed what the bot can do", explaining.cue_words(ctx))
         ctx.say.append(self.texts.help(ctx.language))
 
+    def _farewell(self, ctx: TurnContext, command: Farewell, commands: list[Command]) -> None:
+        """Goodbye, and nothing else: a task under way keeps its question for when the user is back."""
+        ctx.explain(command.rule, "said goodbye" + ("; the task kept" if ctx.task is not None else ""), command.words)
+        ctx.say.append(R.phrase("farewell", ctx.language))
+
     def _cancelled(self, ctx: TurnContext, instead: str | None) -> None:
         """Cancel the task in progress (none: nothing to cancel), then start the flow the same
         words request instead, if any, or go back to the task below."""
@@ -177,6 +183,8 @@ class Policy:
                 asking.reask(self, ctx)
             case AnswerFaq():
                 self._answer_faq(ctx, command.entry)
+            case Farewell():
+                self._farewell(ctx, command, [])
             case Confirm():
                 ctx.explain("confirm", "confirmed", command.words)
                 ctx.fire("confirm")
@@ -257,7 +265,7 @@ class Policy:
     _in_doubt = staticmethod(answers.in_doubt)
 
 
-_IN_TASK = frozenset({SetSlots, Help, AnswerFaq, Confirm, Deny, NotUnderstood})
+_IN_TASK = frozenset({SetSlots, Help, AnswerFaq, Farewell, Confirm, Deny, NotUnderstood})
 """The kinds the in-task rules make: applied to the active task when there is one."""
 
 _STEPS: dict[type[Command], Callable[[Policy, TurnContext, Any, list[Command]], None]] = {
@@ -268,6 +276,7 @@ _STEPS: dict[type[Command], Callable[[Policy, TurnContext, Any, list[Command]], 
     AnswerFaq: Policy._faq,
     StartFlow: Policy._start,
     Clarify: Policy._clarify,
+    Farewell: Policy._farewell,
 }
 """The step each kind of command takes outside a task (any other kind: ``Policy._idle_reply``)."""
 

@@ -25,6 +25,8 @@ PHRASES: dict[str, dict[str, str]] = {
                   "es": "- {description}"},
     "greeting": {"zh": "您好！", "en": "Hello!",
                  "es": "¡Hola!"},
+    "farewell": {"zh": "再见！", "en": "Goodbye!",
+                 "es": "¡Adiós!"},
     "cancelled": {"zh": "好的，已取消{task}。", "en": "OK, I've cancelled {task}.",
                   "es": "De acuerdo, he cancelado {task}."},
     "nothing_to_cancel": {"zh": "当前没有进行中的任务。", "en": "There is no task in progress.",

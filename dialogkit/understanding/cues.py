@@ -1,4 +1,4 @@
-"""Conversational cues: yes, no, cancel, correction, help, forget, greeting, any, declined,
+"""Conversational cues: yes, no, cancel, correction, help, forget, greeting, farewell, any, declined,
 alternatives.
 
 Cues are what the policy needs besides intents and entities. They are kept *precise*: a cue
@@ -22,6 +22,8 @@ fires for an utterance that is that act, not for one that merely contains the wo
   said" (a ``forget``) are not cancels. A cancel suppresses yes/no ("不用了" is a cancel).
 - ``help``, ``forget``, ``greeting``: phrases; bare "help"/"帮助" only in a short utterance,
   greetings only at the start.
+- ``farewell``: "再见" / "bye" / "thanks, goodbye" in a short utterance (``farewells`` in the
+  lexicon); what else the turn says decides first.
 - ``any`` ("随便", "哪个医生都行", "I don't care", "any doctor") and ``alternatives`` ("还有别的吗",
   "any other options?"): answers about choosing, read by ``choices``. An ``any`` answer is no
   yes or no ("no preference").
@@ -109,6 +111,7 @@ _ALL_PHRASES = _phrases(chinese=True)
 _ENGLISH_PHRASES = _phrases(chinese=False)
 """ASCII text (most English turns) can hold no Chinese phrase, so it is scanned with the English
 halves alone: the Chinese half cost as much again."""
+_FAREWELL = word_pattern("farewells")
 _GREETING = re.compile(
     rf"^\s*(?:{alternation(_ZH.words('greetings'))}|"
     r"(?:hello|hi|hey|hiya|howdy|greetings|good (?:morning|afternoon|evening))\b)"
@@ -305,6 +308,8 @@ def detect_cues(text: str, lowered: str | None = None) -> set[str]:
         cues.add("help")
     if _GREETING.search(lowered):
         cues.add("greeting")
+    if _FAREWELL.search(lowered) and _is_short(lowered, cjk=16, words=12):
+        cues.add("farewell")
     if is_any(lowered):
         cues.add("any")
         cues -= {"yes", "no"}   # "no preference", "不限" leave the choice open: no answer to a yes/no

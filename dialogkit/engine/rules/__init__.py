@@ -69,6 +69,10 @@ RULES: tuple[Rule, ...] = (
     Rule("for_waiting_task", in_task.for_waiting_task, COLLECTING,
          "An answer with no value for the question asked but values of the task waiting below "
          "keeps them for that task; just before the slot values, which would call it a failed answer."),
+    Rule("farewell_in_task", in_task.farewell, TASK,
+         "\"再见\" / \"thanks, bye\" giving no value, yes or no: said goodbye to, the task kept as it is; "
+         "after every rule that reads an answer or a request in the words, before the slot values, "
+         "which would call it a failed answer.", cues=frozenset({"farewell"})),
     Rule("slot_values", in_task.slot_values, COLLECTING,
          "What is left of a turn while collecting is an answer: its values (or nothing) are written."),
     Rule("confirm", in_task.confirm, CONFIRMING,
@@ -104,6 +108,9 @@ RULES: tuple[Rule, ...] = (
          "An ambiguous reference with no request: ask which one before acknowledging anything."),
     Rule("greeting", replies.greeting, IDLE,
          "A greeting with nothing above: greet back.", cues=frozenset({"greeting"})),
+    Rule("farewell", replies.farewell, IDLE,
+         "A farewell with nothing above: said goodbye to; before the facts noted, help and not "
+         "understood, which would list what the bot can do.", cues=frozenset({"farewell"})),
     Rule("noted", replies.noted, IDLE,
          "Facts with no request are acknowledged, not refused; after the greeting, before help."),
     Rule("help", replies.help_asked, IDLE,

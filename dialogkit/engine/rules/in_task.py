@@ -11,7 +11,17 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from dialogkit.engine import explaining
-from dialogkit.engine.commands import AnswerFaq, Command, Confirm, Deny, Help, NotUnderstood, SetSlots, StartFlow
+from dialogkit.engine.commands import (
+    AnswerFaq,
+    Command,
+    Confirm,
+    Deny,
+    Farewell,
+    Help,
+    NotUnderstood,
+    SetSlots,
+    StartFlow,
+)
 from dialogkit.engine.rules import slot_offers as steps
 from dialogkit.engine.rules import surroundings
 from dialogkit.engine.rules.base import Seen
@@ -20,8 +30,18 @@ from dialogkit.engine.slots import SlotOffer
 from dialogkit.logging import get_logger
 from dialogkit.understanding.cues import is_question
 
-__all__ = ["aside", "confirm", "correction", "deny", "digression", "faq", "for_waiting_task", "not_answered",
-           "slot_values"]
+__all__ = [
+    "aside",
+    "confirm",
+    "correction",
+    "deny",
+    "digression",
+    "faq",
+    "farewell",
+    "for_waiting_task",
+    "not_answered",
+    "slot_values",
+]
 
 log = get_logger("dialogkit.policy")
 
@@ -103,6 +123,17 @@ def faq(seen: Seen) -> Sequence[Command]:
             return []
     entry = seen.faq_entry()
     return [AnswerFaq(rule="faq", words=text.strip(), entry=entry)] if entry else []
+
+
+def farewell(seen: Seen) -> Sequence[Command]:
+    """"再见" / "thanks, bye" while a question is pending: said goodbye to, and the task stays with
+    its question (no failed answer). Beside a value, or a yes or a no to the confirmation, the turn
+    answers instead ("ok, bye" asking a value is still goodbye)."""
+    if "farewell" not in seen.cues or (seen.confirming and seen.cues & {"yes", "no", "correction"}):
+        return []
+    if not _final(seen)[0].empty or seen.refusal is not None:
+        return []
+    return [Farewell(rule="farewell_in_task", words=explaining.cue_words(seen.ctx))]
 
 
 def slot_values(seen: Seen) -> Sequence[Command]:

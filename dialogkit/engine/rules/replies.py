@@ -5,11 +5,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from dialogkit.engine.commands import AnswerFaq, Clarify, Command, Greet, Help, Note, NotUnderstood
+from dialogkit.engine import explaining
+from dialogkit.engine.commands import AnswerFaq, Clarify, Command, Farewell, Greet, Help, Note, NotUnderstood
 from dialogkit.engine.rules.base import Seen
 from dialogkit.engine.rules.shapes import IDENTIFIERS
 
-__all__ = ["clarify_reference", "empty_input", "faq", "greeting", "help_asked", "not_understood", "noted"]
+__all__ = ["clarify_reference", "empty_input", "faq", "farewell", "greeting", "help_asked", "not_understood", "noted"]
 
 
 def empty_input(seen: Seen) -> Sequence[Command]:
@@ -33,6 +34,11 @@ def clarify_reference(seen: Seen) -> Sequence[Command]:
 def greeting(seen: Seen) -> Sequence[Command]:
     """"你好" / "hello": greet back."""
     return [Greet(rule="greeting")] if "greeting" in seen.cues else []
+
+
+def farewell(seen: Seen) -> Sequence[Command]:
+    """"谢谢，再见" / "thanks, goodbye": said goodbye to, with no help listing after it."""
+    return [Farewell(rule="farewell", words=explaining.cue_words(seen.ctx))] if "farewell" in seen.cues else []
 
 
 def noted(seen: Seen) -> Sequence[Command]:
