@@ -75,6 +75,8 @@ class WordsRead(Protocol):
 
     def matches(self, pattern: re.Pattern[str]) -> tuple[re.Match[str], ...]: ...
     def leading_answer(self) -> YesNo | None: ...
+    def declines(self) -> bool: ...
+    def says_farewell(self) -> bool: ...
 
 
 @dataclass(slots=True)
@@ -129,6 +131,18 @@ class Interpretation:
         read it, though a cancel in the same words takes the cue ("不用了" cancels too). Read the
         first time a step asks; an interpretation made without the understanding holds none."""
         return self.words.leading_answer() if self.words is not None else None
+
+    @property
+    def declines(self) -> bool:
+        """Whether the words give nothing: "没有", "不知道", "No.", "I don't know", "I don't have
+        one". Asked for a slot that takes a no-preference value, the user has none to give. Read
+        the first time a step asks."""
+        return self.words.declines() if self.words is not None else False
+
+    @property
+    def farewell(self) -> bool:
+        """Whether the words say goodbye: "谢谢，再见" / "thanks, bye". Read the first time a step asks."""
+        return self.words.says_farewell() if self.words is not None else False
 
     @property
     def top_intent(self) -> IntentScore | None:

@@ -137,6 +137,8 @@ _SENTENCE_END = re.compile(r"[.!;。！；]\s*|(?<!\s)\s+(?=as\s+long\s+as\b)")
 _CONTRAST = word_pattern("contrast").pattern      # "dont care but I'd like ...": a clause ends before it
 _CLAUSE_END = re.compile(rf"[,，]\s*|(?<!\s)\s*(?={_CONTRAST})", re.IGNORECASE)
 """Where an answer's first sentence or clause ends: "no, I don't care. Just pick one", "随便，你推荐一个"."""
+_DIGIT = re.compile(r"\d")
+"""A later clause holding a number ("不对，订单号是 12345") gives something: no answer that leaves a choice."""
 _LEADING_CONTRAST = re.compile(rf"^\s*(?:{_CONTRAST})\s*", re.IGNORECASE)
 """The contrast word a later clause starts with ("but I don't mind")."""
 _BREAK = re.compile(rf"[.!;。！；,，]|{_CONTRAST}", re.IGNORECASE)
@@ -162,8 +164,12 @@ def is_any(lowered: str) -> bool:
             or (whole != sentence and len(lowered) <= 2 * _ANY_LENGTH and _is_any_answer(whole))):
         return True     # each part is read stripped, so the whole text is read as ``whole``
     # "要开间。随便吧" / "a studio, but I don't mind": a later sentence or clause that is one answers too
-    later = [*clauses[1:], *(part for rest in sentences[1:] for part in (rest, *_CLAUSE_END.split(rest)))]
-    return any(_is_any_answer(_LEADING_CONTRAST.sub("", part)) for part in later if part)
+    later = list(clauses[1:])
+    for rest in sentences[1:]:
+        parts = _CLAUSE_END.split(rest)
+        later.extend(parts if len(parts) == 1 else (rest, *parts))
+    return any(_is_any_answer(_LEADING_CONTRAST.sub("", part)) for part in later
+               if part and not _DIGIT.search(part))
 
 
 def _is_any_answer(lowered: str) -> bool:

@@ -1,5 +1,5 @@
-"""Conversational cues: yes, no, cancel, correction, help, forget, greeting, farewell, any, declined,
-alternatives.
+"""Conversational cues: yes, no, cancel, correction, help, forget, greeting, any, alternatives;
+and, read only when a rule asks, a farewell.
 
 Cues are what the policy needs besides intents and entities. They are kept *precise*: a cue
 fires for an utterance that is that act, not for one that merely contains the word.
@@ -22,13 +22,11 @@ fires for an utterance that is that act, not for one that merely contains the wo
   said" (a ``forget``) are not cancels. A cancel suppresses yes/no ("不用了" is a cancel).
 - ``help``, ``forget``, ``greeting``: phrases; bare "help"/"帮助" only in a short utterance,
   greetings only at the start.
-- ``farewell``: "再见" / "bye" / "thanks, goodbye" in a short utterance (``farewells`` in the
-  lexicon); what else the turn says decides first.
+- a farewell (``says_farewell``): "再见" / "bye" / "thanks, goodbye" in a short utterance
+  (``farewells`` in the lexicon). Few turns are asked: only those nothing else decided.
 - ``any`` ("随便", "哪个医生都行", "I don't care", "any doctor") and ``alternatives`` ("还有别的吗",
   "any other options?"): answers about choosing, read by ``choices``. An ``any`` answer is no
   yes or no ("no preference").
-- ``declined`` ("没有", "不知道", "No.", "I don't know"): an answer that gives nothing. Asked for a
-  slot that takes an ``any`` value, it is that value; a bare no stays a ``no`` too.
 """
 
 from __future__ import annotations
@@ -38,7 +36,7 @@ from typing import NamedTuple
 
 from dialogkit.lexicon import alternation, lexicon, lexicon_of_script, spaced_languages, word_pattern, words
 from dialogkit.strings.cjk import count_cjk, has_cjk, is_cjk_char
-from dialogkit.understanding.choices import asks_alternatives, declines, is_any
+from dialogkit.understanding.choices import asks_alternatives, is_any
 from dialogkit.understanding.language import LATIN_WORD
 
 CUE_WINDOW = 300  # cues are about how an utterance starts or what it is as a whole
@@ -282,6 +280,11 @@ def cancels(text: str) -> bool:
     return phrases.forget.search(lowered) is None and _is_cancel(lowered)
 
 
+def says_farewell(lowered: str) -> bool:
+    """Whether a short utterance says goodbye: "再见", "谢谢，拜拜", "bye", "thank you, goodbye"."""
+    return _FAREWELL.search(lowered) is not None and _is_short(lowered, cjk=16, words=12)
+
+
 def detect_cues(text: str, lowered: str | None = None) -> set[str]:
     """The cues of one utterance (``text`` already folded; ``lowered``, ``text.lower()``, when the
     caller has it: a short turn's is the window's too)."""
@@ -308,13 +311,9 @@ def detect_cues(text: str, lowered: str | None = None) -> set[str]:
         cues.add("help")
     if _GREETING.search(lowered):
         cues.add("greeting")
-    if _FAREWELL.search(lowered) and _is_short(lowered, cjk=16, words=12):
-        cues.add("farewell")
     if is_any(lowered):
         cues.add("any")
         cues -= {"yes", "no"}   # "no preference", "不限" leave the choice open: no answer to a yes/no
-    elif declines(lowered):
-        cues.add("declined")
     if asks_alternatives(lowered):
         cues.add("alternatives")
     return cues

@@ -51,40 +51,7 @@ class TestYesNo:
 
     @pytest.mark.parametrize("text", ["no", "No.", "nope", "don't", "no thanks"])
     def test_english_no(self, text: str) -> None:
-        """A bare no gives nothing too ("declined"), which a question for a value reads."""
-        assert cues(text) - {"declined"} == {"no"}
-
-
-class TestDeclined:
-    """An answer that gives nothing: asked for a value that may be "any", it is no preference."""
-
-    @pytest.mark.parametrize("text", ["没有", "没", "不知道", "我也不清楚", "没有啊",
-                                      "No.", "nope", "I don't know", "no, I don't know", "I don't have one",
-                                      "No I do not", "we do not have that preference"])
-    def test_said(self, text: str) -> None:
-        assert "declined" in cues(text)
-
-    @pytest.mark.parametrize("text", ["不", "没有，要老城", "不知道怎么办", "不知道吗？", "no thanks", "No, thank you.",
-                                      "no, the old town", "I don't know what to order?", "I don't like it"])
-    def test_not_said(self, text: str) -> None:
-        assert "declined" not in cues(text)
-
-    @pytest.mark.parametrize("text", ["好的我要投诉手机碎了", "可以帮我查一下订单12345的状态吗"])
-    def test_chinese_sentences_with_yes_words_are_not_yes(self, text: str) -> None:
-        assert "yes" not in cues(text)
-
-    @pytest.mark.parametrize(
-        "text",
-        ["ok so my phone arrived broken yesterday afternoon", "sure, my order 12345 is late"],
-    )
-    def test_english_sentences_with_yes_words_are_not_yes(self, text: str) -> None:
-        assert "yes" not in cues(text)
-
-    @pytest.mark.parametrize("text", ["不知道", "不好意思", "可以吗？", "ok?", "is that right?"])
-    def test_questions_and_words_starting_with_answer_characters_are_neither(
-        self, text: str
-    ) -> None:
-        assert not cues(text) & {"yes", "no"}
+        assert cues(text) == {"no"}
 
 
 class TestWantAsYes:
@@ -261,4 +228,4 @@ class TestNoThenTheSlotIsX:
 
     @pytest.mark.parametrize("text", ["no", "no thanks", "no, the reason is"])
     def test_a_plain_no_stays_no(self, text: str) -> None:
-        assert cues(text) - {"declined"} == {"no"}
+        assert cues(text) == {"no"}

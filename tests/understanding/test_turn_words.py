@@ -91,3 +91,45 @@ def test_an_interpretation_made_by_hand_finds_its_labels_itself() -> None:
     """Without the understanding that read it (an LLM's, a test's): the labels in its words, no answer."""
     interp = Interpretation(text="订单号是12345", language="zh", cues={"no"})
     assert [m.span() for m in interp.matches(LABEL)] == [(0, 4)] and interp.answer is None
+
+
+@pytest.mark.parametrize(("lang", "text"), [
+    ("zh", "没有"), ("zh", "没"), ("zh", "不知道"), ("zh", "我也不清楚"), ("zh", "没有啊"),
+    ("en", "No."), ("en", "nope"), ("en", "I don't know"), ("en", "no, I don't know"), ("en", "I don't have one"),
+    ("en", "No I do not"), ("en", "we do not have that preference"),
+])
+def test_words_that_give_nothing(rules: RuleUnderstanding, lang: str, text: str) -> None:
+    """An answer with nothing in it: asked for a value that may be "any", no preference."""
+    assert rules.interpret(text, lang).declines
+
+
+@pytest.mark.parametrize(("lang", "text"), [
+    ("zh", "不"), ("zh", "没有，要老城"), ("zh", "不知道怎么办"), ("zh", "不知道吗？"),
+    ("en", "no thanks"), ("en", "No, thank you."), ("en", "no, the old town"), ("en", "I don't know what to order?"),
+    ("en", "I don't like it"),
+])
+def test_words_that_give_something_or_decline_an_offer(rules: RuleUnderstanding, lang: str, text: str) -> None:
+    assert not rules.interpret(text, lang).declines
+
+
+@pytest.mark.parametrize(("lang", "text", "said"), [
+    ("zh", "再见", True), ("zh", "好的，谢谢，拜拜", True), ("zh", "我想租房", False),
+    ("zh", "再见之前帮我查一下订单12345，然后把结果发到我的邮箱里，谢谢你们的耐心帮助", False),
+    ("en", "bye", True), ("en", "Thank you, goodbye.", True), ("en", "ok thanks, see you", True),
+    ("en", "goodbyes are hard", False), ("en", "before I say bye could you check my order 12345 and tell me where it is now", False),
+])
+def test_words_that_say_goodbye(rules: RuleUnderstanding, lang: str, text: str, said: bool) -> None:
+    """A short turn holding a farewell; a long one is about something else."""
+    assert rules.interpret(text, lang).farewell is said
+
+
+@pytest.mark.parametrize(("lang", "text"), [("zh", "没有"), ("en", "bye")])
+def test_neither_is_read_unless_asked(rules: RuleUnderstanding, monkeypatch: pytest.MonkeyPatch, lang: str,
+                                      text: str) -> None:
+    """Few turns are asked whether they give nothing or say goodbye: the others pay nothing."""
+    asked: list[str] = []
+    monkeypatch.setattr(turn_words, "declines", lambda lowered: asked.append(lowered) or False)
+    monkeypatch.setattr(turn_words, "says_farewell", lambda lowered: asked.append(lowered) or False)
+    interp = rules.interpret(text, lang)
+    assert asked == []
+    assert not interp.declines and not interp.declines and asked == [text]

@@ -72,7 +72,7 @@ RULES: tuple[Rule, ...] = (
     Rule("farewell_in_task", in_task.farewell, TASK,
          "\"再见\" / \"thanks, bye\" giving no value, yes or no: said goodbye to, the task kept as it is; "
          "after every rule that reads an answer or a request in the words, before the slot values, "
-         "which would call it a failed answer.", cues=frozenset({"farewell"})),
+         "which would call it a failed answer."),
     Rule("slot_values", in_task.slot_values, COLLECTING,
          "What is left of a turn while collecting is an answer: its values (or nothing) are written."),
     Rule("confirm", in_task.confirm, CONFIRMING,
@@ -110,7 +110,7 @@ RULES: tuple[Rule, ...] = (
          "A greeting with nothing above: greet back.", cues=frozenset({"greeting"})),
     Rule("farewell", replies.farewell, IDLE,
          "A farewell with nothing above: said goodbye to; before the facts noted, help and not "
-         "understood, which would list what the bot can do.", cues=frozenset({"farewell"})),
+         "understood, which would list what the bot can do."),
     Rule("noted", replies.noted, IDLE,
          "Facts with no request are acknowledged, not refused; after the greeting, before help."),
     Rule("help", replies.help_asked, IDLE,

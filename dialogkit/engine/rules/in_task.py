@@ -129,9 +129,9 @@ def farewell(seen: Seen) -> Sequence[Command]:
     """"再见" / "thanks, bye" while a question is pending: said goodbye to, and the task stays with
     its question (no failed answer). Beside a value, or a yes or a no to the confirmation, the turn
     answers instead ("ok, bye" asking a value is still goodbye)."""
-    if "farewell" not in seen.cues or (seen.confirming and seen.cues & {"yes", "no", "correction"}):
-        return []
     if not _final(seen)[0].empty or seen.refusal is not None:
+        return []       # (read first: an answer's offer is read for the slot values anyway)
+    if not seen.ctx.interp.farewell or (seen.confirming and seen.cues & {"yes", "no", "correction"}):
         return []
     return [Farewell(rule="farewell_in_task", words=explaining.cue_words(seen.ctx))]
 

@@ -38,7 +38,7 @@ def greeting(seen: Seen) -> Sequence[Command]:
 
 def farewell(seen: Seen) -> Sequence[Command]:
     """"谢谢，再见" / "thanks, goodbye": said goodbye to, with no help listing after it."""
-    return [Farewell(rule="farewell", words=explaining.cue_words(seen.ctx))] if "farewell" in seen.cues else []
+    return [Farewell(rule="farewell", words=explaining.cue_words(seen.ctx))] if seen.ctx.interp.farewell else []
 
 
 def noted(seen: Seen) -> Sequence[Command]:

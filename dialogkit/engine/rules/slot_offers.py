@@ -156,19 +156,28 @@ def any_answer(bot: Bot, ctx: TurnContext, offer: SlotOffer) -> None:
         return
     if task is None or not task.pending_slot or ctx.flow is None:
         return
+    if "any" not in ctx.interp.cues:
+        if not offer.values:
+            _given_nothing(bot, ctx, offer)
+        return
     slot = ctx.flow.spec.slot(task.pending_slot)
     no_preference = bot.texts.spec.any_value(slot)
-    if "any" not in ctx.interp.cues:
-        if "declined" in ctx.interp.cues and not offer.values and slot is not None and no_preference is not None:
-            offer.values[slot.name] = no_preference     # "没有" / "I don't know": no preference to give
-            offer.surfaces[slot.name] = ctx.interp.text
-        return
     if task.pending_slot in offer.values:
         if offer.values[task.pending_slot] == no_preference:
             return                                  # "任意" / "any": the answer is the no-preference
         slot = _other_open_slot(bot, ctx, offer)    # "I don't care, but I'd like cuban food", food asked
         no_preference = bot.texts.spec.any_value(slot)
     if slot is not None and no_preference is not None:
+        offer.values[slot.name] = no_preference
+        offer.surfaces[slot.name] = ctx.interp.text
+
+
+def _given_nothing(bot: Bot, ctx: TurnContext, offer: SlotOffer) -> None:
+    """"没有" / "I don't know" to a question whose slot takes an ``any`` value: no preference to give."""
+    assert ctx.task is not None and ctx.flow is not None
+    slot = ctx.flow.spec.slot(ctx.task.pending_slot or "")
+    no_preference = bot.texts.spec.any_value(slot)
+    if slot is not None and no_preference is not None and ctx.interp.declines:
         offer.values[slot.name] = no_preference
         offer.surfaces[slot.name] = ctx.interp.text
 
