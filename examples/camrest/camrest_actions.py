@@ -48,15 +48,25 @@ def find_restaurants(ctx: ActionContext) -> dict[str, Any]:
 @action("restaurant_details")
 def restaurant_details(ctx: ActionContext) -> dict[str, Any]:
     """Where to find the restaurant the question names ("the phone number of Nandos"), else the
-    first one fitting the wishes this session searched with, those the question itself names ("the
-    address of a cheap one") over them."""
+    first one fitting the wishes: those this session searched with, then those of a search still
+    asking (the question interrupted it), then those the question itself names ("the address of a
+    cheap one"). With no wish at all there is nothing to look up yet."""
     named = [r for r in _restaurants(_db_path()) if r["name"].lower() == str(ctx.slots.get("restaurant") or "")]
     if named:
         return {key: named[0].get(key, "") for key in ("name", "address", "phone", "postcode")}
-    held = getattr(ctx.session, "session_slots", {}) or {}
-    wishes = {name: held[name].value for name in SEARCHED if name in held}
-    wishes.update({name: ctx.slots[name] for name in SEARCHED if ctx.slots.get(name) is not None})
+    wishes = _wishes(ctx)
+    if not wishes:
+        raise ActionError("search for a restaurant first")
     found = _matching(wishes)
     if not found:
-        raise ActionError("no restaurant fits those wishes" if wishes else "search for a restaurant first")
+        raise ActionError("no restaurant fits those wishes")
     return {key: found[0].get(key, "") for key in ("name", "address", "phone", "postcode")}
+
+
+def _wishes(ctx: ActionContext) -> dict[str, Any]:
+    held = getattr(ctx.session, "session_slots", {}) or {}
+    wishes = {name: held[name].value for name in SEARCHED if name in held}
+    for task in getattr(ctx.session, "stack", ()):     # bottom to top: the question's own task last
+        wishes.update({name: task.slots[name] for name in SEARCHED if task.slots.get(name) is not None})
+    wishes.update({name: ctx.slots[name] for name in SEARCHED if ctx.slots.get(name) is not None})
+    return wishes
