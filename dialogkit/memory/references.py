@@ -549,6 +549,25 @@ def _things_first(types: set[str], texts: Texts | None) -> frozenset[str]:
     return frozenset(things or types)
 
 
+def _no_preference(entity: Entity, texts: Texts | None) -> bool:
+    """Whether the entity is its type's ``any`` value (the bot file's no-preference)."""
+    if texts is None:
+        return False
+    declared = texts.spec.entities.get(entity.type)
+    return declared is not None and declared.any is not None and value_key(declared.any) == value_key(entity.value)
+
+
+def _replaced(session: Session) -> set[str]:
+    """The values a correction or a new answer replaced, in a task under way or among the values
+    kept for the session, that nothing holds now."""
+    held = {value_key(v) for task in session.stack for v in task.slots.values() if v is not None}
+    held |= {value_key(p.value) for p in session.session_slots.values()}
+    gone = {value_key(change.value) for task in session.stack for changes in task.slot_history.values()
+            for change in changes}
+    gone |= {value_key(change.value) for p in session.session_slots.values() for change in p.history}
+    return gone - held
+
+
 class _Resolver:
     """One call of :func:`resolve`: the candidate pool and the ranking rules of that turn."""
 
@@ -563,8 +582,12 @@ class _Resolver:
         self.current = {(m.type, value_key(m.value)) for m in mentions}
         # Mentioned before this turn: if tracking already ran for this utterance, what it alone
         # added is the utterance's own, not something to point back at.
+        # A no-preference ("any district", "任何片区") names no thing to point back at, and a value
+        # the user replaced is no longer meant.
+        replaced = _replaced(session)
         pool = [e for e in session.entities
-                if not self.is_current(e) and any(t < turn for t in e.mention_turns)]
+                if not self.is_current(e) and any(t < turn for t in e.mention_turns) and not _no_preference(e, texts)
+                and value_key(e.value) not in replaced]
         if task_object is not None and task_object not in pool and not self.is_current(task_object):
             pool.append(task_object)
         self.pool = pool

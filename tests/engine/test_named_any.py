@@ -283,3 +283,37 @@ class TestAnythingInTheSlot:
     ])
     def test_names_its_slot(self, finder: NamedAny, text: str, slots: list[str]) -> None:
         assert finder.slots_in(text) == slots
+
+
+class TestNoPreferenceIsNoReferent:
+    """"它" / "it" never points back at a no-preference ("任何片区" / "any district"): it names no
+    thing. Nor at a value the user replaced ("换成两居吧" / "how about a two bedroom instead?"): the
+    value held is meant."""
+
+    @pytest.mark.parametrize(("language", "turns", "slots"), [
+        ("zh", ["我想租房，要开间", "区域无所谓", "它的租金要便宜"], {"layout": "studio", "district": "anywhere", "rent": "low"}),
+        ("en", ["find me a studio flat", "the district doesn't matter", "cheap rent for it"],
+         {"layout": "studio", "district": "anywhere", "rent": "low"}),
+    ])
+    def test_it_is_the_value_said_before(self, bot: Bot, language: str, turns: list[str], slots: dict[str, str]) -> None:
+        reply = talk(bot, *turns)
+        assert reply.clarification is None and reply.slots == slots
+
+    @pytest.mark.parametrize(("language", "turns"), [
+        ("zh", ["我想租房，任何片区", "就它吧"]), ("zh", ["我想租房，任何片区", "就那个吧"]),
+        ("en", ["find me a flat, any district", "no, that does it"]),
+    ])
+    def test_that_binds_no_no_preference(self, bot: Bot, language: str, turns: list[str]) -> None:
+        reply = talk(bot, *turns)
+        assert all("anywhere" not in e.did and "any district" not in e.did and "不限区域" not in e.did
+                   for e in reply.explain if e.rule == "reference")
+
+    @pytest.mark.parametrize(("language", "turns"), [
+        ("zh", ["我想租房，要开间，任何片区", "换成两居吧", "那个可以"]),
+        ("en", ["find me a studio flat, any district", "how about a two bedroom instead?", "that will work"]),
+    ])
+    def test_nor_a_value_replaced(self, bot: Bot, language: str, turns: list[str]) -> None:
+        reply = talk(bot, *turns)
+        bound = [e.did for e in reply.explain if e.rule == "reference"]
+        assert reply.slots["layout"] == "two_bed"
+        assert all("anywhere" not in did and "studio" not in did for did in bound)
