@@ -124,6 +124,30 @@ def test_best_similarity_is_the_max_over_every_example() -> None:
                 assert intents._best_similarity(flow, utterance) == plain, (flow.name, text)
 
 
+def test_examples_keep_their_placeholders_apart() -> None:
+    """An example's ``marks`` are the placeholders among its features: the similarity's count of
+    shared values reads them, not every feature of the example."""
+    for rules in bots():
+        for flow in rules.intents._flows:
+            for example in flow.examples:
+                assert example.marks == {f for f in example.features if intents.is_placeholder(f)}
+
+
+@pytest.mark.parametrize("text", ["确认", "好的 12345", "yes", "it is 12345"])
+def test_a_turn_no_flow_can_use_is_done_before_its_units_are_read(
+        text: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """No keyword, no example word, no value that lifts a flow to the floor: no flow is scored,
+    and the units that scale a score are never made."""
+    rules = bots()[0]
+    mentions = rules.interpret(text, "en").mentions
+
+    def unread(*_args: object) -> set[str]:
+        raise AssertionError("units read")
+
+    monkeypatch.setattr(intents, "_units_of", unread)
+    assert rules.intents.score(fold(text), mentions) == []
+
+
 def test_the_doubts_are_worked_out_once() -> None:
     """What a keyword, a synonym value and a pattern value leave of the doubt, and the span of
     similarity above its floor, are module constants: the floors the scorer made every turn."""
