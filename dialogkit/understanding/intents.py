@@ -40,6 +40,7 @@ from collections.abc import Callable, Collection, Iterable, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from datetime import datetime
+from functools import lru_cache
 from typing import Any, NamedTuple
 
 from dialogkit.model.interpretation import IntentScore, Mention
@@ -96,6 +97,11 @@ def stem(word: str) -> str:
     return word
 
 
+_stemmed = lru_cache(maxsize=4096)(stem)
+"""``stem`` remembered: a turn's words are mostly words said before ("order", "my", "broken"), and
+a hit is one lookup in C where ``stem`` runs a few lines of Python. Bounded: users' words are not."""
+
+
 def placeholder(type_name: str) -> str:
     """The feature that stands for a mention of ``type_name``; no text produces it ("<" is never
     part of a Chinese run or an English word)."""
@@ -109,9 +115,11 @@ def is_placeholder(feature: str) -> bool:
 def _content(lowered: str) -> tuple[list[str], list[str]]:
     """The Chinese runs (stop characters dropped) and English stems (stop words dropped) of
     folded, lower-cased text: what both ``features`` and ``units`` are built from."""
-    runs = [run.translate(_CJK_STOP_TABLE) for run in CJK_RUN.findall(lowered)]
-    stems = [stem(w) for w in _EN_WORD.findall(lowered) if w not in _EN_STOP]
-    return runs, stems
+    runs = CJK_RUN.findall(lowered)
+    if runs:            # an English turn has none, a Chinese one no words: neither loop runs for nothing
+        runs = [run.translate(_CJK_STOP_TABLE) for run in runs]
+    words = _EN_WORD.findall(lowered)
+    return runs, [_stemmed(w) for w in words if w not in _EN_STOP] if words else words
 
 
 def _features_of(runs: list[str], stems: list[str]) -> set[str]:
