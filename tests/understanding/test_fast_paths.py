@@ -114,6 +114,18 @@ def test_keyword_hits_match_the_plain_alternation() -> None:
                 assert fast.findall(lowered) == [m.group() for m in plain.finditer(lowered)], (name, text)
 
 
+def test_no_keyword_alternative_opens_with_a_look_behind() -> None:
+    """Every alternative of a keyword pattern opens with a character (a Latin one checks its word
+    edge after it), so the regex engine scans for where a keyword can start, Chinese or English."""
+    for rules in bots():
+        for flow in rules.intents._flows:
+            for pattern in (flow.keywords.full, flow.keywords.unlettered):
+                if pattern is not None:
+                    assert not any(part.startswith("(?<") for part in pattern.pattern.split("|")), flow.name
+        assert rules.intents._any_keyword.full is not None
+        assert not any(part.startswith("(?<") for part in rules.intents._any_keyword.full.pattern.split("|"))
+
+
 def test_best_similarity_is_the_max_over_every_example() -> None:
     """Skipping examples that share no word changes no score, not even in the last bit."""
     for rules in bots():
