@@ -22,7 +22,8 @@ from dialogkit.text.phrases import phrase
 __all__ = ["doubt", "doubted", "typo_doubt"]
 
 # A mobile number only: the log-masking PHONE also takes ten plain digits, a common order-id shape.
-_SHAPES = {"phone": re.compile(r"(?:\+?86[\s-]?)?1[3-9]\d{9}"), "email": EMAIL}
+_MOBILE = re.compile(r"(?:\+?86[\s-]?)?1[3-9]\d{9}")
+_SHAPES = {"phone": _MOBILE, "email": EMAIL}
 
 
 def doubt(slot: SlotSpec, value: Any, language: str) -> str | None:
@@ -31,8 +32,9 @@ def doubt(slot: SlotSpec, value: Any, language: str) -> str | None:
     if slot.entity in (None, *_SHAPES):
         return None
     text = str(value).strip()
-    kind = next((k for k, shape in _SHAPES.items() if shape.fullmatch(text)), None)
-    if kind is None:
+    # An address holds an "@", a number none: each value is tried against the one shape it may have.
+    shape, kind = (EMAIL, "email") if "@" in text else (_MOBILE, "phone")
+    if shape.fullmatch(text) is None:
         return None
     return phrase("looks_like_another_type", language, value=text, kind=phrase(f"kind_{kind}", language),
                   label=slot_name_label(slot, language))

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from dialogkit.spec.schema import FaqSpec
 from dialogkit.strings.cjk import has_cjk
-from dialogkit.understanding.intents import INTENT_THRESHOLD, features, similarity
+from dialogkit.understanding.intents import INTENT_THRESHOLD, features, similarity, word_edge
 
 # A keyword hit counts as this sure: enough to answer, but a flow's example said nearly word for
 # word still wins.
@@ -29,10 +29,13 @@ class _Entry:
 
 
 def _keyword_pattern(keywords: list[str]) -> re.Pattern[str] | None:
+    """Keywords longest first, a Latin one standing alone where letters would join it. Each
+    alternative opens with a character (``intents.word_edge`` checks the edge after it), so the
+    regex engine looks in C for where one can start."""
     parts = []
     for keyword in sorted({k.strip().lower() for k in keywords if k.strip()}, key=len, reverse=True):
-        body = re.escape(keyword)
-        parts.append(body if has_cjk(keyword) else rf"(?<![a-z0-9]){body}(?![a-z0-9])")
+        parts.append(re.escape(keyword) if has_cjk(keyword)
+                     else f"{word_edge(keyword)}{re.escape(keyword[1:])}(?![a-z0-9])")
     return re.compile("|".join(parts)) if parts else None
 
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 
-from dialogkit.lexicon import alternation, word_pattern, words
+from dialogkit.lexicon import alternation, starts, word_pattern, words
 from dialogkit.model.interpretation import Mention
 from dialogkit.spec.schema import FlowSpec
 from dialogkit.understanding.cues import is_question
@@ -105,7 +105,7 @@ def _named(mention: Mention) -> bool:
 
 _NO_WORDS = frozenset(w.lower() for w in words("no_words"))
 _NEGATIONS = words("value_negations")
-_NEGATION = re.compile(rf"(?:{alternation(_NEGATIONS)})\W{{0,2}}$", re.IGNORECASE)
+_NEGATION = re.compile(rf"{starts(_NEGATIONS)}(?:{alternation(_NEGATIONS)})\W{{0,2}}$", re.IGNORECASE)
 _REACH = max(map(len, _NEGATIONS), default=0) + 2
 _STOPS = ",，.。!！;；"
 

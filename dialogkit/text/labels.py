@@ -76,6 +76,9 @@ def declared_value_label(entity: EntityTypeSpec, value: str, language: str) -> s
     return prompt_text(label, language) or value
 
 
+_UNREAD: Any = object()
+"""A label ``Texts.declared_label`` has not read yet (None is a label read: the value declares none)."""
+
 _ZH_NOUN_SUFFIXES = ("编号", "号码", "编码", "代码", "号")
 
 
@@ -166,6 +169,13 @@ class Texts:
     def entity_value_label(self, entity_type: str | None, value: Any, language: str) -> str:
         """A value of an entity type for display in ``language``; a value the type does not
         declare (an order number, a number) shows as written."""
+        if type(value) is str and entity_type:
+            # Most labels asked (the summary's, the templates'): a text value whose label is read
+            # already, found with one lookup rather than through ``declared_label``.
+            label = self._value_labels.get((entity_type, value, language), _UNREAD)
+            if label is _UNREAD:
+                label = self.declared_label(entity_type, value, language)
+            return value if label is None else label
         if isinstance(value, bool):
             return BOOL_WORDS.get(language, BOOL_WORDS["en"])[value]
         if isinstance(value, list):      # a list slot's values, each by its label

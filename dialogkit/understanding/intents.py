@@ -40,6 +40,7 @@ from collections.abc import Callable, Collection, Iterable, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from datetime import datetime
+from functools import lru_cache
 from typing import Any, NamedTuple
 
 from dialogkit.model.interpretation import IntentScore, Mention
@@ -96,6 +97,11 @@ def stem(word: str) -> str:
     return word
 
 
+_stemmed = lru_cache(maxsize=4096)(stem)
+"""``stem`` remembered: a turn's words are mostly words said before ("order", "my", "broken"), and
+a hit is one lookup in C where ``stem`` runs a few lines of Python. Bounded: users' words are not."""
+
+
 def placeholder(type_name: str) -> str:
     """The feature that stands for a mention of ``type_name``; no text produces it ("<" is never
     part of a Chinese run or an English word)."""
@@ -109,9 +115,11 @@ def is_placeholder(feature: str) -> bool:
 def _content(lowered: str) -> tuple[list[str], list[str]]:
     """The Chinese runs (stop characters dropped) and English stems (stop words dropped) of
     folded, lower-cased text: what both ``features`` and ``units`` are built from."""
-    runs = [run.translate(_CJK_STOP_TABLE) for run in CJK_RUN.findall(lowered)]
-    stems = [stem(w) for w in _EN_WORD.findall(lowered) if w not in _EN_STOP]
-    return runs, stems
+    runs = CJK_RUN.findall(lowered)
+    if runs:            # an English turn has none, a Chinese one no words: neither loop runs for nothing
+        runs = [run.translate(_CJK_STOP_TABLE) for run in runs]
+    words = _EN_WORD.findall(lowered)
+    return runs, [_stemmed(w) for w in words if w not in _EN_STOP] if words else words
 
 
 def _features_of(runs: list[str], stems: list[str]) -> set[str]:
@@ -209,23 +217,33 @@ def _similarity(shared: int, utterance_size: int, example_size: int) -> float:
 
 
 def _keyword_pattern(keywords: Iterable[str]) -> re.Pattern[str] | None:
-    """Keywords longest first, Chinese ones then Latin ones under one shared word-edge check.
+    """Keywords longest first, Chinese ones then Latin ones, each alternative opening with its
+    first character, a Latin one checking its word edge right after it (``word_edge``).
 
-    Regrouping keeps the longest-first choice at every position (the argument is that of
-    ``entities._alias_alternation``) and saves one look-behind per Latin keyword per position.
+    Every alternative opening with a character lets the regex engine look for the positions a
+    keyword can start at in C (a set of first characters), where a pattern opening with a
+    look-behind is tried at every position, each keyword in turn. The order of the alternatives,
+    and so the longest-first choice at every position, is the plain alternation's.
     """
     chinese, latin = [], []
     for keyword in sorted(
         {k.strip().lower() for k in keywords if k.strip()}, key=len, reverse=True
     ):
-        body = r"\s+".join(re.escape(p) for p in keyword.split())
         if has_cjk(keyword):
-            chinese.append(body)
+            chinese.append(r"\s+".join(re.escape(p) for p in keyword.split()))
         else:
-            latin.append(rf"{body}(?![a-z0-9])")
-    if latin:
-        chinese.append(rf"(?<![a-z0-9])(?:{'|'.join(latin)})")
-    return re.compile("|".join(chinese)) if chinese else None
+            first, *more = keyword.split()
+            rest = r"\s+".join([re.escape(first[1:]), *map(re.escape, more)])
+            latin.append(f"{word_edge(keyword)}{rest}(?![a-z0-9])")
+    return re.compile("|".join(chinese + latin)) if chinese or latin else None
+
+
+def word_edge(word: str) -> str:
+    """The first character of ``word`` as a pattern that matches only where no letter or digit
+    comes before it: "order" is ``o(?<![a-z0-9]o)`` then "rder", which matches where
+    ``(?<![a-z0-9])order`` does, and opens with a character the engine can look for."""
+    first = re.escape(word[0])
+    return f"{first}(?<![a-z0-9]{first})"
 
 
 @dataclass(frozen=True, slots=True)
@@ -233,6 +251,7 @@ class _Example:
     features: frozenset[str]
     words: frozenset[str]   # the features that are not placeholders: one must be shared
     size: int               # len(features), never 0
+    marks: frozenset[str]   # the placeholders among ``features`` (most examples hold none)
 
 
 @dataclass(frozen=True, slots=True)
@@ -309,11 +328,11 @@ class IntentScorer:
             self._type_units[type_name] = units_of_words(synonyms.aliases() if synonyms is not None else [])
         return self._type_units[type_name]
 
-    def _alone(self, whole: str, folded: str, mention: Mention) -> bool:
+    def _alone(self, whole: str, folded: str, mention: Mention, key: tuple[str, str]) -> bool:
         """A keyword value said alone ("裂了", "靠走道") names a value; the keyword itself is the
         author's word for the request. Only with more said ("屏幕裂了", "我要靠走道的") is the
-        value one too."""
-        if (mention.type, str(mention.value)) not in self._request_words:
+        value one too. ``key`` is the mention's (type, value as text)."""
+        if key not in self._request_words:
             return False
         if len(folded) - (mention.end - mention.start) > _ALONE_SLACK:
             return False  # that much more text says something
@@ -321,11 +340,16 @@ class IntentScorer:
         runs, stems = _content(rest)
         return not any(runs) and not stems and not asks(rest)
 
-    def _maskable(self, mentions: Sequence[Mention]) -> Sequence[Mention]:
-        """The mentions whose text similarity leaves out: all but the values of keywords."""
+    def _maskable(self, mentions: Sequence[Mention],
+                  keys: Sequence[tuple[str, str]] | None = None) -> Sequence[Mention]:
+        """The mentions whose text similarity leaves out: all but the values of keywords.
+        ``keys`` are the mentions' (type, value as text), when the caller has made them."""
         if not self._request_words or not mentions:
             return mentions
-        return [m for m in mentions if (m.type, str(m.value)) not in self._request_words]
+        if keys is None:
+            keys = [(m.type, str(m.value)) for m in mentions]
+        request = self._request_words
+        return [m for m, key in zip(mentions, keys, strict=True) if key not in request]
 
     def _keyword_values(self, keywords: Collection[str]) -> dict[str, tuple[str, str]]:
         """Keywords that are aliases of a declared value: the value's other aliases count too."""
@@ -346,24 +370,37 @@ class IntentScorer:
         if lowered is None:
             folded = fold(folded)                            # a no-op on folded text
             lowered = folded.lower()
-        masked = self._maskable(mentions)
-        cut, marks = _masked(folded, masked, lowered)
-        runs, stems = _content(cut)                          # one pass serves both feature sets
-        features = _features_of(runs, stems)
-        content = _units_of(runs, stems)
         values: AbstractSet[tuple[str, str]] = _NOTHING
         types: AbstractSet[str] = _NOTHING
         if mentions:
+            keys = [(m.type, str(m.value)) for m in mentions]   # each mention's value, made once a call
+            values, types = set(keys), {m.type for m in mentions}
+            masked = self._maskable(mentions, keys)
+        else:
+            keys, masked = [], mentions
+        cut, marks = _masked(folded, masked, lowered)
+        runs, stems = _content(cut)                          # one pass serves both feature sets
+        features = _features_of(runs, stems)
+        if mentions:
             features |= marks
-            content |= marks
-            values = {(m.type, str(m.value)) for m in mentions}
-            types = {m.type for m in mentions}
-        alone = len(mentions) == 1 and self._alone(lowered, folded, mentions[0])
-        # A value alone ("window", "心内科") asks for nothing, whatever it resembles.
-        resembles = not alone and bool(content - marks) and not features.isdisjoint(self._example_words)
         latin = may_hold_latin(lowered)
         look = self._any_keyword.pattern(latin)
         keywords = look is not None and look.search(lowered) is not None
+        alone = len(keys) == 1 and self._alone(lowered, folded, mentions[0], keys[0])
+        # A value alone ("window", "心内科") asks for nothing, whatever it resembles. The words
+        # besides the values are the runs' characters and the stems (``_units_of``).
+        resembles = not alone and (bool(stems) or any(runs)) and not features.isdisjoint(self._example_words)
+        flows = self._flows
+        if not (keywords or resembles):
+            # No keyword, no resemblance: only flows whose values can lift them to the floor are
+            # scored, and a turn naming none of those (most turns inside a task) is done here.
+            flows = [flow for flow in flows if not (values.isdisjoint(flow.valued) and (
+                types.isdisjoint(flow.value_types) or _below_floor(flow, types)))]
+            if not flows:
+                return []
+        content = _units_of(runs, stems)
+        if mentions:
+            content |= marks
         spans = _value_spans(mentions, folded, lowered) if keywords else ()
         every = self._every_keyword.pattern(latin) if spans else None
         said = every is not None and _said_outside(every, lowered, spans)
@@ -371,11 +408,7 @@ class IntentScorer:
                                spans, said)
         statement: bool | None = None                        # read only when it could matter
         scores: list[IntentScore] = []
-        for flow in self._flows:
-            if not (keywords or resembles) and values.isdisjoint(flow.valued) and (
-                types.isdisjoint(flow.value_types) or _below_floor(flow, types)
-            ):
-                continue    # no keyword, no resemblance, values that cannot lift it to the floor
+        for flow in flows:
             value, resembles_only = _score_flow(flow, utterance)
             if resembles_only and value > VALUES_ALONE_CEILING:
                 statement = is_statement(cut) if statement is None else statement
@@ -400,7 +433,7 @@ _PATTERNS_TO_FLOOR = next((n for n in range(1, 100) if 1 - (1 - PATTERN_WEIGHT) 
 def _example(found: frozenset[str]) -> _Example:
     """An example made of values alone ("心内科") is matched by its placeholders."""
     words = frozenset(f for f in found if not is_placeholder(f))
-    return _Example(found, words or found, len(found))
+    return _Example(found, words or found, len(found), found - words)
 
 
 _NOTHING: frozenset[Any] = frozenset()
@@ -516,12 +549,13 @@ def _best_similarity(flow: _FlowIndex, utterance: AbstractSet[str], marks: Abstr
     size = len(utterance) - len(marks)
     best = 0.0
     for example in flow.examples:
-        if not utterance.isdisjoint(example.words):
-            shared = len(utterance & example.features)   # ``_similarity``, written out: a call per example
-            value = (2 * shared / ((size + len(marks & example.features) if marks else size) + example.size)
-                     + shared / example.size) / 2
-            if value > best:
-                best = value
+        if utterance.isdisjoint(example.words):
+            continue
+        shared = len(utterance & example.features)   # ``_similarity``, written out: a call per example
+        value = (2 * shared / ((size + len(marks & example.marks) if marks and example.marks else size)
+                               + example.size) + shared / example.size) / 2
+        if value > best:
+            best = value
     return best
 
 

@@ -4,12 +4,19 @@ replace a held value ("不对，订单号是138…"), it leaves that value rejec
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from dialogkit import Bot
+from dialogkit.engine import doubtful_values
+from dialogkit.engine.doubtful_values import doubt
+from dialogkit.spec.schema import SlotSpec
+from dialogkit.strings.redaction import EMAIL
+from dialogkit.text.labels import slot_name_label
+from dialogkit.text.phrases import phrase
 
 SUPPORT = Path(__file__).resolve().parents[2] / "flows" / "support_ticket.yaml"
 STUBS = {"create_ticket": {"ticket_id": "T-1001"}, "order_status": {"status": "shipped"}}
@@ -79,3 +86,23 @@ def test_a_correction_while_collecting_drops_the_value_it_replaces(lang: str) ->
     said = conversation(lang, [NO[lang]], start=PARTLY[lang])
     assert ASKS_PRODUCT[lang] in said[0].text and said[0].slots["order_id"] == "00000"
     assert LOOKS[lang] in said[1].text and said[1].slots.get("order_id") is None
+
+
+_PLAIN_SHAPES = {"phone": re.compile(r"(?:\+?86[\s-]?)?1[3-9]\d{9}"), "email": EMAIL}
+
+
+@pytest.mark.parametrize(("lang", "value"), [
+    ("zh", "13812345678"), ("zh", "+86 13812345678"), ("zh", "张伟@例子.中国"), ("zh", "订单12345"),
+    ("en", "joe@example.com"), ("en", "12345678901"), ("en", "a@b"), ("en", "damaged"), ("en", "  13812345678 ")])
+def test_a_value_is_tried_against_the_one_shape_it_may_have_zh_en(lang: str, value: str) -> None:
+    """An address holds an "@" and a mobile number none: the doubt is the one that trying every
+    shape in turn finds."""
+    slot = SlotSpec(name="order_id", entity="order_id")
+    text = value.strip()
+    kind = next((k for k, shape in _PLAIN_SHAPES.items() if shape.fullmatch(text)), None)
+    said = doubt(slot, value, lang)
+    assert (said is None) == (kind is None)
+    if kind is not None:
+        assert said == phrase("looks_like_another_type", lang, value=text, kind=phrase(f"kind_{kind}", lang),
+                              label=slot_name_label(slot, lang))
+    assert doubtful_values._MOBILE.pattern == _PLAIN_SHAPES["phone"].pattern

@@ -3,10 +3,13 @@ entry kept above the threshold; an entry none of whose examples shares a word is
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
-from dialogkit.engine.faq import KEYWORD_SCORE, FaqIndex
+from dialogkit.engine.faq import KEYWORD_SCORE, FaqIndex, _keyword_pattern
 from dialogkit.spec.schema import FaqSpec
+from dialogkit.strings.cjk import has_cjk
 from dialogkit.understanding.intents import INTENT_THRESHOLD, features, similarity
 
 FAQ = {
@@ -42,3 +45,27 @@ def test_the_index_finds_what_scoring_every_example_finds(text: str) -> None:
 def test_a_question_in_other_words_finds_its_entry(text: str, entry: str) -> None:
     found = INDEX.match(text)
     assert found is not None and found[0] == entry
+
+
+KEYWORDS = ["营业时间", "几点开门", "opening hours", "5G coverage", "wifi", "a+ plan", "ipad平板"]
+
+
+def _plain_keywords(keywords: list[str]) -> re.Pattern[str]:
+    """The FAQ keywords as first written: a look-behind opening each Latin keyword."""
+    parts = [re.escape(k) if has_cjk(k) else rf"(?<![a-z0-9]){re.escape(k)}(?![a-z0-9])"
+             for k in sorted({k.strip().lower() for k in keywords}, key=len, reverse=True)]
+    return re.compile("|".join(parts))
+
+
+@pytest.mark.parametrize("text", [
+    "营业时间是什么", "你们几点开门？", "ipad平板的营业时间", "what are your opening hours", "reopening hours",
+    "is there 5g coverage?", "wifi or wifis, mywifi", "the a+ plan, a+ plans", "opening  hours", "",
+])
+def test_keywords_open_with_a_character_and_match_as_written_zh_en(text: str) -> None:
+    """Each keyword checks its word edge after its first character, so the regex engine looks for
+    where one can start; the matches are those of the look-behind written first."""
+    fast = _keyword_pattern(KEYWORDS)
+    assert fast is not None
+    assert not any(part.startswith("(?<") for part in fast.pattern.split("|"))
+    assert [m.span() for m in fast.finditer(text.lower())] == [
+        m.span() for m in _plain_keywords(KEYWORDS).finditer(text.lower())]

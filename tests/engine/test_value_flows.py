@@ -3,9 +3,13 @@ its own, when the turn asks or requests."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
+from dialogkit.engine import value_flows
 from dialogkit.engine.value_flows import flow_of_values, last_flow_of_values
+from dialogkit.lexicon import alternation, words
 from dialogkit.model.interpretation import Mention
 from dialogkit.spec.schema import FlowSpec
 
@@ -150,3 +154,19 @@ def test_a_request_word_inside_the_value_asks_for_nothing_zh_en(text: str, value
     """可以 / "book" ask in "可以帮我…" / "book a table", not inside a value's own words."""
     flows = {"contact": _flow("method"), "other": _flow("date")}
     assert flow_of_values(flows, _said(text, ("method", value)), text) is None
+
+
+_PLAIN_NEGATION = re.compile(rf"(?:{alternation(words('value_negations'))})\W{{0,2}}$", re.IGNORECASE)
+
+
+@pytest.mark.parametrize(("text", "value"), [
+    ("不爱吃烤鸭", "烤鸭"), ("我不要川菜", "川菜"), ("不，川菜", "川菜"), ("我想吃川菜", "川菜"),
+    ("no pork please", "pork"), ("NOT INTERESTED IN british", "british"), ("without onions", "onions"),
+    ("I'd like british", "british"), ("knot pork", "pork")])
+def test_a_negation_is_looked_for_where_one_can_start_zh_en(text: str, value: str) -> None:
+    """The negation pattern opens with a lookahead on the negations' first characters, and finds
+    what the plain alternation finds right before the value."""
+    assert value_flows._NEGATION.pattern.startswith("(?=[")
+    start = text.index(value)
+    plain = _PLAIN_NEGATION.search(text, max(0, start - value_flows._REACH), start)
+    assert value_flows.negation_before(text, start) == (plain.group(0).rstrip() if plain else None)

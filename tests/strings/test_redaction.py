@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
+from dialogkit.strings import redaction
 from dialogkit.strings.redaction import MASK, Redactor, mask_pii, mask_values
 
 
@@ -63,3 +66,29 @@ class TestRedactor:
         assert not redact
         assert redact("你好") == "你好"
         assert Redactor(["x"])
+
+
+_PLAIN_PHONE = re.compile(r"(?<!\d)(?:\+?\d{1,3}[\s-]?)?(?:1[3-9]\d{9}|\(?\d{3}\)?[\s.-]?\d{3}[\s.-]?\d{4})(?!\d)")
+
+
+class TestFirstLooks:
+    @pytest.mark.parametrize("text", [
+        "我的手机号是13812345678，备用(010)1234-5678", "订单 12345 的状态", "+86 138 1234 5678，谢谢",
+        "call me at (415) 555-2671 or +1 415-555-2671", "order 67890", "4155552671234", "", "a(b+c)"])
+    def test_the_phone_lookahead_finds_what_the_plain_pattern_finds_zh_en(self, text: str) -> None:
+        """A number opens with a digit, "+" or "(": looking for one of those first finds the same numbers."""
+        assert [m.span() for m in redaction.PHONE.finditer(text)] == [m.span() for m in _PLAIN_PHONE.finditer(text)]
+
+    @pytest.mark.parametrize("text", ["我的手机号是13812345678", "订单 12345 的状态", "call me at (415) 555-2671",
+                                      "no such order"])
+    def test_text_without_an_at_sign_is_not_scanned_for_an_address_zh_en(
+            self, text: str, monkeypatch: pytest.MonkeyPatch) -> None:
+        """An address holds an "@": text without one (most log fields) skips the scan for one."""
+        masked = mask_pii(text)
+
+        class Unscanned:
+            def sub(self, *_args: object) -> str:
+                raise AssertionError("scanned for an address")
+
+        monkeypatch.setattr(redaction, "EMAIL", Unscanned())
+        assert mask_pii(text) == masked

@@ -65,6 +65,21 @@ class TestTheLanguageOfAValue:
         assert TRANSFER.declared_label("nonexistent", "x", language) is None
         assert TRANSFER.entity_value_label("payee", "Joe Bloggs", language) == "Joe Bloggs"
 
+    @pytest.mark.parametrize(("language", "value", "shown"), [
+        ("zh", "laptop", "笔记本电脑"), ("en", "laptop", "laptop"), ("zh", "12345", "12345"), ("en", "12345", "12345")])
+    def test_a_label_read_once_is_looked_up_after_zh_en(self, language: str, value: str, shown: str,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+        """A text value's label (or its having none) is read once; later asks find it with one lookup."""
+        texts = Texts(TEXTS.spec)
+        assert texts.entity_value_label("product", value, language) == shown
+
+        def unread(*_args: object) -> str | None:
+            raise AssertionError("read again")
+
+        monkeypatch.setattr(texts, "declared_label", unread)
+        assert texts.entity_value_label("product", value, language) == shown
+        assert texts.value_label(REPORT.slot("product"), value, language) == shown
+
     @pytest.mark.parametrize("language, shown", [("zh", "笔记本电脑 (laptop)"), ("en", "laptop")])
     def test_a_model_reads_the_label_with_the_canonical_value(self, language: str, shown: str) -> None:
         assert TEXTS.labelled_value(REPORT.slot("product"), "laptop", language) == shown

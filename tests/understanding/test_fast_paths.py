@@ -114,6 +114,18 @@ def test_keyword_hits_match_the_plain_alternation() -> None:
                 assert fast.findall(lowered) == [m.group() for m in plain.finditer(lowered)], (name, text)
 
 
+def test_no_keyword_alternative_opens_with_a_look_behind() -> None:
+    """Every alternative of a keyword pattern opens with a character (a Latin one checks its word
+    edge after it), so the regex engine scans for where a keyword can start, Chinese or English."""
+    for rules in bots():
+        for flow in rules.intents._flows:
+            for pattern in (flow.keywords.full, flow.keywords.unlettered):
+                if pattern is not None:
+                    assert not any(part.startswith("(?<") for part in pattern.pattern.split("|")), flow.name
+        assert rules.intents._any_keyword.full is not None
+        assert not any(part.startswith("(?<") for part in rules.intents._any_keyword.full.pattern.split("|"))
+
+
 def test_best_similarity_is_the_max_over_every_example() -> None:
     """Skipping examples that share no word changes no score, not even in the last bit."""
     for rules in bots():
@@ -122,6 +134,30 @@ def test_best_similarity_is_the_max_over_every_example() -> None:
             for flow in rules.intents._flows:
                 plain = max((intents.similarity(utterance, e.features) for e in flow.examples), default=0.0)
                 assert intents._best_similarity(flow, utterance) == plain, (flow.name, text)
+
+
+def test_examples_keep_their_placeholders_apart() -> None:
+    """An example's ``marks`` are the placeholders among its features: the similarity's count of
+    shared values reads them, not every feature of the example."""
+    for rules in bots():
+        for flow in rules.intents._flows:
+            for example in flow.examples:
+                assert example.marks == {f for f in example.features if intents.is_placeholder(f)}
+
+
+@pytest.mark.parametrize("text", ["确认", "好的 12345", "yes", "it is 12345"])
+def test_a_turn_no_flow_can_use_is_done_before_its_units_are_read(
+        text: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """No keyword, no example word, no value that lifts a flow to the floor: no flow is scored,
+    and the units that scale a score are never made."""
+    rules = bots()[0]
+    mentions = rules.interpret(text, "en").mentions
+
+    def unread(*_args: object) -> set[str]:
+        raise AssertionError("units read")
+
+    monkeypatch.setattr(intents, "_units_of", unread)
+    assert rules.intents.score(fold(text), mentions) == []
 
 
 def test_the_doubts_are_worked_out_once() -> None:

@@ -4,7 +4,16 @@ from __future__ import annotations
 
 import pytest
 
-from dialogkit.understanding.intents import _BY_LAST, _SUFFIXES, INTENT_THRESHOLD, features, similarity, stem
+from dialogkit.understanding.intents import (
+    _BY_LAST,
+    _SUFFIXES,
+    INTENT_THRESHOLD,
+    _content,
+    _stemmed,
+    features,
+    similarity,
+    stem,
+)
 from dialogkit.understanding.rules import RuleUnderstanding
 from tests.understanding.conftest import bot_from_yaml, fixed_clock
 
@@ -146,6 +155,22 @@ class TestStem:
     def test_a_word_is_tried_only_against_suffixes_ending_in_its_last_letter(self) -> None:
         """Most words ("laptop", "my") end in no suffix's letter and are tried against none."""
         assert _BY_LAST == {"g": ("ing",), "d": ("ed",), "n": ("en",), "s": ("es", "s"), "e": ("e",)}
+
+    @pytest.mark.parametrize("word", ["broken", "arrived", "laptop", "order's", "s", ""])
+    def test_a_remembered_stem_is_the_stem_en(self, word: str) -> None:
+        """The turn's words are stemmed through a bounded memory: the same stem, made once."""
+        assert _stemmed(word) == stem(word)
+        assert _stemmed(word) == stem(word)
+        assert _stemmed.cache_info().maxsize is not None
+
+    @pytest.mark.parametrize(("text", "runs", "stems"), [
+        ("我的手机屏幕碎了", ["手机屏幕碎"], []), ("my laptop arrived broken", [], ["laptop", "arriv", "brok"]),
+        ("手机 broken 了", ["手机", ""], ["brok"]), ("", [], [])])
+    def test_content_reads_each_script_only_where_it_is_zh_en(self, text: str, runs: list[str],
+                                                              stems: list[str]) -> None:
+        """Runs of Chinese (stop characters dropped) and English stems (stop words dropped), each
+        read only when the text holds some."""
+        assert _content(text) == (runs, stems)
 
     @pytest.mark.parametrize(("text", "feature"), [("我的手机屏幕碎了", "屏幕"), ("my laptop arrived broken", "brok"),
                                                    ("my laptop arrived broken", "laptop")])

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from dialogkit.strings.limits import MAX_UNDERSTOOD_CHARS
+from dialogkit.understanding import language
 from dialogkit.understanding.language import detect_language, fold
 
 
@@ -88,3 +91,17 @@ class TestFold:
 ])
 def test_latin_words_keep_a_latin_script_session_language(text: str, current: str, language: str) -> None:
     assert detect_language(text, current) == language
+
+
+_LETTERS = "A-Za-z\u00c0-\u024f"
+_PLAIN_WORD = re.compile(rf"(?<![0-9{_LETTERS}])[{_LETTERS}]+(?:['\u2019][A-Za-z]+)?(?![0-9{_LETTERS}])")
+
+
+@pytest.mark.parametrize("text", [
+    "CA981 MU5101 ABC123", "my order CA981 is late", "it's the second one", "café crème brûlée", "3pm and 4pm",
+    "我的订单 A10023 到哪了", "订单号是 12345，谢谢", "o", "a1 b2 c", "don\u2019t 5g", "\nword", ""])
+def test_latin_words_are_found_from_their_first_letter_zh_en(text: str) -> None:
+    """A word opens with a letter the regex engine looks for, the edge checked after it: the same
+    words as the look-behind written first, and no part of a code."""
+    assert [m.span() for m in language._WORD.finditer(text)] == [m.span() for m in _PLAIN_WORD.finditer(text)]
+    assert not language._WORD.pattern.startswith("(?<")
