@@ -31,6 +31,8 @@ NAMED = frozenset({"place", "person"})
 
 _ACCEPT = word_pattern("acceptance_words")
 REQUEST = word_pattern("request_words")
+_DECLINED = re.compile(rf"(?<![a-z])(?:{alternation(words('declined_request'))})\s*$", re.IGNORECASE)
+"""A negation right before a request word ("不感兴趣", "don't want"): it asks for nothing."""
 
 
 Span = tuple[int, int]
@@ -81,7 +83,8 @@ def last_flow_of_values(flows: Mapping[str, FlowSpec], last: str | None, mention
 def _requests(text: str, labels: Sequence[Span]) -> bool:
     """A request word outside the words that name a slot: "order" asks in "I'd like to order a
     mocha" but names a slot in "I have order number 12345", as 预订 does in "预订号是A123"."""
-    return any(not any(start <= m.start() < end for start, end in labels) for m in REQUEST.finditer(text))
+    return any(not any(start <= m.start() < end for start, end in labels)
+               and _DECLINED.search(text, max(0, m.start() - 8), m.start()) is None for m in REQUEST.finditer(text))
 
 
 def _asked_about(mention: Mention, mentions: Sequence[Mention], text: str) -> bool:

@@ -137,11 +137,17 @@ def test_a_no_set_apart_before_the_value_waives_nothing_zh_en(text: str, values:
 
 @pytest.mark.parametrize(("text", "value"), [
     ("我想要川菜", "川菜"), ("I'd like something thai please", "thai"),
+    ("我对川菜比较感兴趣", "川菜"), ("I am interested in a thai one", "thai"),     # interest asks too
 ])
 def test_one_value_with_a_request_names_the_flow_that_needs_it_zh_en(text: str, value: str) -> None:
     """A request word asks for the value; a question about one value alone ("有没有大杯的？") still
     names no flow (above), nor does a mention."""
     assert flow_of_values(SEARCH_AND_DETAILS, _said(text, ("cuisine", value)), text) == "search"
+
+
+@pytest.mark.parametrize(("text", "value"), [("我对川菜不感兴趣", "川菜"), ("thai, I don't want", "thai")])
+def test_a_request_word_after_a_negation_asks_for_nothing_zh_en(text: str, value: str) -> None:
+    assert flow_of_values(SEARCH_AND_DETAILS, _said(text, ("cuisine", value)), text) is None
 
 
 @pytest.mark.parametrize(("text", "value"), [("我昨天吃了川菜", "川菜"), ("we had thai yesterday", "thai")])
