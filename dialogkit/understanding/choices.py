@@ -191,11 +191,12 @@ def _declined() -> re.Pattern[str]:
 
 def declines(lowered: str) -> bool:
     """True when the whole utterance gives nothing: "没有", "不知道", "No.", "I don't know", "I don't
-    have one". Asked for a slot that takes a no-preference value, the user has none to give."""
+    have one", each of its sentences ("No. I don't have a preferred one"). Asked for a slot that
+    takes a no-preference value, the user has none to give."""
     text = lowered.strip(_END)
     if not text or len(text) > _ANY_LENGTH or text.endswith(_QUESTION_ENDS):
         return False
-    return _declined().match(text) is not None
+    return all(_declined().match(said.strip(_END)) is not None for said in _SENTENCE_END.split(text) if said)
 
 
 def asks_alternatives(lowered: str) -> bool:

@@ -166,6 +166,8 @@ class TestMoreForms:
         ("no specific district", ["district"]),
         ("区域没有特别的要求", ["district"]),
         ("没有特定的户型", ["layout"]),
+        ("No. I dont have a preferred rent", ["rent"]),
+        ("我没有心仪的户型", ["layout"]),
     ])
     def test_named(self, finder: NamedAny, text: str, slots: list[str]) -> None:
         assert finder.slots_in(text) == slots
@@ -226,7 +228,7 @@ class TestAnAnswerThatGivesNothing:
     @pytest.mark.parametrize(("language", "text"), [
         ("zh", "没有"), ("zh", "没有。"), ("zh", "不知道"), ("zh", "我也不清楚"),
         ("en", "No."), ("en", "nope"), ("en", "No I do not"), ("en", "I don't know"), ("en", "I don't have one"),
-        ("en", "no, I don't have that preference"),
+        ("en", "no, I don't have that preference"), ("en", "No. I dont have a preferred one"), ("zh", "没有心仪的"),
     ])
     def test_fills_the_asked_slot(self, bot: Bot, language: str, text: str) -> None:
         assert talk(bot, START[language], text).slots == {"district": "anywhere"}
