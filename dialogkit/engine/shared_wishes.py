@@ -60,8 +60,8 @@ def keep_wishes(bot: Bot, ctx: TurnContext, waiting: Task, offer: SlotOffer) -> 
 def _no_preference(bot: Bot, ctx: TurnContext, spec: FlowSpec, waiting: Task, offer: SlotOffer) -> dict[str, Any]:
     """The waiting task's no-preference answers in a digression's words: the slots they name
     ("I don't care about the price. What's their number?"), whichever question is asked, else
-    ("I don't care. What's their number?") the slot asked; never a slot the words give a value
-    ("the area doesn't matter, but the north, I suppose")."""
+    ("I don't care. What's their number?", "No. What's their number?") the slot asked; never a slot
+    the words give a value ("the area doesn't matter, but the north, I suppose")."""
     def any_of(slot: SlotSpec | None) -> dict[str, Any]:
         no_preference = bot.texts.spec.any_value(slot)
         return {slot.name: no_preference} if slot is not None and no_preference is not None else {}
@@ -70,6 +70,11 @@ def _no_preference(bot: Bot, ctx: TurnContext, spec: FlowSpec, waiting: Task, of
     if named:
         return {k: v for slot in named for k, v in any_of(slot).items() if k not in offer.values}
     asked = spec.slot(waiting.pending_slot) if waiting.pending_slot else None
-    if asked is None or "any" not in ctx.interp.cues or asked.name in offer.values:
+    if asked is None or asked.name in offer.values:
         return {}
-    return any_of(asked)
+    # "No. What is their number?": an answer giving nothing, but not one before a new value offered
+    # ("No. How about thai? ..."), which turns down what was said ("their" points at values held).
+    new = any(str(waiting.slots.get(name)) != str(value) for name, value in offer.values.items())
+    if "any" in ctx.interp.cues or (not new and ctx.interp.declines):
+        return any_of(asked)
+    return {}

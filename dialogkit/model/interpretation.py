@@ -135,9 +135,9 @@ class Interpretation:
     @property
     def declines(self) -> bool:
         """Whether the words give nothing: "没有", "不知道", "No.", "I don't know", "I don't have
-        one". Asked for a slot that takes a no-preference value, the user has none to give. Read
-        the first time a step asks."""
-        return self.words.declines() if self.words is not None else False
+        one". Asked for a slot that takes a no-preference value, the user has none to give. A
+        correction gives something ("No. How about thai?"). Read the first time a step asks."""
+        return "correction" not in self.cues and self.words is not None and self.words.declines()
 
     @property
     def farewell(self) -> bool:

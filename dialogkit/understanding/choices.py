@@ -190,13 +190,23 @@ def _declined() -> re.Pattern[str]:
 
 
 def declines(lowered: str) -> bool:
-    """True when the whole utterance gives nothing: "没有", "不知道", "No.", "I don't know", "I don't
-    have one", each of its sentences ("No. I don't have a preferred one"). Asked for a slot that
-    takes a no-preference value, the user has none to give."""
-    text = lowered.strip(_END)
+    """True when the utterance gives nothing: "没有", "不知道", "No.", "I don't know", "I don't have
+    one", in each of its sentences ("No. I don't have a preferred one") but those that ask ("No.
+    What is their address?"). Asked for a slot that takes a no-preference value, the user has none
+    to give."""
+    if len(lowered) > _LONGEST_TURN:
+        return False
+    first, *rest = _SENTENCE_END.split(lowered.strip(_END))
+    if not _declined_answer(first):
+        return False
+    return all(_declined_answer(said) or said.rstrip().endswith(_QUESTION_ENDS) for said in rest if said)
+
+
+def _declined_answer(said: str) -> bool:
+    text = said.strip(_END)
     if not text or len(text) > _ANY_LENGTH or text.endswith(_QUESTION_ENDS):
         return False
-    return all(_declined().match(said.strip(_END)) is not None for said in _SENTENCE_END.split(text) if said)
+    return _declined().match(text) is not None
 
 
 def asks_alternatives(lowered: str) -> bool:

@@ -66,6 +66,21 @@ def test_no_preference_before_the_question_answers_the_question_asked(bot: Bot, 
     assert waiting_after(bot, *turns) == ("find_place", {"cuisine": "sichuan", "district": "any_district"})
 
 
+@pytest.mark.parametrize("turns", [("帮我找家川菜馆", "没有。电话是多少？"),
+                                   ("find me a sichuan restaurant", "No. What is their phone number?")])
+def test_an_answer_giving_nothing_before_the_question_is_no_preference(bot: Bot, turns: tuple[str, ...]) -> None:
+    """"没有" / "No." to the district asked, then a question about the result."""
+    assert waiting_after(bot, *turns) == ("find_place", {"cuisine": "sichuan", "district": "any_district"})
+
+
+@pytest.mark.parametrize("turns", [("帮我找家川菜馆", "没有。我想吃辣的。电话是多少？"),
+                                   ("find me a sichuan restaurant", "No. I love spicy food. What is their phone number?"),
+                                   ("find me a sichuan restaurant", "No. What about cantonese? What is their phone number?")])
+def test_a_statement_after_it_is_no_answer_giving_nothing(bot: Bot, turns: tuple[str, ...]) -> None:
+    """Nor is a no before another value offered: it turns the value down."""
+    assert "district" not in waiting_after(bot, *turns)[1]
+
+
 @pytest.mark.parametrize("turns", [("帮我找家餐馆", "城区无所谓，电话是多少？"),
                                    ("find me a restaurant", "I don't care about the district. What is their phone number?")])
 def test_no_preference_for_a_slot_named_beside_the_question_fills_that_slot(bot: Bot, turns: tuple[str, ...]) -> None:
