@@ -87,6 +87,16 @@ ZH_CLASSIFIERS = _HAN.chars("classifiers")
 ZH_PERSON_CLASSIFIERS = _HAN.chars("person_classifiers")
 ZH_PLACE_CLASSIFIERS = _HAN.chars("place_classifiers")
 
+#: What follows a pronoun that owns the next noun: 它们的电话 ("their phone number").
+ZH_POSSESSIVE_MARKERS = _HAN.chars("possessive_markers")
+
+
+def owning(kinds: dict[str, int]) -> dict[str, int]:
+    """What a plural possessive ("their address", "它们的电话") points at: what the pronoun does, but
+    values of no kind of their own said together (two cuisines, two grades) own no phone number or
+    address. A singular "its" / "它的" may still be a category's ("它的口味" of a cuisine)."""
+    return {kind: rank for kind, rank in kinds.items() if kind != "other"}
+
 #: 这 points near, 那 far ("这个", "那位"); 个 is the classifier of anything.
 ZH_NEAR = _HAN.chars("demonstratives_near")
 ZH_FAR = _HAN.chars("demonstratives_far")

@@ -266,6 +266,8 @@ def _zh_pronouns(text: str) -> list[tuple[int, Reference]]:
         entry = lx.ZH_PRONOUNS[m.group()]
         around = entry.kinds is lx.THING_KINDS and _ZH_AROUND.match(text, m.end()) is not None   # 它周边
         kinds = lx.PLACE_KINDS if (after and after in lx.ZH_PLACE_CLASSIFIERS) or around else entry.kinds   # 它家
+        if entry.plural and after and after in lx.ZH_POSSESSIVE_MARKERS:
+            kinds = lx.owning(kinds)        # 它们的电话: no categories' phone number
         found.append((3, Reference(m.group(), m.start(), m.end(), "pronoun", kinds=kinds, plural=entry.plural)))
     return found
 
@@ -398,8 +400,8 @@ def _en_pronouns(text: str) -> list[tuple[int, Reference]]:
                 continue
             entry = table[m.group(1).lower()]
             around = entry.kinds is lx.THING_KINDS and _EN_AROUND.search(text[:m.start()][-24:]) is not None
-            found.append((3, Reference(m.group(), m.start(), m.end(), "pronoun",
-                                       kinds=lx.PLACE_KINDS if around else entry.kinds,
+            kinds = lx.PLACE_KINDS if around else lx.owning(entry.kinds) if possessive and entry.plural else entry.kinds
+            found.append((3, Reference(m.group(), m.start(), m.end(), "pronoun", kinds=kinds,
                                        plural=entry.plural, possessive=possessive)))
     return found
 

@@ -110,3 +110,31 @@ def test_a_demonstrative_determining_an_idea_or_a_measure_binds_nothing(text: st
 @pytest.mark.parametrize(("text", "language"), [("这个多少钱", "zh"), ("那个还没到", "zh"), ("this one is broken", "en")])
 def test_a_demonstrative_standing_alone_still_binds_the_thing(text: str, language: str) -> None:
     assert _bound(text, language, DUCK) == ["duck"]
+
+
+SICHUAN = mention("cuisine", "sichuan", "川菜", kind="other")
+CANTONESE = mention("cuisine", "cantonese", "粤菜", kind="other")
+POSSESSIVES = [("它的电话是多少", "zh"), ("它们的地址在哪", "zh"), ("what is its phone number", "en"),
+               ("I would like their phone number and address", "en")]
+
+
+@pytest.mark.parametrize(("text", "language"), POSSESSIVES)
+def test_a_possessive_points_at_the_place_not_the_category_said_after(text: str, language: str) -> None:
+    assert _bound(text, language, GOLDEN_DUCK, SICHUAN) == ["golden_duck"]
+
+
+@pytest.mark.parametrize(("text", "language"), [("它们的地址在哪", "zh"), ("他们的电话是多少", "zh"),
+                                                ("I would like their phone number and address", "en"),
+                                                ("what are their opening hours", "en")])
+def test_categories_said_together_have_no_phone_number(text: str, language: str) -> None:
+    """Two cuisines (values of kind other) said together own nothing: a plural possessive binds
+    neither, and never asks which of the two is meant."""
+    session = new_session()
+    say(session, 1, SICHUAN, CANTONESE)
+    resolution = resolve(session, text, language, turn=2, mentions=[], texts=bot_texts(DELI))
+    assert resolution.bindings == [] and resolution.ambiguity is None
+
+
+@pytest.mark.parametrize(("text", "language"), [("它多少钱", "zh"), ("is it spicy", "en")])
+def test_a_pronoun_that_owns_nothing_may_still_be_a_category(text: str, language: str) -> None:
+    assert _bound(text, language, SICHUAN) == ["sichuan"]
