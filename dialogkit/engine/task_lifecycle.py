@@ -158,10 +158,15 @@ def end_task(p: Processor, ctx: TurnContext, how: str) -> None:
 
 
 def resume(p: Processor, ctx: TurnContext) -> None:
-    """Say that the task below goes on, and ask its question again."""
-    if ctx.task is None or ctx.flow is None:
+    """Say that the task below goes on, and ask its question again; a question the digression
+    answered for it ("I don't care. What's their number?") is not asked again: the task moves on."""
+    task = ctx.task
+    if task is None or ctx.flow is None:
         return
     ctx.say.append(R.phrase("resume", ctx.language, task=p.texts.task_label(ctx.flow.name, ctx.language)))
+    if task.state == "PARAM_COLLECT" and task.pending_slot and task.slots.get(task.pending_slot) is not None:
+        asking.advance(p, ctx)
+        return
     asking.reask(p, ctx)
 
 

@@ -34,10 +34,13 @@ _sessions = iter(range(10_000))
 
 
 def waiting_after(bot: Bot, *turns: str) -> tuple[str, dict[str, Any]]:
-    """The flow of the task in progress after the turns, and its values."""
+    """The flow of the task in progress after the turns, and its values; a search the digression
+    gave every wish runs as it resumes: then its flow, and the wishes it ran with."""
     session = f"s{next(_sessions)}"
-    for text in turns:
-        bot.handle(session, text)
+    replies = [bot.handle(session, text) for text in turns]
+    ran = [run for run in replies[-1].actions if run.name == "search_places"]
+    if ran:
+        return "find_place", {k: v for k, v in ran[0].inputs.items() if v is not None}
     task = bot.session(session).data.stack[-1]
     return task.flow, dict(task.slots)
 
@@ -91,3 +94,18 @@ def test_no_preference_for_a_slot_named_beside_the_question_fills_that_slot(bot:
                                    ("find me a sichuan restaurant", "either the east side or the west side is fine. What is their phone number?")])
 def test_no_preference_between_two_values_beside_the_question_is_no_preference(bot: Bot, turns: tuple[str, ...]) -> None:
     assert waiting_after(bot, *turns) == ("find_place", {"cuisine": "sichuan", "district": "any_district"})
+
+
+@pytest.mark.parametrize(("turns", "asked"), [
+    (("帮我找家川菜馆", "无所谓，电话是多少？"), "在哪个城区？"),
+    (("find me a sichuan restaurant", "I don't care. What is their phone number?"), "Which district?"),
+])
+def test_a_search_the_digression_completed_runs_when_it_resumes(bot: Bot, turns: tuple[str, ...], asked: str) -> None:
+    """The district asked got its no-preference in the question about the result: back to the
+    search, it has every wish and runs, instead of asking for the district again."""
+    session = f"s{next(_sessions)}"
+    reply = None
+    for text in turns:
+        reply = bot.handle(session, text)
+    assert reply is not None and asked not in reply.text
+    assert bot.session(session).data.stack == []
