@@ -111,6 +111,8 @@ def named_any_pattern(alternation: str) -> re.Pattern[str]:
             parts.append(part.replace("{thing}", said))
     return re.compile("|".join(f"(?:{part})" for part in parts) or "(?!)")
 
+
+@cache
 def named_list_gap() -> re.Pattern[str]:
     """What stands between two names of one list ("the rent or the area", "租金和区域"): the end of
     one thing, a comma or a joiner, the start of the next. Matched against the whole gap."""
@@ -148,8 +150,9 @@ _QUESTION_ENDS = ("?", "？", *words("question_endings"))
 
 
 def is_any(lowered: str) -> bool:
-    """True when the utterance, or its first clause, leaves the choice to the bot (see the module
-    docstring): "I don't care, but I'd like it cheap" leaves the thing asked about open."""
+    """True when the utterance, or its first clause, or a later sentence or clause holding no
+    number, leaves the choice to the bot (see the module docstring): "I don't care, but I'd like it
+    cheap" and "a studio would be great. Any is fine." leave the thing asked about open."""
     if len(lowered) > _LONGEST_TURN:
         return False
     whole = lowered.strip(_END)
