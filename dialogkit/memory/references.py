@@ -18,6 +18,7 @@ import re
 from bisect import bisect_left, bisect_right
 from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from dialogkit.lexicon import alternation, auto_languages, lexicon_of_script, words, writing
 from dialogkit.memory import lexicon as lx
@@ -570,6 +571,29 @@ def _replaced(session: Session) -> set[str]:
     return gone - held
 
 
+def _open_types(session: Session, texts: Texts | None) -> set[str]:
+    """The entity types of the slots that hold their no-preference value, in a task under way or
+    kept for the session: "老城或者河畔都行" leaves the district open, and no district is meant."""
+    if texts is None:
+        return set()
+    held: list[tuple[str | None, str, Any]] = [(task.flow, name, value) for task in session.stack
+                                               for name, value in task.slots.items()]
+    held += [(kept.flow, name, kept.value) for name, kept in session.session_slots.items()]
+    found: set[str] = set()
+    for flow_name, name, value in held:
+        entity = _slot_entity(texts, flow_name, name)
+        declared = texts.spec.entities.get(entity) if entity else None
+        if entity and declared is not None and declared.any is not None and value_key(declared.any) == value_key(value):
+            found.add(entity)
+    return found
+
+
+def _slot_entity(texts: Texts, flow_name: str | None, slot_name: str) -> str | None:
+    flow = texts.spec.flows.get(flow_name or "")
+    slot = flow.slot(slot_name) if flow is not None else None
+    return slot.entity if slot is not None else None
+
+
 class _Resolver:
     """One call of :func:`resolve`: the candidate pool and the ranking rules of that turn."""
 
@@ -586,10 +610,12 @@ class _Resolver:
         # added is the utterance's own, not something to point back at.
         # A no-preference ("any district", "任何片区") names no thing to point back at, and a value
         # the user replaced is no longer meant.
-        replaced = _replaced(session)
+        replaced, open_types = _replaced(session), _open_types(session, texts)
+        # What is meant no more: a no-preference, a value replaced, a value of a slot left open.
+        self.unmeant = {e.id for e in session.entities if _no_preference(e, texts)
+                        or value_key(e.value) in replaced or e.type in open_types}
         pool = [e for e in session.entities
-                if not self.is_current(e) and any(t < turn for t in e.mention_turns) and not _no_preference(e, texts)
-                and value_key(e.value) not in replaced]
+                if not self.is_current(e) and any(t < turn for t in e.mention_turns) and e.id not in self.unmeant]
         if task_object is not None and task_object not in pool and not self.is_current(task_object):
             pool.append(task_object)
         self.pool = pool
@@ -698,7 +724,7 @@ class _Resolver:
         if len(own) >= 2:
             return own
         listed = [e for e in (self.session.entity(i) for i in self.session.last_list) if e is not None]
-        listed = [e for e in self.compatible(ref, listed) if not self.is_current(e)]
+        listed = [e for e in self.compatible(ref, listed) if not self.is_current(e) and e.id not in self.unmeant]
         if len(listed) >= 2:
             return listed
         cands = self.compatible(ref, self.pool)

@@ -290,7 +290,7 @@ class TestAnythingInTheSlot:
 class TestNoPreferenceIsNoReferent:
     """"它" / "it" never points back at a no-preference ("任何片区" / "any district"): it names no
     thing. Nor at a value the user replaced ("换成两居吧" / "how about a two bedroom instead?"): the
-    value held is meant."""
+    value held is meant; nor at a value of a slot left open ("老城或者河畔都行")."""
 
     @pytest.mark.parametrize(("language", "turns", "slots"), [
         ("zh", ["我想租房，要开间", "区域无所谓", "它的租金要便宜"], {"layout": "studio", "district": "anywhere", "rent": "low"}),
@@ -319,3 +319,14 @@ class TestNoPreferenceIsNoReferent:
         bound = [e.did for e in reply.explain if e.rule == "reference"]
         assert reply.slots["layout"] == "two_bed"
         assert all("anywhere" not in did and "studio" not in did for did in bound)
+
+    @pytest.mark.parametrize(("language", "turns"), [
+        ("zh", ["我想租房，要开间", "老城或者河畔都行", "它的租金要便宜"]),
+        ("en", ["find me a studio flat", "either the old town or riverside is fine", "cheap rent for it"]),
+    ])
+    def test_nor_a_value_of_a_slot_with_no_preference(self, bot: Bot, language: str, turns: list[str]) -> None:
+        """"老城或者河畔都行" leaves the district open: neither district is what "它" / "it" means."""
+        reply = talk(bot, *turns)
+        bound = [e.did for e in reply.explain if e.rule == "reference"]
+        assert reply.slots.get("district") == "anywhere" and reply.clarification is None
+        assert all("old_town" not in did and "riverside" not in did for did in bound)
