@@ -19,9 +19,10 @@ _UPDATE_SESSION_USER = ("UPDATE sessions SET user_id = ?, updated_at = ?, histor
 _INSERT_SESSION = "INSERT INTO sessions (user_id, updated_at, history_count, rev, data, id) VALUES (?, ?, ?, ?, ?, ?)"
 
 
-def write_pending(conn: sqlite3.Connection, pending: PendingWrite, rev: int | None) -> None:
-    """Every row of one turn's commit, inside the caller's ``BEGIN IMMEDIATE``; ``rev`` is the
-    session row's new revision (None when the session was not saved)."""
+def write_pending(conn: sqlite3.Cursor, pending: PendingWrite, rev: int | None) -> None:
+    """Every row of one turn's commit, inside the caller's ``BEGIN IMMEDIATE``, through the store's
+    turn cursor ``conn``; ``rev`` is the session row's new revision (None when the session was not
+    saved)."""
     sid = pending.session_id
     if pending.blob is not None:
         # A session loaded from a row is UPDATEd (measured a little cheaper per turn than one
@@ -50,7 +51,7 @@ def write_pending(conn: sqlite3.Connection, pending: PendingWrite, rev: int | No
         _write_slots(conn, pending.slots)
 
 
-def _write_slots(conn: sqlite3.Connection, slots: dict[tuple[str, str], str | None]) -> None:
+def _write_slots(conn: sqlite3.Cursor, slots: dict[tuple[str, str], str | None]) -> None:
     """The turn's persisted values; apart, so a turn that stages none (most) pays nothing for them."""
     now = time.time()
     for (user_id, name), raw in slots.items():
@@ -63,7 +64,7 @@ def _write_slots(conn: sqlite3.Connection, slots: dict[tuple[str, str], str | No
                 "updated_at = excluded.updated_at", (user_id, name, raw, now))
 
 
-def _insert_session(conn: sqlite3.Connection, row: tuple[object, ...]) -> None:
+def _insert_session(conn: sqlite3.Cursor, row: tuple[object, ...]) -> None:
     """A new session's row. No row was there when the turn loaded it under its lock, and every
     writer of this version takes that lock; a row that appeared anyway (a hand edit, a writer
     without the lock) is updated instead, as a turn that had loaded it would have."""
@@ -82,7 +83,7 @@ def _insert_messages_sql(rows: int) -> str:
     return _INSERT_MESSAGES + ", ".join(["(?, ?, ?)"] * rows)
 
 
-def _insert_messages(conn: sqlite3.Connection, session_id: str, first: int, rows: list[str]) -> None:
+def _insert_messages(conn: sqlite3.Cursor, session_id: str, first: int, rows: list[str]) -> None:
     """A turn's new history rows (two, usually: the user's and the bot's) in one statement rather
     than one execution each."""
     if not rows:

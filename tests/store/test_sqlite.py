@@ -283,6 +283,36 @@ class TestTurnBookkeeping:
         store.close()
         assert not any(lock_file.path.parent == db.parent for lock_file in _LOCK_FILES.values())
 
+    @pytest.mark.parametrize("language", ["zh", "en"])
+    def test_the_turns_of_a_thread_run_through_one_cursor(self, store: SqliteStore, language: str) -> None:
+        """The rev read, mark_running and the commit reuse the thread's cursor instead of making one
+        a statement; the turn still reads back what it wrote."""
+        cursor = store._cursor()
+        for turn in range(3):
+            with store.transaction("s1") as txn:
+                session = txn.session or make_session("s1", language=language)
+                assert txn.mark_running(f"run{turn}", 1.0) is None
+                add_messages(session, 2, language)
+                txn.save(session)
+            assert store._cursor() is cursor
+        assert cursor.connection is store._conn()
+        loaded = store.load("s1")
+        assert loaded is not None and len(loaded.history) == 6 and loaded.language == language
+
+    @pytest.mark.parametrize("language", ["zh", "en"])
+    def test_a_turn_leaves_no_read_open_on_its_cursor(self, store: SqliteStore, db: Path, language: str) -> None:
+        """Each read of the cursor is stepped to its end, so after a turn no snapshot pins the WAL:
+        another connection's truncating checkpoint copies every frame and empties it."""
+        with store.transaction("s1") as txn:
+            txn.save(make_session("s1", language=language, messages=2))
+        with store.transaction("s1", users=("alice",)) as txn:
+            assert txn.session is not None and txn.mark_running("k", 1.0) is None
+            assert txn.mark_running("k", 2.0) == 1.0          # the repeated run reads the first one back
+            txn.save(txn.session)
+        assert not store._conn().in_transaction
+        assert sql(db, "PRAGMA wal_checkpoint(TRUNCATE)")[0][0] == 0     # 0: not blocked by a reader
+        assert db.with_name(db.name + "-wal").stat().st_size == 0
+
 
 class TestExpiry:
     def test_purge_finds_idle_sessions_without_an_index(self, store: SqliteStore, db: Path) -> None:
