@@ -581,17 +581,13 @@ def _open_types(session: Session, texts: Texts | None) -> set[str]:
     held += [(kept.flow, name, kept.value) for name, kept in session.session_slots.items()]
     found: set[str] = set()
     for flow_name, name, value in held:
-        entity = _slot_entity(texts, flow_name, name)
-        declared = texts.spec.entities.get(entity) if entity else None
-        if entity and declared is not None and declared.any is not None and value_key(declared.any) == value_key(value):
-            found.add(entity)
+        flow = texts.spec.flows.get(flow_name or "")
+        slot = flow.slot(name) if flow is not None else None
+        no_preference = texts.spec.any_value(slot)
+        if slot is not None and slot.entity and no_preference is not None \
+                and value_key(no_preference) == value_key(value):
+            found.add(slot.entity)
     return found
-
-
-def _slot_entity(texts: Texts, flow_name: str | None, slot_name: str) -> str | None:
-    flow = texts.spec.flows.get(flow_name or "")
-    slot = flow.slot(slot_name) if flow is not None else None
-    return slot.entity if slot is not None else None
 
 
 class _Resolver:
