@@ -132,9 +132,11 @@ class Help(Command):
 
 @dataclass(slots=True, kw_only=True, unsafe_hash=True)
 class Note(Command):
-    """Facts offered with no request: acknowledge the things named."""
+    """Facts offered with no request: acknowledge the things named. ``asked``: the turn asks about
+    them ("is there a two-bedroom?"), so they are no values to keep for the next turn's flow."""
 
     mentions: tuple[Mention, ...]
+    asked: bool = False
 
 
 @dataclass(slots=True, kw_only=True, unsafe_hash=True)

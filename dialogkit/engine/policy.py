@@ -21,7 +21,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from dialogkit.actions.table import ActionTable
-from dialogkit.engine import answers, asking, explaining, forgetting, rules, task_lifecycle
+from dialogkit.engine import answers, asking, explaining, forgetting, noted_values, rules, task_lifecycle
 from dialogkit.engine.commands import (
     AnswerFaq,
     Cancel,
@@ -133,6 +133,7 @@ class Policy:
             names = (self.texts.entity_value_label(m.type, m.value, ctx.language) for m in command.mentions)
             items = R.enumerate_items(list(dict.fromkeys(names)), ctx.language)
             ctx.explain("noted", f"noted {items}, with no request")
+            noted_values.remember(ctx, command)
             ctx.say.append(R.phrase("noted", ctx.language, items=items))
         elif isinstance(command, NotUnderstood):
             ctx.explain("not_understood", "no flow, FAQ or value matched", command.words)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from dialogkit.engine import asking, explaining, shared_wishes, slot_validation, slot_writes, task_runs
+from dialogkit.engine import asking, explaining, noted_values, shared_wishes, slot_validation, slot_writes, task_runs
 from dialogkit.engine.handoff import hand_to_person, take_over_message
 from dialogkit.engine.processor import Processor
 from dialogkit.engine.rules import proposed, slot_offers
@@ -36,7 +36,8 @@ def start(p: Processor, ctx: TurnContext, flow_name: str, carried: Mapping[str, 
         explaining.flow_chosen(ctx, p.flows[flow_name], carried is not None, by)
     task = Task(flow=flow_name, state="IDLE", started_turn=ctx.turn)
     ctx.task, ctx.flow = task, p.flows[flow_name]
-    if carried is None:
+    from_words = carried is None
+    if from_words:
         offer = slot_offers.slot_offer(p.bot, ctx, free_text=False)
         if not slot_offers.named_no_preference(p.bot, ctx, offer):
             slot_offers.open_wish(p.bot, ctx, offer)
@@ -48,6 +49,8 @@ def start(p: Processor, ctx: TurnContext, flow_name: str, carried: Mapping[str, 
     prefilled = slot_writes.prefill(ctx, ctx.flow.spec, exclude=set(offer.values) | set(offer.conflicts),
                                     validator=p.actions.validate)
     prefilled.update(carried)
+    if from_words:
+        prefilled.update(_noted(p, ctx, exclude=set(offer.values) | set(offer.conflicts)))
     ctx.updates = {**prefilled, **offer.values}
     ctx.prefilled = list(prefilled)      # prefill already skipped the slots the utterance offers
     written = explaining.slot_writes(ctx, ctx.updates, offer.surfaces, "then" if carried else "prefill")
@@ -75,6 +78,14 @@ def start(p: Processor, ctx: TurnContext, flow_name: str, carried: Mapping[str, 
         names = R.enumerate_items(labels, ctx.language)
         ctx.say.append(R.phrase("prefilled", ctx.language, slots=names))
     asking.advance(p, ctx)
+
+
+def _noted(p: Processor, ctx: TurnContext, exclude: set[str]) -> dict[str, Any]:
+    """The values the turn before noted with no request, credited to that step."""
+    assert ctx.flow is not None
+    values = noted_values.taken(ctx, ctx.flow.spec, exclude=exclude, validator=p.actions.validate)
+    ctx.value_rules.update(dict.fromkeys(values, "noted_before"))
+    return values
 
 
 def cancel(p: Processor, ctx: TurnContext) -> None:

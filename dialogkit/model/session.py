@@ -143,6 +143,14 @@ class PendingClarification(_Data):
     kept: int = 0                    # unrelated turns it has survived (one is allowed)
 
 
+class Noted(_Data):
+    """Values a turn offered with no request, by entity type: the flow the next turn starts
+    takes them (``engine.noted_values``)."""
+
+    turn: int
+    values: list[tuple[str, Any]] = Field(default_factory=list)
+
+
 class PersistedValue(_Data):
     """A persisted slot value (session- or user-scoped) with its superseded history."""
 
@@ -185,6 +193,7 @@ class Session(_Data):
     usage: Usage = Field(default_factory=Usage)
     last_flow: str | None = None     # the flow of the last task that ran (for follow-ups)
     last_turn_added: dict[str, Any] = Field(default_factory=dict)      # what the last user turn added (for forgetting)
+    noted: Noted | None = None       # the last facts offered with no request
     # Sensitive values of finished tasks, redacted from later windows (capped).
     secrets: list[str] = Field(default_factory=list)
 

@@ -10,17 +10,11 @@ The bot is the flat-hunting desk of tests/engine/bots/flat_finder.yaml.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
-
 import pytest
 
 from dialogkit import Bot
-from dialogkit.actions.loading import load_bot_file
 from dialogkit.model.reply import Reply
-from dialogkit.store import MemoryStore
 
-BOT_FILE = Path(__file__).resolve().parent / "bots" / "flat_finder.yaml"
 START = {"zh": "我想租房", "en": "find me a flat"}
 ASKED_DISTRICT = {"zh": "想住哪个区域？", "en": "Which district?"}
 GOODBYE = {"zh": "再见！", "en": "Goodbye!"}
@@ -29,10 +23,8 @@ FAREWELLS = [("zh", "再见"), ("zh", "好的，谢谢，拜拜"), ("en", "bye")
 
 
 @pytest.fixture(scope="module")
-def bot() -> Iterator[Bot]:
-    made = Bot(load_bot_file(BOT_FILE, actions={"search_flats": {}}), MemoryStore())
-    yield made
-    made.close()
+def bot(flat_finder: Bot) -> Bot:
+    return flat_finder
 
 
 _sessions = iter(range(10_000))

@@ -12,28 +12,20 @@ The bot is a flat-hunting desk: tests/engine/bots/flat_finder.yaml.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from pathlib import Path
-
 import pytest
 
 from dialogkit import Bot
-from dialogkit.actions.loading import load_bot_file
 from dialogkit.engine.named_any import NamedAny
 from dialogkit.model.reply import Reply
-from dialogkit.store import MemoryStore
 from dialogkit.text.labels import Texts
 
-BOT_FILE = Path(__file__).resolve().parent / "bots" / "flat_finder.yaml"
 START = {"zh": "我想租房", "en": "find me a flat"}
 ASKED_DISTRICT = {"zh": "想住哪个区域？", "en": "Which district?"}
 
 
 @pytest.fixture(scope="module")
-def bot() -> Iterator[Bot]:
-    made = Bot(load_bot_file(BOT_FILE, actions={"search_flats": {}}), MemoryStore())
-    yield made
-    made.close()
+def bot(flat_finder: Bot) -> Bot:
+    return flat_finder
 
 
 @pytest.fixture(scope="module")

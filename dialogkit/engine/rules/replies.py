@@ -9,6 +9,7 @@ from dialogkit.engine import explaining
 from dialogkit.engine.commands import AnswerFaq, Clarify, Command, Farewell, Greet, Help, Note, NotUnderstood
 from dialogkit.engine.rules.base import Seen
 from dialogkit.engine.rules.shapes import IDENTIFIERS
+from dialogkit.understanding.cues import is_question
 
 __all__ = ["clarify_reference", "empty_input", "faq", "farewell", "greeting", "help_asked", "not_understood", "noted"]
 
@@ -48,7 +49,9 @@ def noted(seen: Seen) -> Sequence[Command]:
     if "help" in seen.cues:
         return []
     declared = tuple(m for m in seen.ctx.interp.mentions if not m.builtin or m.type in IDENTIFIERS)
-    return [Note(rule="noted", mentions=declared)] if declared else []
+    if not declared:
+        return []
+    return [Note(rule="noted", mentions=declared, asked=is_question(seen.ctx.interp.text))]
 
 
 def help_asked(seen: Seen) -> Sequence[Command]:
