@@ -24,6 +24,7 @@ from collections.abc import Callable, Collection, Iterable
 from dataclasses import replace
 from datetime import datetime
 from functools import cache
+from typing import TYPE_CHECKING
 
 from dialogkit.lexicon import auto_languages
 from dialogkit.model.interpretation import Mention, RejectedValue
@@ -34,7 +35,9 @@ from dialogkit.strings.cjk import has_cjk
 from dialogkit.understanding.alias_automaton import AliasAutomaton
 from dialogkit.understanding.builtins import BUILTIN_FINDERS, READERS
 from dialogkit.understanding.datetimes import Impossible
-from dialogkit.understanding.fuzzy_aliases import FuzzyAliases
+
+if TYPE_CHECKING:
+    from dialogkit.understanding.fuzzy_aliases import FuzzyAliases
 from dialogkit.understanding.numbers import (
     Found,
     find_numbers,
@@ -99,6 +102,9 @@ class CustomType:
             every = claimed or (lambda: AliasAutomaton(()))
             self.synonyms = SynonymMatcher({}, lambda taken: _labels(spec, set(taken), every), table=alias_table(spec))
             if spec.fuzzy:
+                # Imported here: rapidfuzz costs a process some 4 MB, paid only by a bot with typos to read.
+                from dialogkit.understanding.fuzzy_aliases import FuzzyAliases
+
                 self.typos = FuzzyAliases(self.synonyms.canonical, spec.fuzzy)
 
     def find(self, text: str, *, labels: bool = False) -> list[Found]:
