@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from dialogkit.spec import yaml_source
+from dialogkit.spec import yaml_careful
 from dialogkit.spec.yaml_fast import Refused, fast_read
 from dialogkit.spec.yaml_source import BOT_FILE, MAX_DEPTH, MAX_ITEMS, MAX_NODES, read_yaml
 
@@ -15,7 +15,7 @@ LIMITS = {"max_nodes": MAX_NODES, "max_depth": MAX_DEPTH, "max_items": MAX_ITEMS
 
 
 def careful(text: str) -> object:
-    return yaml_source._careful_read(text, "x.yaml", BOT_FILE).data
+    return yaml_careful.careful_read(text, "x.yaml", BOT_FILE).data
 
 
 def shipped_yaml() -> list[Path]:
@@ -55,8 +55,8 @@ def test_what_it_might_read_otherwise_is_left_to_ruamel(text: str) -> None:
 
 def test_a_clean_file_is_read_by_ruamel_only_when_a_position_is_asked_for(monkeypatch: pytest.MonkeyPatch) -> None:
     calls: list[str] = []
-    real = yaml_source._careful_read
-    monkeypatch.setattr(yaml_source, "_careful_read", lambda *a: calls.append("ruamel") or real(*a))
+    real = yaml_careful.careful_read
+    monkeypatch.setattr(yaml_careful, "careful_read", lambda *a: calls.append("ruamel") or real(*a))
     document = read_yaml("flows:\n  f:\n    trigger: {keywords: [x]}\n", "bot.yaml")
     assert calls == [] and document.data == {"flows": {"f": {"trigger": {"keywords": ["x"]}}}}
     assert document.problem(("flows", "f", "trigger"), "m").line == 3 and calls == ["ruamel"]

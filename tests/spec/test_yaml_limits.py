@@ -73,11 +73,11 @@ def test_a_repeated_anchor_beside_a_duplicate_key_is_no_warning() -> None:
 def test_an_alias_bomb_beside_a_duplicate_key_is_reported_in_linear_work(monkeypatch: pytest.MonkeyPatch) -> None:
     """The duplicate-key report reads each node once: following the bomb's aliases would visit
     9**9 nodes (the fuzz run's 57 s example); the nodes visited stay under the nodes written."""
-    from dialogkit.spec import yaml_source
+    from dialogkit.spec import yaml_careful
 
     visited: list[int] = []
-    real = yaml_source._duplicates_in
-    monkeypatch.setattr(yaml_source, "_duplicates_in", lambda node, name: visited.append(1) or real(node, name))
+    real = yaml_careful._duplicates_in
+    monkeypatch.setattr(yaml_careful, "_duplicates_in", lambda node, name: visited.append(1) or real(node, name))
     lines = ["a0: &a0 [lol, lol, lol, lol, lol, lol, lol, lol, lol]"]
     lines += [f"a{i}: &a{i} [" + ", ".join([f"*a{i - 1}"] * 9) + "]" for i in range(1, 9)]
     text = "\n".join(lines) + "\nx: {b: *a8, c: *a8}\n" + FLOW + "x: 2\n"
