@@ -50,6 +50,7 @@ class SlotLayout:
     answer_names: dict[str, re.Pattern[str]]          # yes/no slot -> the words that name it
     answer_words: dict[str, AnswerWords]              # yes/no slot -> the words a statement of its answer uses
     units: dict[str, Units]                           # slot sharing its type with another -> what it counts
+    headcounts: dict[str, Units]                      # a number slot alone of its type that counts people
     labels: tuple[tuple[SlotSpec, re.Pattern[str]], ...]   # typed slots, with "label (is)" before a value
     roles: dict[str, RoleWords]                       # slot -> the role words said beside its values
     # The words of every one of ``labels`` in one pattern: words it finds nothing in (most turns)
@@ -77,6 +78,8 @@ class SlotLayout:
             answer_words={s.name: answer_words(s) for s in by_type.get(ANSWER_TYPE, ())},
             units={s.name: slot_units(s) for t, shared in by_type.items() if t in COUNTS and len(shared) > 1
                    for s in shared},
+            headcounts={s.name: u for t, shared in by_type.items() if t in COUNTS and len(shared) == 1
+                        for s in shared if (u := slot_units(s)).counts_people},
             labels=tuple((s, _value_label_pattern(_label_names(s))) for s in labelled),
             roles=roles,
             any_label=_any_of([name for s in labelled for name in _label_names(s)]),

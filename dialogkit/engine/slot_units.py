@@ -19,7 +19,7 @@ from dialogkit.spec.schema import Prompt, SlotSpec, prompt_text
 from dialogkit.strings.cjk import is_cjk_char
 from dialogkit.understanding.numbers import CN_NUMERAL_CHARS
 
-__all__ = ["Units", "slot_units", "unit_after"]
+__all__ = ["Units", "counts_a_value", "slot_units", "unit_after"]
 
 _PEOPLE_ZH = frozenset("人位名口")
 _PEOPLE_EN = frozenset({"person", "people", "guest", "adult", "traveller", "traveler", "passenger", "pax",
@@ -41,14 +41,21 @@ class Units:
     han: frozenset[str]
     latin: frozenset[str]
 
+    @property
+    def counts_people(self) -> bool:
+        """Whether the slot's own words count people ("几位？", "how many guests?")."""
+        return bool(self.han & _PEOPLE_ZH or self.latin & _PEOPLE_EN)
+
     def fits(self, unit: tuple[str, str]) -> bool | None:
-        """Whether a number said with ``unit`` counts what this slot counts (None: the unit says nothing)."""
+        """Whether a number said with ``unit`` counts what this slot counts (None: the unit says nothing).
+        A word for people fits a slot whose words count people in any language: "两个人" fills the
+        slot asked "how many passengers?"."""
         script, word = unit
         if script == "han":
             if word in _GENERIC_ZH:
                 return None
-            return bool(self.han & _PEOPLE_ZH) if word in _PEOPLE_ZH else word in self.han
-        return bool(self.latin & _PEOPLE_EN) if word in _PEOPLE_EN else word in self.latin
+            return self.counts_people if word in _PEOPLE_ZH else word in self.han
+        return self.counts_people if word in _PEOPLE_EN else word in self.latin
 
 
 def _prompts(slot: SlotSpec) -> Iterable[Prompt | None]:
@@ -80,3 +87,11 @@ def unit_after(mention: Mention, text: str) -> tuple[str, str] | None:
         return "han", tail[-1]
     found = _NEXT_WORD.match(text, mention.end)
     return ("latin", _stem(found.group(1))) if found else None
+
+
+def counts_a_value(mention: Mention, mentions: Iterable[Mention], text: str) -> bool:
+    """Whether the number counts a value said right after it ("two yoga classes", "3 lattes"): a
+    value of the bot's own types begins where the number's words end."""
+    rest = text[mention.end:]
+    gap = len(rest) - len(rest.lstrip())
+    return any(not m.builtin and m.start == mention.end + gap for m in mentions)

@@ -23,7 +23,7 @@ from dialogkit.engine.free_text import offer_free_text
 from dialogkit.engine.list_slots import as_list, counts_of_listed, offer_list
 from dialogkit.engine.roles import by_role
 from dialogkit.engine.slot_layout import ANSWER_TYPE, COUNTS, SlotLayout, SlotOffer
-from dialogkit.engine.slot_units import unit_after
+from dialogkit.engine.slot_units import Units, counts_a_value, unit_after
 from dialogkit.engine.yes_no_slots import answered, offer_named_answers, offer_stated_answers
 from dialogkit.lexicon import alternation, words
 from dialogkit.memory.tracker import counting_numbers
@@ -223,6 +223,10 @@ def _offer_typed(offer: SlotOffer, layout: SlotLayout, slots: tuple[SlotSpec, ..
     if len(slots) == 1 and slots[0].is_list:
         offer_list(offer, slots[0], said, interp.text, filled)   # several values are the list, no question
         return
+    if len(slots) == 1 and slots[0].name in layout.headcounts:
+        said = [m for m in said if not _counts_else(layout.headcounts[slots[0].name], m, interp)]
+        if not said:
+            return
     if len(slots) == 1:
         found = _distinct(said)
         slot = slots[0]
@@ -259,6 +263,16 @@ def _listed(found: list[Mention], text: str) -> bool:
     A look at the words between two mentions read."""
     ordered = sorted(found, key=lambda m: m.start)
     return any(_AND_OR.fullmatch(text[a.end:b.start]) for a, b in itertools.pairwise(ordered))
+
+
+def _counts_else(units: Units, mention: Mention, interp: Interpretation) -> bool:
+    """A headcount is not what "两节瑜伽课" / "two yoga classes" count: a Chinese measure word the
+    slot's words do not hold, or a value of the bot's own said right after the number."""
+    unit = unit_after(mention, interp.text)
+    if unit is not None and unit[0] == "han" and units.fits(unit) is False:
+        return True
+    return unit is not None and unit[0] == "latin" and not units.fits(unit) and \
+        counts_a_value(mention, interp.mentions, interp.text)
 
 
 def _by_unit(layout: SlotLayout, slots: tuple[SlotSpec, ...], said: list[Mention],

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from dialogkit.engine.slot_units import Units, slot_units, unit_after
+from dialogkit.engine.slot_units import Units, counts_a_value, slot_units, unit_after
 from dialogkit.model.interpretation import Mention
 from dialogkit.spec.schema import SlotSpec
 
@@ -48,3 +48,30 @@ class TestFits:
 
     def test_a_slot_without_words_for_people_takes_none(self) -> None:
         assert not Units(frozenset("晚数"), frozenset({"night"})).fits(("latin", "people"))
+
+
+PASSENGERS_EN_ONLY = slot_units(SlotSpec.model_validate({"name": "passengers", "entity": "integer",
+                                                         "label": {"zh": "乘客", "en": "passengers"},
+                                                         "ask": {"zh": "几位乘客？", "en": "How many passengers?"}}))
+
+
+class TestHeadcounts:
+    def test_a_slot_counting_people_in_one_language_counts_them_in_both(self) -> None:
+        assert GUESTS.counts_people and not NIGHTS.counts_people
+        assert PASSENGERS_EN_ONLY.fits(("han", "人")) and PASSENGERS_EN_ONLY.fits(("latin", "adult"))
+
+    @pytest.mark.parametrize(("text", "said", "value_at"), [
+        ("两节瑜伽课", "两节", "瑜伽"), ("two yoga classes", "two", "yoga"), ("3  lattes", "3", "lattes"),
+    ])
+    def test_a_number_right_before_a_value_counts_that_value(self, text: str, said: str, value_at: str) -> None:
+        start = text.index(value_at)
+        value = Mention(type="class", value="v", text=value_at, start=start, end=start + len(value_at))
+        assert counts_a_value(number(text, said), [value], text)
+
+    @pytest.mark.parametrize(("text", "said", "value_at"), [
+        ("2 people for yoga", "2", "yoga"), ("两位，瑜伽课", "两位", "瑜伽"),
+    ])
+    def test_a_number_with_words_between_counts_no_value(self, text: str, said: str, value_at: str) -> None:
+        start = text.index(value_at)
+        value = Mention(type="class", value="v", text=value_at, start=start, end=start + len(value_at))
+        assert not counts_a_value(number(text, said), [value], text)
