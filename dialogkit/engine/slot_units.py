@@ -3,8 +3,8 @@
 A hotel asks "住几晚？" / "How many nights?" for one integer and "几位入住？" / "How many guests?" for
 another; "住两晚，两个人" / "for 2 guests, 3 nights" then says which number is which by the word
 after it (晚, 个人, guests, nights). Without a unit the slots of one type still take their
-numbers in order, as before. People are counted by many words (人, 位, 名 / people, guests,
-adults), so any of them fits a slot whose words count people.
+numbers in order, as before. People are counted by many words (the lexicon's ``headcount_units``:
+人, 位, 名 / people, guests, adults), so any of them fits a slot whose words count people.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from dialogkit.lexicon import written_in
+from dialogkit.lexicon import words, written_in
 from dialogkit.model.interpretation import Mention
 from dialogkit.spec.schema import Prompt, SlotSpec, prompt_text
 from dialogkit.strings.cjk import is_cjk_char
@@ -21,10 +21,8 @@ from dialogkit.understanding.numbers import CN_NUMERAL_CHARS
 
 __all__ = ["Units", "counts_a_value", "slot_units", "unit_after"]
 
-_PEOPLE_ZH = frozenset("人位名口")
-_PEOPLE_EN = frozenset({"person", "people", "guest", "adult", "traveller", "traveler", "passenger", "pax",
-                        "attendee", "participant", "visitor", "diner"})
-_GENERIC_ZH = frozenset("个")          # "三个": counts whatever was named before, so no slot in particular
+_PEOPLE = frozenset(words("headcount_units"))      # 人, 位 / people, guests: count people, whatever the slot
+_GENERIC = frozenset(words("generic_classifiers"))  # 个: counts whatever was named, so no slot in particular
 _NUMERAL = re.compile(rf"^[\d.,\s{CN_NUMERAL_CHARS}几]+")
 _NEXT_WORD = re.compile(r"(?<!\s)\s*+([A-Za-z]+)")     # from a run start only: linear on any text
 
@@ -44,7 +42,7 @@ class Units:
     @property
     def counts_people(self) -> bool:
         """Whether the slot's own words count people ("几位？", "how many guests?")."""
-        return bool(self.han & _PEOPLE_ZH or self.latin & _PEOPLE_EN)
+        return bool(self.han & _PEOPLE or self.latin & _PEOPLE)
 
     def fits(self, unit: tuple[str, str]) -> bool | None:
         """Whether a number said with ``unit`` counts what this slot counts (None: the unit says nothing).
@@ -52,10 +50,10 @@ class Units:
         slot asked "how many passengers?"."""
         script, word = unit
         if script == "han":
-            if word in _GENERIC_ZH:
+            if word in _GENERIC:
                 return None
-            return self.counts_people if word in _PEOPLE_ZH else word in self.han
-        return self.counts_people if word in _PEOPLE_EN else word in self.latin
+            return self.counts_people if word in _PEOPLE else word in self.han
+        return self.counts_people if word in _PEOPLE else word in self.latin
 
 
 def _prompts(slot: SlotSpec) -> Iterable[Prompt | None]:
@@ -82,7 +80,7 @@ def unit_after(mention: Mention, text: str) -> tuple[str, str] | None:
     tail = _NUMERAL.sub("", mention.text)
     if tail and is_cjk_char(tail[-1]):
         following = text[mention.end:mention.end + 1]
-        if tail[-1] in _GENERIC_ZH and following and is_cjk_char(following):
+        if tail[-1] in _GENERIC and following and is_cjk_char(following):
             return "han", following          # "三个人": the 个 counts, the 人 says what
         return "han", tail[-1]
     found = _NEXT_WORD.match(text, mention.end)
