@@ -75,3 +75,9 @@ class TestHeadcounts:
         start = text.index(value_at)
         value = Mention(type="class", value="v", text=value_at, start=start, end=start + len(value_at))
         assert not counts_a_value(number(text, said), [value], text)
+
+
+def test_a_spanish_headcount_counts_people_by_the_lexicon() -> None:
+    diners = slot_units(SlotSpec.model_validate({"name": "diners", "entity": "integer", "label": "comensales",
+                                                 "ask": "¿Para cuántas personas?"}))
+    assert diners.counts_people and diners.fits(("latin", "persona")) and not NIGHTS.fits(("latin", "persona"))
