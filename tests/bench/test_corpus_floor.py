@@ -1,4 +1,5 @@
-"""The corpus ratchet: a fixed subset of each public corpus, replayed through its bot file, must
+"""The corpus ratchet: the dialogues of each public corpus that bench/corpus.py's FLOOR_SUBSET names
+(today all of each development portion), replayed through its bot file, must
 score at least bench/corpus_floor.json (less 0.3 points). A drop fails and names the turns that
 changed; to raise the floor, run ``python bench/corpus.py --write-floor`` and commit the file with
 the change that earned it. Without the corpora (../shared/corpora beside the checkout) it skips."""
