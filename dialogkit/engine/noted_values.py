@@ -22,11 +22,14 @@ __all__ = ["remember", "taken"]
 
 def remember(ctx: TurnContext, note: Note) -> None:
     """Keep what this turn noted, for the next turn's flow. A question ("有吹风机吗？" / "any with
-    wifi?") asks about its values and offers none: it keeps nothing."""
+    wifi?") asks about its values and offers none: it keeps nothing. Nor is a value read through a
+    typo ("lattee") kept: taken on the next turn it would be written without the question a typo
+    always gets."""
     if note.asked:
         return
-    values = list(dict.fromkeys((m.type, m.value) for m in note.mentions))
-    ctx.session.noted = Noted(turn=ctx.turn, values=values)
+    values = list(dict.fromkeys((m.type, m.value) for m in note.mentions if not m.fuzzy))
+    if values:
+        ctx.session.noted = Noted(turn=ctx.turn, values=values)
 
 
 def taken(ctx: TurnContext, flow: FlowSpec, *, exclude: set[str], validator: Validator) -> dict[str, Any]:

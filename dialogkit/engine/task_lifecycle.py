@@ -46,11 +46,11 @@ def start(p: Processor, ctx: TurnContext, flow_name: str, carried: Mapping[str, 
         offer = SlotOffer()
     errors = slot_validation.validated(p.bot, ctx, offer) + slot_validation.outside_choices(p.bot, ctx, offer)
     carried = {s.name: carried[s.name] for s in ctx.flow.spec.slots if carried and carried.get(s.name) is not None}
-    prefilled = slot_writes.prefill(ctx, ctx.flow.spec, exclude=set(offer.values) | set(offer.conflicts),
-                                    validator=p.actions.validate)
+    offered = set(offer.values) | set(offer.conflicts)
+    prefilled = slot_writes.prefill(ctx, ctx.flow.spec, exclude=offered, validator=p.actions.validate)
     prefilled.update(carried)
     if from_words:
-        prefilled.update(_noted(p, ctx, exclude=set(offer.values) | set(offer.conflicts)))
+        prefilled.update(_noted(p, ctx, exclude=offered))
     ctx.updates = {**prefilled, **offer.values}
     ctx.prefilled = list(prefilled)      # prefill already skipped the slots the utterance offers
     written = explaining.slot_writes(ctx, ctx.updates, offer.surfaces, "then" if carried else "prefill")

@@ -3,16 +3,21 @@
 
 "Riverside, two-bedroom" asks for nothing and is only noted; "find me a flat" on the next turn
 starts the search with both, and asks the next thing instead. A question about values, a turn in
-between, a value the new turn says itself, and two values of one type all keep the old way.
+between, a value the new turn says itself, two values of one type and a value read through a typo
+all keep the old way.
 
 The bot is a flat-hunting desk: tests/engine/bots/flat_finder.yaml.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import pytest
 
 from dialogkit import Bot
+from dialogkit.actions.loading import parse_bot_text
+from dialogkit.store import MemoryStore
 
 START = {"zh": "我想租房", "en": "find me a flat"}
 ASKED_RENT = {"zh": "租金要便宜还是高档？", "en": "Cheap or luxury?"}
@@ -92,3 +97,47 @@ def test_two_values_for_one_slot_are_left_to_ask(bot: Bot, language: str, turns:
     reply, slots = talk(bot, *turns)
     assert "district" not in slots
     assert reply.endswith(ASKED_DISTRICT[language])
+
+
+CAFE = """
+bot: {name: cafe, language: auto}
+entities:
+  drink:
+    fuzzy: 1
+    values:
+      latte: [拿铁, latte]
+      mocha: [摩卡, mocha]
+flows:
+  order:
+    description: 点咖啡 / Order a coffee
+    trigger:
+      examples: [我要点咖啡, I want to order a coffee]
+      keywords: [点咖啡, order a coffee]
+    slots:
+      - {name: drink, entity: drink, ask: {zh: "喝什么？", en: "Which drink?"}}
+      - {name: cups, entity: integer, ask: {zh: "几杯？", en: "How many cups?"}}
+    execute: {action: place_order, say: {zh: "已下单。", en: "Ordered."}}
+"""
+ORDER = {"zh": "我要点咖啡", "en": "I want to order a coffee"}
+ASKED_DRINK = {"zh": "喝什么？", "en": "Which drink?"}
+
+
+@pytest.fixture(scope="module")
+def cafe() -> Iterator[Bot]:
+    made = Bot(parse_bot_text(CAFE, actions={"place_order": {}}), MemoryStore())
+    yield made
+    made.close()
+
+
+@pytest.mark.parametrize("language", ["zh", "en"])
+def test_a_value_read_through_a_typo_is_not_taken_unasked(cafe: Bot, language: str) -> None:
+    """"lattee" is noted as latte, but a typo is always asked about: the flow asks for the drink."""
+    reply, slots = talk(cafe, "lattee", ORDER[language])
+    assert "drink" not in slots
+    assert reply.endswith(ASKED_DRINK[language])
+
+
+@pytest.mark.parametrize("language", ["zh", "en"])
+def test_the_same_value_spelled_right_is_taken(cafe: Bot, language: str) -> None:
+    _, slots = talk(cafe, {"zh": "拿铁", "en": "latte"}[language], ORDER[language])
+    assert slots == {"drink": "latte"}
