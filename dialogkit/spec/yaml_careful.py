@@ -37,7 +37,7 @@ from dialogkit.spec.yaml_document import (
 
 __all__ = ["careful_read", "compose"]
 
-SURROGATE = re.compile("[\ud800-\udfff]")
+_SURROGATE = re.compile("[\ud800-\udfff]")
 
 
 class _BoundedComposer(Composer):
@@ -118,7 +118,7 @@ def _text(value: Any, position: Position) -> Any:
     """A scalar as plain Python; a string holding a lone surrogate (``"\\ud800"`` in double
     quotes) is refused here, since no text encoding can carry it into logs, hashes or the store."""
     plain = _scalar(value)
-    if isinstance(plain, str) and SURROGATE.search(plain):
+    if isinstance(plain, str) and _SURROGATE.search(plain):
         raise LimitPassed("a value holds an unpaired surrogate (a \\ud800-\\udfff escape), which is no character",
                            hint="write the character itself, or a \\U0001xxxx escape for one outside the BMP",
                            position=position)
