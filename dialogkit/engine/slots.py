@@ -269,10 +269,11 @@ def _counts_else(units: Units, mention: Mention, interp: Interpretation) -> bool
     """A headcount is not what "两节瑜伽课" / "two yoga classes" count: a Chinese measure word the
     slot's words do not hold, or a value of the bot's own said right after the number."""
     unit = unit_after(mention, interp.text)
-    if unit is not None and unit[0] == "han" and units.fits(unit) is False:
-        return True
-    return unit is not None and unit[0] == "latin" and not units.fits(unit) and \
-        counts_a_value(mention, interp.mentions, interp.text)
+    if unit is None:
+        return False
+    if unit[0] == "han":
+        return units.fits(unit) is False
+    return not units.fits(unit) and counts_a_value(mention, interp.mentions, interp.text)
 
 
 def _by_unit(layout: SlotLayout, slots: tuple[SlotSpec, ...], said: list[Mention],

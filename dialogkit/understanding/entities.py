@@ -35,9 +35,6 @@ from dialogkit.strings.cjk import has_cjk
 from dialogkit.understanding.alias_automaton import AliasAutomaton
 from dialogkit.understanding.builtins import BUILTIN_FINDERS, READERS
 from dialogkit.understanding.datetimes import Impossible
-
-if TYPE_CHECKING:
-    from dialogkit.understanding.fuzzy_aliases import FuzzyAliases
 from dialogkit.understanding.numbers import (
     Found,
     find_numbers,
@@ -45,6 +42,9 @@ from dialogkit.understanding.numbers import (
     longest_first,
     non_overlapping,
 )
+
+if TYPE_CHECKING:
+    from dialogkit.understanding.fuzzy_aliases import FuzzyAliases
 
 
 class SynonymMatcher:
